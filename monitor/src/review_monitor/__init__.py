@@ -1,0 +1,52 @@
+"""pr-review-monitor: watch many pull requests with one batched badge poll."""
+
+from ._clock import Clock, SystemClock
+from ._config import GitHubConfig, MonitorConfig
+from ._duration import Duration, format_duration, parse_duration
+from ._errors import (
+    AuthError,
+    GitHubError,
+    GraphQLError,
+    RateLimitedError,
+    StoreLockedError,
+    TokenNotFoundError,
+    TransientError,
+)
+from ._model import Author, BadgeItem, InlineComment, ItemDetail, PageInfo, PrRef, PrStatus
+from ._notice import NOTICE_VERSION, Notice, NoticeItem, NoticePr, notice_key
+from ._publisher import Busy, Delivered, Gone, Publisher, PublishOutcome, Refused
+
+__all__ = [
+    "NOTICE_VERSION",
+    "AuthError",
+    "Author",
+    "BadgeItem",
+    "Busy",
+    "Clock",
+    "Delivered",
+    "Duration",
+    "GitHubConfig",
+    "GitHubError",
+    "Gone",
+    "GraphQLError",
+    "InlineComment",
+    "ItemDetail",
+    "MonitorConfig",
+    "Notice",
+    "NoticeItem",
+    "NoticePr",
+    "PageInfo",
+    "PrRef",
+    "PrStatus",
+    "PublishOutcome",
+    "Publisher",
+    "RateLimitedError",
+    "Refused",
+    "StoreLockedError",
+    "SystemClock",
+    "TokenNotFoundError",
+    "TransientError",
+    "format_duration",
+    "notice_key",
+    "parse_duration",
+]

@@ -1,0 +1,49 @@
+"""The monitor's configuration (the ``[monitor]`` table), validated by pydantic."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ._duration import Duration
+
+__all__ = ["GitHubConfig", "MonitorConfig"]
+
+Permission = Literal["admin", "maintain", "write", "triage", "read", "none"]
+
+
+class GitHubConfig(BaseModel):
+    """The ``[github]`` table."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    host: str = "github.com"
+    # None: https://api.github.com for github.com, https://HOST/api for Enterprise.
+    api_url: str | None = None
+    timeout: Duration = timedelta(seconds=30)
+
+
+class MonitorConfig(BaseModel):
+    """The ``[monitor]`` table.  Every key is documented in ``docs/configuration.md``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    poll_interval: Duration = timedelta(seconds=60)
+    batch_size: int = Field(default=50, ge=1, le=100)
+    comments_window: int = Field(default=10, ge=1, le=100)
+    reviews_window: int = Field(default=20, ge=1, le=100)
+    detail_batch: int = Field(default=30, ge=1, le=100)
+    inline_window: int = Field(default=20, ge=1, le=100)
+    budget_share: float = Field(default=0.5, gt=0.0, le=1.0)
+    missing_pr_interval: Duration = timedelta(minutes=15)
+    # Permissions: shared by the verdict notices and the comment wake.
+    permission_ttl: Duration = timedelta(minutes=10)
+    permission_retries: tuple[Duration, ...] = (
+        timedelta(minutes=1),
+        timedelta(minutes=2),
+        timedelta(minutes=4),
+    )
+    trusted_permissions: tuple[Permission, ...] = ("admin", "write")
+    review_bots: tuple[str, ...] = ()

@@ -1,0 +1,58 @@
+"""The monitor's errors.  No message ever carries a token."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+__all__ = [
+    "AuthError",
+    "GitHubError",
+    "GraphQLError",
+    "RateLimitedError",
+    "StoreLockedError",
+    "TokenNotFoundError",
+    "TransientError",
+]
+
+
+class GitHubError(Exception):
+    """Base of everything that went wrong talking to GitHub."""
+
+
+class TokenNotFoundError(GitHubError):
+    """No token in ``GH_TOKEN``, ``GITHUB_TOKEN`` or ``gh auth token``."""
+
+
+class AuthError(GitHubError):
+    """GitHub refused the token (401), or it lacks a needed scope."""
+
+
+class RateLimitedError(GitHubError):
+    """A primary or secondary rate limit; ``retry_at`` is when GitHub allows the next call."""
+
+    def __init__(self, message: str, *, retry_at: datetime | None, secondary: bool) -> None:
+        super().__init__(message)
+        self.retry_at = retry_at
+        self.secondary = secondary
+
+
+class TransientError(GitHubError):
+    """A 5xx, a timeout or a connection fault that outlasted the retries."""
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class GraphQLError(GitHubError):
+    """GraphQL ``errors`` (HTTP 200); ``data`` holds any partial data beside them."""
+
+    def __init__(self, message: str, *, errors: list[dict[str, Any]], data: Any) -> None:
+        super().__init__(message)
+        self.errors = errors
+        self.data = data
+
+
+class StoreLockedError(Exception):
+    """Another daemon owns this state store."""

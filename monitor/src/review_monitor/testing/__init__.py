@@ -1,0 +1,3 @@
+"""Public testing helpers: ``FakeGitHub``, a fixed clock and an in-memory publisher."""
+
+__all__: list[str] = []

@@ -1,0 +1,33 @@
+"""Shared fixtures.  ``shared_dir`` gives ``../shared/`` or skips (fails under CI)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared"
+
+
+@pytest.fixture
+def shared_dir() -> Path:
+    """The project's reference data beside the clone; absent in a user's clone."""
+    if SHARED.is_dir():
+        return SHARED
+    reason = f"{SHARED} is absent (it holds reference data beside a developer's clone)"
+    if os.environ.get("COMMENT_WAKE_REQUIRE_SHARED") == "1":
+        pytest.fail(f"COMMENT_WAKE_REQUIRE_SHARED=1 but {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    """Async tests run on asyncio only."""
+    return "asyncio"
+
+
+@pytest.fixture
+def repo_root() -> Path:
+    return REPO
