@@ -1,5 +1,6 @@
 """pr-review-monitor: watch many pull requests with one batched badge poll."""
 
+from ._api import GitHubApi, GraphQLResult, RestResult
 from ._clock import Clock, SystemClock
 from ._config import GitHubConfig, MonitorConfig
 from ._duration import Duration, format_duration, parse_duration
@@ -12,7 +13,16 @@ from ._errors import (
     TokenNotFoundError,
     TransientError,
 )
-from ._model import Author, BadgeItem, InlineComment, ItemDetail, PageInfo, PrRef, PrStatus
+from ._model import (
+    Author,
+    BadgeBatch,
+    BadgeItem,
+    InlineComment,
+    ItemDetail,
+    PageInfo,
+    PrRef,
+    PrStatus,
+)
 from ._notice import NOTICE_VERSION, Notice, NoticeItem, NoticePr, notice_key
 from ._publisher import Busy, Delivered, Gone, Publisher, PublishOutcome, Refused
 
@@ -20,15 +30,18 @@ __all__ = [
     "NOTICE_VERSION",
     "AuthError",
     "Author",
+    "BadgeBatch",
     "BadgeItem",
     "Busy",
     "Clock",
     "Delivered",
     "Duration",
+    "GitHubApi",
     "GitHubConfig",
     "GitHubError",
     "Gone",
     "GraphQLError",
+    "GraphQLResult",
     "InlineComment",
     "ItemDetail",
     "MonitorConfig",
@@ -42,6 +55,7 @@ __all__ = [
     "Publisher",
     "RateLimitedError",
     "Refused",
+    "RestResult",
     "StoreLockedError",
     "SystemClock",
     "TokenNotFoundError",

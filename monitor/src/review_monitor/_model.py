@@ -14,6 +14,7 @@ import msgspec
 
 __all__ = [
     "Author",
+    "BadgeBatch",
     "BadgeItem",
     "InlineComment",
     "ItemDetail",
@@ -125,3 +126,13 @@ class ItemDetail(msgspec.Struct, frozen=True):
     url: str
     last_edited_at: datetime | None = None
     inline: tuple[InlineComment, ...] = ()
+
+
+class BadgeBatch(msgspec.Struct, frozen=True):
+    """What one badge query of a batch of PRs found."""
+
+    statuses: dict[PrRef, PrStatus]
+    missing: tuple[PrRef, ...] = ()  # no such PR, or the token lost access
+    cost: int | None = None
+    remaining: int | None = None
+    reset_at: datetime | None = None
