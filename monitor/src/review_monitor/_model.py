@@ -16,9 +16,13 @@ __all__ = [
     "Author",
     "BadgeBatch",
     "BadgeItem",
+    "CheckFailure",
+    "GapRead",
     "InlineComment",
     "ItemDetail",
+    "LookupFailed",
     "PageInfo",
+    "PermissionAnswer",
     "PrRef",
     "PrStatus",
 ]
@@ -136,3 +140,40 @@ class BadgeBatch(msgspec.Struct, frozen=True):
     cost: int | None = None
     remaining: int | None = None
     reset_at: datetime | None = None
+
+
+class GapRead(msgspec.Struct, frozen=True):
+    """Items read backwards from a listing's start cursor (the gap read after a flood)."""
+
+    items: tuple[BadgeItem, ...]  # oldest first
+    reached: datetime | None  # the oldest time the read reached back to
+    complete: bool  # True when it reached the asked-for time or the start of the listing
+    pages: int
+
+
+class CheckFailure(msgspec.Struct, frozen=True):
+    """A failing check on a head commit, from a detail read (never from the badge)."""
+
+    id: str
+    name: str
+    conclusion: str
+    summary: str
+    url: str
+
+
+class PermissionAnswer(msgspec.Struct, frozen=True):
+    """GitHub's answer to the collaborator permission call (404 is an answer: ``none``)."""
+
+    login: str
+    permission: str  # admin, write, read, none (maintain reads as write, triage as read)
+    role_name: str | None
+    trusted: bool  # permission is in ``trusted_permissions``
+    checked_at: datetime
+
+
+class LookupFailed(msgspec.Struct, frozen=True):
+    """A permission lookup that got no answer (403, 5xx, a timeout).  Not ``none``."""
+
+    login: str
+    status: int | None
+    reason: str  # never carries a token
