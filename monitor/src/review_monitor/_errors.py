@@ -10,7 +10,9 @@ __all__ = [
     "GitHubError",
     "GraphQLError",
     "RateLimitedError",
+    "StoreError",
     "StoreLockedError",
+    "StoreSchemaError",
     "TokenNotFoundError",
     "TransientError",
 ]
@@ -54,5 +56,13 @@ class GraphQLError(GitHubError):
         self.data = data
 
 
-class StoreLockedError(Exception):
+class StoreError(Exception):
+    """Base of the state store's errors."""
+
+
+class StoreLockedError(StoreError):
     """Another daemon owns this state store."""
+
+
+class StoreSchemaError(StoreError):
+    """The store's schema is newer than this build, or a migration failed."""
