@@ -14,7 +14,9 @@ from collections.abc import Sequence
 __all__ = ["main"]
 
 # Modules with a ``register(subparsers: argparse._SubParsersAction) -> None``.
-_COMMANDS: tuple[str, ...] = ()
+_COMMANDS: tuple[str, ...] = (
+    "comment_wake._cli_inbox",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

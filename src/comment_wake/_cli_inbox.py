@@ -1,0 +1,77 @@
+"""``comment-wake inbox take WORKER``: hand a hook the worker's pending notices."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from comment_wake.delivery import default_inbox_root, take
+
+__all__ = ["register"]
+
+
+def register(subparsers: argparse._SubParsersAction[Any]) -> None:
+    inbox = subparsers.add_parser(
+        "inbox",
+        help="read a worker's inbox (for Claude Code and Codex hooks)",
+        description="Read the notices the inbox publisher wrote for a worker.",
+    )
+    actions = inbox.add_subparsers(dest="inbox_command", metavar="ACTION", required=True)
+    take_p = actions.add_parser(
+        "take",
+        help="print the pending notices in order and mark them taken",
+        description="Print WORKER's pending notices in delivery order, one JSON object a "
+        "line, and mark them taken so they are never printed again.  Prints nothing when "
+        "none is pending.",
+    )
+    take_p.add_argument("worker", metavar="WORKER", help="the worker id the notices name")
+    take_p.add_argument(
+        "--root",
+        type=Path,
+        default=None,
+        help="the inbox root (default: $COMMENT_WAKE_INBOX, else "
+        "$XDG_STATE_HOME/comment-wake/inbox, else ~/.local/state/comment-wake/inbox)",
+    )
+    shape = take_p.add_mutually_exclusive_group()
+    shape.add_argument(
+        "--text",
+        action="store_true",
+        help="print only each notice's text, separated by a blank line (for a hook that "
+        "injects plain text, such as UserPromptSubmit)",
+    )
+    shape.add_argument(
+        "--stop-hook",
+        action="store_true",
+        help='print {"decision": "block", "reason": <the texts>} when notices are pending '
+        "(the Stop hook answer of Claude Code and Codex); nothing otherwise",
+    )
+    take_p.set_defaults(handler=_take)
+
+
+def _take(args: argparse.Namespace) -> int:
+    root: Path = args.root if args.root is not None else default_inbox_root()
+    try:
+        notices = take(root, args.worker)
+    except ValueError as exc:
+        print(f"comment-wake inbox take: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"comment-wake inbox take: cannot read the inbox: {exc}", file=sys.stderr)
+        return 1
+    out = sys.stdout
+    if not notices:
+        return 0
+    if args.text:
+        out.write("\n\n".join(n.text.rstrip("\n") for n in notices) + "\n")
+    elif args.stop_hook:
+        reason = "\n\n".join(n.text.rstrip("\n") for n in notices)
+        out.write(msgspec.json.encode({"decision": "block", "reason": reason}).decode() + "\n")
+    else:
+        for notice in notices:
+            out.write(msgspec.json.encode(notice).decode() + "\n")
+    out.flush()
+    return 0

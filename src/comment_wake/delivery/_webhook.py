@@ -1,0 +1,152 @@
+"""The ``webhook`` publisher: a signed POST of the notice."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+import msgspec
+
+from review_monitor import (
+    Busy,
+    Clock,
+    Delivered,
+    Gone,
+    Notice,
+    PublishOutcome,
+    Refused,
+    SystemClock,
+)
+
+from ._errors import WebhookError
+from ._signature import sign
+from ._text import SESSION_ID_PATTERN, printable_tail
+
+__all__ = ["BUSY_STATUSES", "GONE_STATUSES", "WebhookPublisher"]
+
+BUSY_STATUSES = frozenset({409, 423, 429, 503})
+GONE_STATUSES = frozenset({404, 410})
+_USER_AGENT = "comment-wake/1"
+_RESERVED = frozenset(
+    {
+        "content-type",
+        "idempotency-key",
+        "x-comment-wake-timestamp",
+        "x-comment-wake-signature-256",
+    }
+)
+
+
+class _Answer(msgspec.Struct):
+    session_id: str | None = None
+
+
+def _safe_url(url: str) -> str:
+    """The URL without credentials, query or fragment: what errors may name."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if parts.port is not None:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
+def _session_id(body: bytes) -> str | None:
+    try:
+        answer = msgspec.json.decode(body, type=_Answer)
+    except msgspec.DecodeError:
+        return None  # a 2xx with any other body is still delivered
+    sid = answer.session_id
+    return sid if sid is not None and SESSION_ID_PATTERN.fullmatch(sid) else None
+
+
+def _retry_after(value: str | None) -> str:
+    if value and value.strip().isdigit():
+        return f"; retry after {int(value.strip())}s"
+    return ""
+
+
+class WebhookPublisher:
+    """POSTs each notice as JSON to ``url``, signed with ``secret``.
+
+    Headers: ``X-Comment-Wake-Timestamp`` (Unix seconds), ``X-Comment-Wake-Signature-256``
+    (``sha256=`` HMAC-SHA256 of ``timestamp + "." + body``), ``Idempotency-Key`` (the
+    notice's key).  Status: 2xx delivered (a JSON body ``{"session_id": ...}`` reports a
+    new session id); 409, 423, 429, 503 busy; 404, 410 gone; any other 3xx or 4xx refused;
+    5xx, timeouts and connection faults raise ``WebhookError``.  The secret never appears
+    in a log, an error or the ``repr``.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        secret: str | bytes,
+        *,
+        timeout: float = 30.0,
+        headers: Mapping[str, str] | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+        clock: Clock | None = None,
+    ) -> None:
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"webhook url must be http(s)://host/...: {_safe_url(url)!r}")
+        if not secret:
+            raise ValueError("webhook secret must not be empty")
+        extra = dict(headers or {})
+        clash = sorted(h for h in extra if h.lower() in _RESERVED)
+        if clash:
+            raise ValueError(f"webhook headers may not set {', '.join(clash)}")
+        self._url = url
+        self._secret = secret
+        self._timeout = timeout
+        self._headers = extra
+        self._transport = transport
+        self._clock: Clock = clock or SystemClock()
+        self.safe_url = _safe_url(url)
+
+    def __repr__(self) -> str:
+        return f"WebhookPublisher(url={self.safe_url!r}, secret=<hidden>)"
+
+    def request_headers(self, notice: Notice, body: bytes) -> dict[str, str]:
+        """The headers of the POST for ``notice`` (``body`` is its encoded JSON)."""
+        timestamp = str(math.floor(self._clock.now().timestamp()))
+        return {
+            **self._headers,
+            "Content-Type": "application/json",
+            "User-Agent": _USER_AGENT,
+            "Idempotency-Key": notice.key,
+            "X-Comment-Wake-Timestamp": timestamp,
+            "X-Comment-Wake-Signature-256": sign(self._secret, timestamp, body),
+        }
+
+    async def publish(self, notice: Notice) -> PublishOutcome:
+        body = msgspec.json.encode(notice)
+        headers = self.request_headers(notice, body)
+        try:
+            async with httpx.AsyncClient(
+                transport=self._transport,
+                timeout=self._timeout,
+                follow_redirects=False,
+                trust_env=False,
+            ) as client:
+                response = await client.post(self._url, content=body, headers=headers)
+        except httpx.TimeoutException:
+            raise WebhookError(f"POST {self.safe_url} timed out") from None
+        except httpx.HTTPError as exc:
+            raise WebhookError(f"POST {self.safe_url} failed: {type(exc).__name__}") from None
+        return self._outcome(response)
+
+    def _outcome(self, response: httpx.Response) -> PublishOutcome:
+        status = response.status_code
+        said = printable_tail(response.content[:4096], limit=200)
+        reason = f"HTTP {status}" + (f": {said}" if said else "")
+        if 200 <= status < 300:
+            return Delivered(session_id=_session_id(response.content))
+        if status in BUSY_STATUSES:
+            return Busy(reason + _retry_after(response.headers.get("Retry-After")))
+        if status in GONE_STATUSES:
+            return Gone(reason)
+        if status >= 500:
+            raise WebhookError(f"POST {self.safe_url} answered {status}", status=status)
+        return Refused(reason)
