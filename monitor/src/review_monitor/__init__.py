@@ -13,6 +13,7 @@ from ._errors import (
     TokenNotFoundError,
     TransientError,
 )
+from ._github import GitHubClient, RetryPolicy
 from ._model import (
     Author,
     BadgeBatch,
@@ -28,7 +29,10 @@ from ._model import (
     PrStatus,
 )
 from ._notice import NOTICE_VERSION, Notice, NoticeItem, NoticePr, notice_key
+from ._permissions import Permissions, is_valid_login
 from ._publisher import Busy, Delivered, Gone, Publisher, PublishOutcome, Refused
+from ._ratelimit import RateLimit
+from ._token import find_token
 
 __all__ = [
     "NOTICE_VERSION",
@@ -43,6 +47,7 @@ __all__ = [
     "Duration",
     "GapRead",
     "GitHubApi",
+    "GitHubClient",
     "GitHubConfig",
     "GitHubError",
     "Gone",
@@ -57,18 +62,23 @@ __all__ = [
     "NoticePr",
     "PageInfo",
     "PermissionAnswer",
+    "Permissions",
     "PrRef",
     "PrStatus",
     "PublishOutcome",
     "Publisher",
+    "RateLimit",
     "RateLimitedError",
     "Refused",
     "RestResult",
+    "RetryPolicy",
     "StoreLockedError",
     "SystemClock",
     "TokenNotFoundError",
     "TransientError",
+    "find_token",
     "format_duration",
+    "is_valid_login",
     "notice_key",
     "parse_duration",
 ]
