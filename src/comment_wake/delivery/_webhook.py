@@ -6,6 +6,7 @@ import math
 from collections.abc import Mapping
 from urllib.parse import urlsplit, urlunsplit
 
+import anyio
 import httpx
 import msgspec
 
@@ -91,6 +92,10 @@ class WebhookPublisher:
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"webhook url must be http(s)://host/...: {_safe_url(url)!r}")
+        if parts.username is not None or parts.password is not None:
+            raise ValueError(
+                f"webhook url {_safe_url(url)!r} carries credentials; send them in headers"
+            )
         if not secret:
             raise ValueError("webhook secret must not be empty")
         extra = dict(headers or {})
@@ -122,29 +127,39 @@ class WebhookPublisher:
 
     async def publish(self, notice: Notice) -> PublishOutcome:
         body = msgspec.json.encode(notice)
-        headers = self.request_headers(notice, body)
+        request = httpx.Request(
+            "POST",
+            self._url,
+            content=body,
+            headers=self.request_headers(notice, body),
+            extensions={"timeout": httpx.Timeout(self._timeout).as_dict()},
+        )
+        # The transport is called directly, not through a client: httpx's client logs every
+        # request URL at INFO, and a receiver's URL may carry a token in its query.
+        transport = self._transport or httpx.AsyncHTTPTransport()
         try:
-            async with httpx.AsyncClient(
-                transport=self._transport,
-                timeout=self._timeout,
-                follow_redirects=False,
-                trust_env=False,
-            ) as client:
-                response = await client.post(self._url, content=body, headers=headers)
-        except httpx.TimeoutException:
+            with anyio.fail_after(self._timeout):
+                response = await transport.handle_async_request(request)
+                try:
+                    content = await response.aread()
+                finally:
+                    await response.aclose()
+        except (TimeoutError, httpx.TimeoutException):
             raise WebhookError(f"POST {self.safe_url} timed out") from None
         except httpx.HTTPError as exc:
             raise WebhookError(f"POST {self.safe_url} failed: {type(exc).__name__}") from None
-        return self._outcome(response)
+        finally:
+            if self._transport is None:
+                await transport.aclose()
+        return self._outcome(response.status_code, response.headers, content)
 
-    def _outcome(self, response: httpx.Response) -> PublishOutcome:
-        status = response.status_code
-        said = printable_tail(response.content[:4096], limit=200)
+    def _outcome(self, status: int, headers: httpx.Headers, content: bytes) -> PublishOutcome:
+        said = printable_tail(content[:4096], limit=200)
         reason = f"HTTP {status}" + (f": {said}" if said else "")
         if 200 <= status < 300:
-            return Delivered(session_id=_session_id(response.content))
+            return Delivered(session_id=_session_id(content))
         if status in BUSY_STATUSES:
-            return Busy(reason + _retry_after(response.headers.get("Retry-After")))
+            return Busy(reason + _retry_after(headers.get("Retry-After")))
         if status in GONE_STATUSES:
             return Gone(reason)
         if status >= 500:
