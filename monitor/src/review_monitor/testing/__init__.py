@@ -1,3 +1,11 @@
 """Public testing helpers: ``FakeGitHub``, a fixed clock and an in-memory publisher."""
 
-__all__: list[str] = []
+from ._clock import FixedClock, VirtualClock
+from ._publisher import InMemoryPublisher, PublishAttempt
+
+__all__: list[str] = [
+    "FixedClock",
+    "InMemoryPublisher",
+    "PublishAttempt",
+    "VirtualClock",
+]
