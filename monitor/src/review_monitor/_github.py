@@ -311,7 +311,7 @@ class GitHubClient:
         if path.startswith(("https://", "http://")):
             # Pagination links are absolute; the token goes to GitHub's own API only.
             if not path.startswith(self._rest_base + "/"):
-                raise ValueError(f"refusing a URL outside {self._rest_base}: {path!r}")
+                raise ValueError(f"refusing to send the token to a URL outside {self._rest_base}")
             return path
         if not path.startswith("/"):
             path = "/" + path
