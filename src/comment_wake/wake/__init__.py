@@ -1,0 +1,69 @@
+"""The comment-wake core: what is new, who is trusted, the rate limit and the notice.
+
+Pure logic: no I/O, the time is an argument.  ``step`` works out one PR from its badge
+and the reads the service has done; ``docs/trust-rules.md`` states the rules.
+"""
+
+from ._config import WakeConfig
+from ._core import finish, next_due, step
+from ._errors import MarkError, WakeError
+from ._mark import MARK_VERSION, Handled, Held, Pending, WakeMark, decode_mark, encode_mark
+from ._model import (
+    Binding,
+    Connection,
+    Decision,
+    Facts,
+    GapNeed,
+    LogLine,
+    Needs,
+    Outcome,
+    OwnPostVerdict,
+    Reason,
+    Step,
+)
+from ._prompt import (
+    NOTICE_HEADER,
+    NOTICE_INSTRUCTION,
+    PR_REVIEW_MONITOR_TOOL_DESCRIPTION,
+    WORKER_PROMPT,
+)
+from ._rate import release_at
+from ._render import NOTICE_KIND, build_notice, one_line_title
+from ._rules import is_bot, is_valid_login
+
+__all__ = [
+    "MARK_VERSION",
+    "NOTICE_HEADER",
+    "NOTICE_INSTRUCTION",
+    "NOTICE_KIND",
+    "PR_REVIEW_MONITOR_TOOL_DESCRIPTION",
+    "WORKER_PROMPT",
+    "Binding",
+    "Connection",
+    "Decision",
+    "Facts",
+    "GapNeed",
+    "Handled",
+    "Held",
+    "LogLine",
+    "MarkError",
+    "Needs",
+    "Outcome",
+    "OwnPostVerdict",
+    "Pending",
+    "Reason",
+    "Step",
+    "WakeConfig",
+    "WakeError",
+    "WakeMark",
+    "build_notice",
+    "decode_mark",
+    "encode_mark",
+    "finish",
+    "is_bot",
+    "is_valid_login",
+    "next_due",
+    "one_line_title",
+    "release_at",
+    "step",
+]

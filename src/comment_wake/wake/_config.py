@@ -1,0 +1,42 @@
+"""The wake's configuration (the ``[wake]`` table), validated by pydantic.
+
+The permission and bot keys (``permission_ttl``, ``permission_retries``,
+``trusted_permissions``, ``review_bots``) are not here: they belong to
+``review_monitor.MonitorConfig``, whose permissions component the wake shares.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from review_monitor import Duration
+
+__all__ = ["WakeConfig"]
+
+
+class WakeConfig(BaseModel):
+    """Every key is documented in ``docs/trust-rules.md``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    # What counts as new: the floor trails the newest handled comment by this much,
+    # which is also the grace for a comment GitHub lists late.
+    floor_lag: Duration = timedelta(minutes=5)
+    handled_capacity: int = Field(default=64, ge=1, le=10_000)
+    # The per-PR rate limit, sliding windows.
+    wake_min_gap: Duration = timedelta(minutes=1)
+    wakes_per_hour: int = Field(default=6, ge=1)
+    wake_hour_window: Duration = timedelta(minutes=60)
+    wakes_per_day: int = Field(default=24, ge=1)
+    wake_day_window: Duration = timedelta(hours=24)
+    # Own posts: bodies the worker's login posts to ask a bot for a re-review, and
+    # machine-user logins that agents post with.
+    rereview_commands: tuple[str, ...] = ()
+    agent_logins: tuple[str, ...] = ()
+    # Read by the own-post matcher, not by the core.
+    own_post_window: Duration = timedelta(hours=2)
+    post_clock_skew: Duration = timedelta(seconds=30)
+    # Pages of 100 read backwards per connection after a flood; 0 is the seed's behaviour.
+    gap_pages: int = Field(default=3, ge=0, le=10)

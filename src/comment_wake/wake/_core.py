@@ -1,0 +1,583 @@
+"""The comment-wake core: pure, no I/O, the time is an argument.
+
+Theory of operation
+-------------------
+``step`` is called with a PR's badge (on every poll, and on a timer with the last
+badge) and returns the PR's new mark, the decisions, the notices and the reads it
+still needs.  The service does those reads and calls ``step`` again with more facts;
+only a step whose ``needs`` is empty is final.  Reads are asked for only when a rule
+needs them, in the rules' order, so a bot costs no detail read and a blank comment no
+permission lookup.
+
+What is new (docs/trust-rules.md, "What counts as new").  Everything created at or
+before the floor is old and never decided again.  Above the floor every comment
+decided for good is kept by id (``handled``), so a comment is new when it is above the
+floor and unknown.  The floor trails the newest handled comment by ``floor_lag``, the
+grace for a comment GitHub lists late; when more than ``handled_capacity`` comments
+are handled above it, it rises until that many remain, so the id set stays bounded and
+a flood-and-delete can never replay a forgotten comment.
+
+Floods.  A connection that came back full (``has_previous_page``) is whole only from
+its oldest listed item.  When that is after the floor, and after everything the last
+step listed (so the listing is not continuous with what was seen), the core asks for
+a gap read back to the floor, bounded by ``gap_pages``.  When the gap cannot be read
+(``gap_pages = 0``, the seed's behaviour) or the bound is hit, the new comments listed
+are decided first, and only then does the floor rise to where the listing is whole,
+stopping just below the oldest comment decided in this step (P8): a comment listed but
+older than where another full window starts is still delivered, and a comment pushed
+out unseen is never delivered later.
+
+Trust.  Each new comment runs through the rules in order: unbound, pr-closed,
+no-author, minimized, bot, verdict, blank, rereview-command, own-post, then write
+access (invalid-login, not-writer, lookup-failed).  A failed lookup is retried on
+``permission_retries`` (kept in the mark with the comment's detail, never read again)
+and given up with one warning that names neither author nor text.
+
+Rate limit.  Trusted comments wake the worker at once when the PR's wake times allow,
+together with any held ones; otherwise they are held and go out together later.
+Held comments are dropped when the PR merges or closes; pending retries pause while
+the PR is not eligible and resume when it is again.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+import msgspec
+
+from review_monitor import (
+    BadgeItem,
+    ItemDetail,
+    LookupFailed,
+    MonitorConfig,
+    Notice,
+    PageInfo,
+    PrStatus,
+)
+
+from ._config import WakeConfig
+from ._mark import Handled, Held, Pending, WakeMark
+from ._model import Binding, Connection, Decision, Facts, GapNeed, LogLine, Needs, Reason, Step
+from ._rate import prune_wakes, release_at
+from ._render import build_notice
+from ._rules import (
+    is_agent_login,
+    is_blank_item,
+    is_bot,
+    is_rereview_command,
+    is_valid_login,
+    is_verdict,
+)
+
+__all__ = ["finish", "next_due", "step"]
+
+_TICK = timedelta(microseconds=1)
+_NO_FACTS = Facts()
+
+
+# What one rule pass says about one comment.
+@dataclass(frozen=True, slots=True)
+class _Skip:
+    reason: Reason
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class _Need:
+    details: str | None = None
+    own_post: str | None = None
+    permission: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Trusted:
+    detail: ItemDetail
+
+
+@dataclass(frozen=True, slots=True)
+class _Failed:
+    detail: ItemDetail
+    status: int | None
+
+
+class _Gone:
+    """Deleted between the badge and the detail read: nothing to decide."""
+
+
+_Judged = _Skip | _Need | _Trusted | _Failed | _Gone
+
+
+@dataclass(slots=True)
+class _Ctx:
+    binding: Binding
+    status: PrStatus
+    facts: Facts
+    config: WakeConfig
+    monitor: MonitorConfig
+    now: datetime
+    decisions: list[tuple[BadgeItem, Decision]] = field(default_factory=list)
+    logs: list[LogLine] = field(default_factory=list)
+
+    @property
+    def eligible(self) -> bool:
+        return self.binding.is_bound and self.status.is_open
+
+    def decide(self, item: BadgeItem, outcome: str, reason: Reason, detail: str = "") -> None:
+        decision = Decision(self.now, self.status.pr, item.id, outcome, reason, detail)  # type: ignore[arg-type]
+        self.decisions.append((item, decision))
+
+
+def step(
+    binding: Binding,
+    mark: WakeMark | None,
+    status: PrStatus | None,
+    facts: Facts = _NO_FACTS,
+    *,
+    config: WakeConfig,
+    monitor: MonitorConfig,
+    now: datetime,
+    rng: random.Random | None = None,
+) -> Step:
+    """Work out one PR at ``now`` from its badge and what has been read so far.
+
+    ``status`` None (no badge yet) changes nothing.  ``rng`` draws the fence nonces;
+    pass a seeded one for a deterministic replay, None for ``secrets``.
+    """
+    mark = mark if mark is not None else WakeMark()
+    if status is None:
+        return Step(mark=mark)
+    if status.pr != binding.pr:
+        raise ValueError(f"the badge is for {status.pr} but the binding is for {binding.pr}")
+    ctx = _Ctx(binding, status, facts, config, monitor, now)
+    if not mark.baseline_done:
+        return _baseline(ctx, mark)
+    return _look(ctx, mark, rng)
+
+
+def next_due(mark: WakeMark) -> datetime | None:
+    """When ``step`` must run again with the last badge: the earliest permission retry
+    or held-wake release.  None while the PR is not eligible (timers pause)."""
+    if not mark.active:
+        return None
+    due = [p.next_retry for p in mark.pending]
+    if mark.held and mark.held_until is not None:
+        due.append(mark.held_until)
+    return min(due, default=None)
+
+
+def finish(
+    binding: Binding,
+    mark: WakeMark,
+    status: PrStatus | None,
+    *,
+    config: WakeConfig,
+    now: datetime,
+) -> Step:
+    """Final decisions for what the mark still holds, when the PR stops being watched:
+    held comments are dropped and pending retries skipped (``pr-closed`` when the last
+    badge shows the PR merged or closed, ``unbound`` otherwise)."""
+    closed = status is not None and not status.is_open
+    reason: Reason = "pr-closed" if closed else "unbound"
+    decided = [(h.item, Decision(now, binding.pr, h.item.id, "drop", reason)) for h in mark.held]
+    decided += [
+        (p.item, Decision(now, binding.pr, p.item.id, "skip", reason)) for p in mark.pending
+    ]
+    handled = [Handled(item.id, item.created_at) for item, _ in decided]
+    floor, kept = _settle(mark.floor, (), [*mark.handled, *handled], (), config)
+    new_mark = msgspec.structs.replace(
+        mark, floor=floor, handled=kept, held=(), held_until=None, pending=(), active=False
+    )
+    return Step(mark=new_mark, decisions=_ordered(decided))
+
+
+# -- the first look ----------------------------------------------------------------
+
+
+def _baseline(ctx: _Ctx, mark: WakeMark) -> Step:
+    """Everything listed at the first look is history: decided ``baseline``, never woken."""
+    status = ctx.status
+    listing = [*status.comments, *status.reviews]
+    for item in listing:
+        ctx.decide(item, "skip", "baseline")
+    newest = max((i.created_at for i in listing), default=ctx.now)
+    handled = [Handled(i.id, i.created_at) for i in listing]
+    whole_from = _unseen_before(status, mark)
+    raises = (newest - ctx.config.floor_lag, whole_from)
+    floor, kept = _settle(None, raises, handled, (), ctx.config)
+    new_mark = WakeMark(
+        baseline_done=True,
+        floor=floor,
+        handled=kept,
+        comments_seen_to=_newest(status.comments, None),
+        reviews_seen_to=_newest(status.reviews, None),
+        active=ctx.eligible,
+        own_posts=_own_post_state(ctx, mark),
+    )
+    return Step(mark=new_mark, decisions=_ordered(ctx.decisions))
+
+
+def _unseen_before(status: PrStatus, mark: WakeMark) -> datetime | None:
+    """Where a badge's listing becomes whole, ignoring continuity and gap reads."""
+    views = [
+        _oldest_if_full(status.comments, status.comments_page),
+        _oldest_if_full(status.reviews, status.reviews_page),
+    ]
+    found = [v for v in views if v is not None]
+    if found:
+        return max(found)
+    if not status.comments_page.has_previous_page and not status.reviews_page.has_previous_page:
+        return status.person_comments_from
+    return None
+
+
+def _oldest_if_full(items: Sequence[BadgeItem], page: PageInfo) -> datetime | None:
+    if not page.has_previous_page or not items:
+        return None
+    return min(i.created_at for i in items)
+
+
+# -- a later look --------------------------------------------------------------------
+
+
+def _look(ctx: _Ctx, mark: WakeMark, rng: random.Random | None) -> Step:
+    listing, gap_needs, whole_from = _listing(ctx, mark)
+    known = {h.id for h in mark.handled}
+    known |= {h.item.id for h in mark.held} | {p.item.id for p in mark.pending}
+    legacy = set(mark.legacy_ids)
+    relearned = [Handled(i.id, i.created_at) for i in listing if i.id in legacy]
+    floor = mark.floor
+    new = sorted(
+        (
+            i
+            for i in listing
+            if i.id not in known and i.id not in legacy and (floor is None or i.created_at > floor)
+        ),
+        key=_order_key,
+    )
+    judged = [(item, _judge(item, ctx)) for item in new]
+    retried = [(p, _judge_pending(p, ctx)) for p in mark.pending]
+    needs = _needs(gap_needs, [j for _, j in judged], [j for _, j in retried if j is not None])
+    if needs:
+        return Step(mark=mark, needs=needs)
+
+    finished: list[BadgeItem] = []
+    ready: list[tuple[BadgeItem, ItemDetail]] = []
+    pending: list[Pending] = []
+    for item, verdict in judged:
+        _apply(ctx, item, verdict, 0, finished, ready, pending)
+    for p, retry in retried:
+        if retry is None:
+            pending.append(p)
+        else:
+            _apply(ctx, p.item, retry, p.failures, finished, ready, pending)
+    if not ctx.status.is_open and not ctx.binding.is_bound:
+        # A closed PR that nobody owns any more will not reopen into a wake.
+        for p in pending:
+            ctx.decide(p.item, "skip", "pr-closed", _closed_detail(ctx.status))
+            finished.append(p.item)
+        pending = []
+
+    held, held_until, wakes, notices = _wake(ctx, mark, ready, finished, rng)
+
+    open_items = [h.item for h in held] + [p.item for p in pending]
+    decided_now = [i for i, j in judged if not isinstance(j, _Gone)]
+    if whole_from is not None and (floor is None or whole_from > floor):
+        ctx.logs.append(_flood_line(floor, whole_from))
+        if decided_now:
+            whole_from = min(whole_from, min(i.created_at for i in decided_now) - _TICK)
+    else:
+        whole_from = None
+    handled = [*mark.handled, *relearned, *(Handled(i.id, i.created_at) for i in finished)]
+    raises = (_lag_floor(handled, ctx.config), whole_from)
+    new_floor, kept = _settle(floor, raises, handled, open_items, ctx.config)
+    new_mark = WakeMark(
+        baseline_done=True,
+        floor=new_floor,
+        handled=kept,
+        comments_seen_to=_newest(ctx.status.comments, mark.comments_seen_to),
+        reviews_seen_to=_newest(ctx.status.reviews, mark.reviews_seen_to),
+        wakes=wakes,
+        held=tuple(held),
+        held_until=held_until,
+        pending=tuple(pending),
+        active=ctx.eligible,
+        own_posts=_own_post_state(ctx, mark),
+    )
+    return Step(
+        mark=new_mark,
+        decisions=_ordered(ctx.decisions),
+        notices=tuple(notices),
+        logs=tuple(ctx.logs),
+    )
+
+
+def _listing(ctx: _Ctx, mark: WakeMark) -> tuple[list[BadgeItem], list[GapNeed], datetime | None]:
+    """The items to look at (badge plus gap reads), the gap reads still needed, and
+    from when the listing is whole when that leaves a gap nobody will read."""
+    status = ctx.status
+    items: dict[str, BadgeItem] = {}
+    needs: list[GapNeed] = []
+    whole: list[datetime] = []
+    views: tuple[tuple[Connection, tuple[BadgeItem, ...], PageInfo, datetime | None], ...] = (
+        ("comments", status.comments, status.comments_page, mark.comments_seen_to),
+        ("reviews", status.reviews, status.reviews_page, mark.reviews_seen_to),
+    )
+    for name, listed, page, seen_to in views:
+        gap = ctx.facts.gaps.get(name)
+        for item in (*(gap.items if gap is not None else ()), *listed):
+            items[item.id] = item
+        oldest = _oldest_if_full(listed, page)
+        if oldest is None or _continuous(oldest, mark.floor, seen_to):
+            continue
+        if gap is not None:
+            if not gap.complete:
+                reached = min((i.created_at for i in gap.items), default=oldest)
+                whole.append(min(gap.reached or reached, reached, oldest))
+        elif mark.floor is not None and ctx.config.gap_pages > 0 and page.start_cursor:
+            stop = _max_time(mark.floor, seen_to)
+            assert stop is not None
+            needs.append(GapNeed(name, page.start_cursor, stop, ctx.config.gap_pages))
+        else:
+            whole.append(oldest)
+    if not status.comments_page.has_previous_page and not status.reviews_page.has_previous_page:
+        # A badge without page info: trust its own "whole from" time, as the seed did.
+        pcf = status.person_comments_from
+        seen = _max_time(mark.comments_seen_to, mark.reviews_seen_to)
+        if pcf is not None and not _continuous(pcf, mark.floor, seen):
+            whole.append(pcf)
+    return list(items.values()), needs, max(whole, default=None)
+
+
+def _continuous(oldest: datetime, floor: datetime | None, seen_to: datetime | None) -> bool:
+    """The listing reaches back to the floor, or to what the last step saw."""
+    return (floor is not None and oldest <= floor) or (seen_to is not None and oldest <= seen_to)
+
+
+# -- the rules -----------------------------------------------------------------------
+
+
+def _judge(item: BadgeItem, ctx: _Ctx) -> _Judged:
+    """The rules in order, up to the first that decides or needs a read."""
+    if not ctx.binding.is_bound:
+        return _Skip("unbound")
+    if not ctx.status.is_open:
+        return _Skip("pr-closed", _closed_detail(ctx.status))
+    if item.author is None:
+        return _Skip("no-author")
+    if item.is_minimized:
+        return _Skip("minimized")
+    if is_bot(item.author, ctx.monitor.review_bots):
+        return _Skip("bot")
+    if is_verdict(item):
+        return _Skip("verdict", item.state or "")
+    if item.id in ctx.facts.gone:
+        return _Gone()
+    detail = ctx.facts.details.get(item.id)
+    if detail is None:
+        return _Need(details=item.id)
+    if is_blank_item(detail):
+        return _Skip("blank")
+    if item.viewer_did_author and is_rereview_command(detail, ctx.config.rereview_commands):
+        return _Skip("rereview-command")
+    if is_agent_login(item.author.login, ctx.config.agent_logins):
+        return _Skip("own-post", "agent login")
+    if item.viewer_did_author:
+        verdict = ctx.facts.own_posts.get(item.id)
+        if verdict is None:
+            return _Need(own_post=item.id)
+        if verdict.own:
+            return _Skip("own-post", verdict.explanation)
+    access = _judge_access(item, detail, ctx, due=True)
+    assert access is not None  # a due lookup always decides or asks
+    return access
+
+
+def _judge_access(item: BadgeItem, detail: ItemDetail, ctx: _Ctx, *, due: bool) -> _Judged | None:
+    assert item.author is not None
+    login = item.author.login
+    if not is_valid_login(login):
+        return _Skip("invalid-login")
+    answer = ctx.facts.permissions.get(login.lower())
+    if answer is None:
+        return _Need(permission=login.lower()) if due else None
+    if isinstance(answer, LookupFailed):
+        return _Failed(detail, answer.status) if due else None
+    if answer.permission in ctx.monitor.trusted_permissions:
+        return _Trusted(detail)
+    return _Skip("not-writer", f"permission {answer.permission}")
+
+
+def _judge_pending(p: Pending, ctx: _Ctx) -> _Judged | None:
+    """A comment waiting for a permission retry; None: keep waiting."""
+    if not ctx.eligible:
+        return None
+    return _judge_access(p.item, p.detail, ctx, due=ctx.now >= p.next_retry)
+
+
+def _needs(gaps: list[GapNeed], *groups: Iterable[_Judged]) -> Needs:
+    wanted = [j for group in groups for j in group if isinstance(j, _Need)]
+    return Needs(
+        details=_unique(j.details for j in wanted),
+        own_posts=_unique(j.own_post for j in wanted),
+        permissions=_unique(j.permission for j in wanted),
+        gaps=tuple(gaps),
+    )
+
+
+def _unique(values: Iterable[str | None]) -> tuple[str, ...]:
+    return tuple(sorted({v for v in values if v is not None}))
+
+
+def _apply(
+    ctx: _Ctx,
+    item: BadgeItem,
+    verdict: _Judged,
+    failures: int,
+    finished: list[BadgeItem],
+    ready: list[tuple[BadgeItem, ItemDetail]],
+    pending: list[Pending],
+) -> None:
+    """Turn one final rule pass into a decision, a wake candidate or a retry."""
+    if isinstance(verdict, _Skip):
+        ctx.decide(item, "skip", verdict.reason, verdict.detail)
+        finished.append(item)
+    elif isinstance(verdict, _Trusted):
+        ready.append((item, verdict.detail))
+    elif isinstance(verdict, _Failed):
+        failures += 1
+        schedule = ctx.monitor.permission_retries
+        status = f"status {verdict.status}" if verdict.status is not None else "no answer"
+        if failures > len(schedule):
+            ctx.decide(item, "skip", "lookup-failed", f"{failures} failed lookups, last {status}")
+            ctx.logs.append(
+                LogLine(
+                    "warning",
+                    f"a permission lookup failed {failures} times; a comment on "
+                    f"{ctx.status.pr} was passed over as untrusted",
+                )
+            )
+            finished.append(item)
+        else:
+            retry_at = ctx.now + schedule[failures - 1]
+            ctx.decide(item, "retry", "lookup-failed", f"{status}, retry at {_iso(retry_at)}")
+            pending.append(Pending(item, verdict.detail, failures, retry_at))
+
+
+# -- the wake and the rate limit -----------------------------------------------------
+
+
+def _wake(
+    ctx: _Ctx,
+    mark: WakeMark,
+    ready: list[tuple[BadgeItem, ItemDetail]],
+    finished: list[BadgeItem],
+    rng: random.Random | None,
+) -> tuple[list[Held], datetime | None, tuple[datetime, ...], list[Notice]]:
+    wakes = prune_wakes(mark.wakes, ctx.now, ctx.config)
+    held = list(mark.held)
+    if not ctx.status.is_open:
+        for h in held:
+            ctx.decide(h.item, "drop", "pr-closed", _closed_detail(ctx.status))
+            finished.append(h.item)
+        return [], None, wakes, []
+    if not ctx.eligible or not (held or ready):
+        return held, mark.held_until if held else None, wakes, []
+    release = release_at(wakes, ctx.config)
+    if release is not None and ctx.now < release:
+        for item, _ in ready:
+            ctx.decide(item, "held", "rate-limit", f"until {_iso(release)}")
+        held += [Held(item, detail, ctx.now) for item, detail in ready]
+        return held, release, wakes, []
+    batch = sorted([(h.item, h.detail) for h in held] + ready, key=lambda p: _order_key(p[0]))
+    assert ctx.binding.worker is not None
+    notice = build_notice(ctx.binding.worker, ctx.status, batch, now=ctx.now, rng=rng)
+    for item, detail in batch:
+        inline = " ".join(i.id for i in detail.inline)
+        ctx.decide(item, "wake", "writer", f"inline {inline}" if inline else "")
+        finished.append(item)
+    return [], None, (*wakes, ctx.now), [notice]
+
+
+# -- the floor -----------------------------------------------------------------------
+
+
+def _settle(
+    floor: datetime | None,
+    raises: Sequence[datetime | None],
+    handled: Sequence[Handled],
+    open_items: Sequence[BadgeItem],
+    config: WakeConfig,
+) -> tuple[datetime | None, tuple[Handled, ...]]:
+    """Raise the floor to the highest of ``raises``, never past a comment still open
+    nor below where it was, then keep at most ``handled_capacity`` ids above it."""
+    target = floor
+    for t in raises:
+        target = _max_time(target, t)
+    if target is not None and open_items:
+        below_open = min(i.created_at for i in open_items) - _TICK
+        if target > below_open:
+            target = _max_time(floor, below_open)
+    by_id = {h.id: h for h in handled}
+    above = sorted(
+        (h for h in by_id.values() if target is None or h.at > target),
+        key=lambda h: (h.at, h.id),
+    )
+    excess = len(above) - config.handled_capacity
+    if excess > 0:
+        # Everything handled above the floor must stay known by id, so a flood that
+        # fills the set pushes the floor up rather than forgetting an id.
+        cut = above[excess - 1].at
+        target = _max_time(target, cut)
+        above = [h for h in above if h.at > cut]
+    return target, tuple(above)
+
+
+def _lag_floor(handled: Sequence[Handled], config: WakeConfig) -> datetime | None:
+    newest = max((h.at for h in handled), default=None)
+    return None if newest is None else newest - config.floor_lag
+
+
+# -- small helpers -------------------------------------------------------------------
+
+
+def _order_key(item: BadgeItem) -> tuple[datetime, str]:
+    return (item.created_at, item.id)
+
+
+def _ordered(decided: Sequence[tuple[BadgeItem, Decision]]) -> tuple[Decision, ...]:
+    return tuple(d for _, d in sorted(decided, key=lambda p: _order_key(p[0])))
+
+
+def _newest(items: Sequence[BadgeItem], before: datetime | None) -> datetime | None:
+    return _max_time(before, max((i.created_at for i in items), default=None))
+
+
+def _max_time(a: datetime | None, b: datetime | None) -> datetime | None:
+    if a is None:
+        return b
+    return a if b is None else max(a, b)
+
+
+def _own_post_state(ctx: _Ctx, mark: WakeMark) -> bytes:
+    state = ctx.facts.own_post_state
+    return mark.own_posts if state is None else state
+
+
+def _closed_detail(status: PrStatus) -> str:
+    return "merged" if status.merged else "closed"
+
+
+def _flood_line(floor: datetime | None, whole_from: datetime) -> LogLine:
+    since = "the last look" if floor is None else _iso(floor)
+    return LogLine(
+        "info",
+        f"comments created between {since} and {_iso(whole_from)} may have been skipped: "
+        "the listing is whole only from the later time",
+    )
+
+
+def _iso(t: datetime) -> str:
+    return t.isoformat().replace("+00:00", "Z")

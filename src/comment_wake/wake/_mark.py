@@ -1,0 +1,106 @@
+"""The wake's mark: what it remembers about one PR between polls.
+
+Stored as an opaque blob in the monitor's per-listener marks.  Version 1 is the
+struct below; version 0 is the seed's earlier mark, a JSON list of handled comment
+ids (or an object whose ``comments`` key holds that list), which still loads.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import msgspec
+
+from review_monitor import BadgeItem, ItemDetail
+
+from ._errors import MarkError
+
+__all__ = ["MARK_VERSION", "Handled", "Held", "Pending", "WakeMark", "decode_mark", "encode_mark"]
+
+MARK_VERSION = 1
+
+
+class Handled(msgspec.Struct, frozen=True, array_like=True):
+    """A comment decided for good, kept by id while it is above the floor."""
+
+    id: str
+    at: datetime  # its creation time
+
+
+class Held(msgspec.Struct, frozen=True):
+    """A trusted comment waiting on the rate limit (read once, never read again)."""
+
+    item: BadgeItem
+    detail: ItemDetail
+    held_at: datetime
+
+
+class Pending(msgspec.Struct, frozen=True):
+    """A comment whose author's permission lookup failed, waiting for its retry."""
+
+    item: BadgeItem
+    detail: ItemDetail
+    failures: int
+    next_retry: datetime
+
+
+class WakeMark(msgspec.Struct, frozen=True, kw_only=True):
+    version: int = MARK_VERSION
+    baseline_done: bool = False
+    # Everything created at or before the floor is old.
+    floor: datetime | None = None
+    handled: tuple[Handled, ...] = ()  # above the floor, oldest first
+    # Ids from a version-0 mark, times unknown: handled, and dropped once the floor rises.
+    legacy_ids: tuple[str, ...] = ()
+    # The newest creation time each connection listed at the last step: a listing
+    # whole back to these is continuous with what was seen before.
+    comments_seen_to: datetime | None = None
+    reviews_seen_to: datetime | None = None
+    wakes: tuple[datetime, ...] = ()  # this PR's wake times, oldest first
+    held: tuple[Held, ...] = ()
+    held_until: datetime | None = None  # when the rate limit lets the held ones go
+    pending: tuple[Pending, ...] = ()
+    # Eligible at the last step (bound, watched, open): timers only run while active.
+    active: bool = True
+    own_posts: bytes = b""  # the own-post matcher's state, opaque here
+
+
+_encoder = msgspec.json.Encoder()
+_decoder = msgspec.json.Decoder(WakeMark)
+
+
+def encode_mark(mark: WakeMark) -> bytes:
+    return _encoder.encode(mark)
+
+
+def decode_mark(data: bytes) -> WakeMark:
+    """Read a stored mark of any version; raise ``MarkError`` saying what is wrong."""
+    try:
+        raw: Any = msgspec.json.decode(data)
+    except msgspec.DecodeError as exc:
+        raise MarkError(f"a wake mark is not valid JSON: {exc}") from None
+    if isinstance(raw, list):
+        return _from_plain_ids(raw)
+    if isinstance(raw, dict) and "version" not in raw and isinstance(raw.get("comments"), list):
+        return _from_plain_ids(raw["comments"])
+    if not isinstance(raw, dict):
+        raise MarkError("a wake mark is neither a list of ids nor an object")
+    version = raw.get("version")
+    if version != MARK_VERSION:
+        raise MarkError(
+            f"a wake mark has version {version!r}; this build reads versions 0 and "
+            f"{MARK_VERSION} (a newer comment-wake wrote it?)"
+        )
+    try:
+        return _decoder.decode(data)
+    except msgspec.ValidationError as exc:
+        raise MarkError(f"a version-{MARK_VERSION} wake mark is malformed: {exc}") from None
+
+
+def _from_plain_ids(ids: list[Any]) -> WakeMark:
+    if not all(isinstance(i, str) and i for i in ids):
+        raise MarkError("a version-0 wake mark must be a list of comment ids (strings)")
+    # The PR was looked at before, so there is no baseline to take; without times
+    # there is no floor either, so the ids stand in for it until the floor rises.
+    return WakeMark(baseline_done=True, legacy_ids=tuple(dict.fromkeys(ids)))

@@ -1,0 +1,157 @@
+"""What goes into the core and what comes out of it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Literal, Protocol
+
+import msgspec
+
+from review_monitor import GapRead, ItemDetail, LookupFailed, Notice, PermissionAnswer, PrRef
+
+from ._mark import WakeMark
+
+__all__ = [
+    "Binding",
+    "Connection",
+    "Decision",
+    "Facts",
+    "GapNeed",
+    "LogLine",
+    "Needs",
+    "Outcome",
+    "OwnPostVerdict",
+    "Reason",
+    "Step",
+]
+
+Outcome = Literal["wake", "held", "retry", "skip", "drop"]
+
+# Skip reasons in the order the rules run, then the reasons of the other outcomes.
+Reason = Literal[
+    "baseline",
+    "old",
+    "unbound",
+    "pr-closed",
+    "no-author",
+    "minimized",
+    "bot",
+    "verdict",
+    "blank",
+    "rereview-command",
+    "own-post",
+    "invalid-login",
+    "not-writer",
+    "lookup-failed",
+    "flood-gap",
+    "writer",  # wake: written by a person with write access
+    "rate-limit",  # held
+]
+
+Connection = Literal["comments", "reviews"]
+
+
+class Binding(msgspec.Struct, frozen=True):
+    """Who owns a PR: the worker that watches it, and whether it may be woken."""
+
+    pr: PrRef
+    worker: str | None  # None: no worker is bound
+    spawned_by: str | None = None  # the orchestrator that spawned the worker
+    archived: bool = False
+    watched: bool = True  # watched with pr_review_monitor
+
+    @property
+    def is_bound(self) -> bool:
+        """Bound to a live worker that an orchestrator spawned, and watched."""
+        return (
+            self.worker is not None
+            and self.spawned_by is not None
+            and not self.archived
+            and self.watched
+        )
+
+
+class Decision(msgspec.Struct, frozen=True):
+    """What happened to one comment or review, as the replay output prints it."""
+
+    at: datetime
+    pr: PrRef
+    comment: str  # the item's GraphQL id; a review's inline comments travel with it
+    outcome: Outcome
+    reason: Reason
+    detail: str = ""
+
+
+class LogLine(msgspec.Struct, frozen=True):
+    """A log line.  A warning never carries an author or any text from GitHub."""
+
+    level: Literal["info", "warning"]
+    message: str
+
+
+class GapNeed(msgspec.Struct, frozen=True):
+    """Read ``connection`` backwards from ``cursor`` until ``stop`` or ``max_pages`` pages."""
+
+    connection: Connection
+    cursor: str
+    stop: datetime
+    max_pages: int
+
+
+class Needs(msgspec.Struct, frozen=True):
+    """The reads the service must still do before the step can finish."""
+
+    details: tuple[str, ...] = ()  # item ids needing a detail read
+    own_posts: tuple[str, ...] = ()  # item ids needing an own-post verdict
+    permissions: tuple[str, ...] = ()  # logins, lower-cased, needing a permission lookup
+    gaps: tuple[GapNeed, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.details or self.own_posts or self.permissions or self.gaps)
+
+
+class OwnPostVerdict(Protocol):
+    """The own-post matcher's answer for one comment."""
+
+    @property
+    def own(self) -> bool: ...
+
+    @property
+    def explanation(self) -> str: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Facts:
+    """What the service has read so far for this step.
+
+    ``gone`` holds ids whose detail read found nothing (deleted since the badge).
+    ``own_post_state``, when given, replaces the matcher's opaque state in the mark.
+    """
+
+    details: Mapping[str, ItemDetail] = field(default_factory=dict)
+    gone: frozenset[str] = frozenset()
+    own_posts: Mapping[str, OwnPostVerdict] = field(default_factory=dict)
+    permissions: Mapping[str, PermissionAnswer | LookupFailed] = field(default_factory=dict)
+    gaps: Mapping[Connection, GapRead] = field(default_factory=dict)
+    own_post_state: bytes | None = None
+
+
+class Step(msgspec.Struct, frozen=True):
+    """One step's result.
+
+    While ``needs`` is non-empty nothing else is final: ``mark`` is the mark passed in
+    (unchanged) and there are no decisions, notices or logs.  The service performs the
+    reads, adds them to the facts and calls ``step`` again.
+    """
+
+    mark: WakeMark
+    decisions: tuple[Decision, ...] = ()
+    notices: tuple[Notice, ...] = ()
+    logs: tuple[LogLine, ...] = ()
+    needs: Needs = Needs()
+
+    @property
+    def done(self) -> bool:
+        return not self.needs

@@ -1,0 +1,39 @@
+"""The per-PR rate limit: pure arithmetic over the PR's wake times.
+
+A wake at ``w`` counts in a sliding window of length ``W`` at every time ``t`` with
+``t - W < w <= t``.  At most ``cap`` wakes in any window means the next wake may go
+at ``t`` only when fewer than ``cap`` earlier wakes are inside ``(t - W, t]``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from ._config import WakeConfig
+
+__all__ = ["prune_wakes", "release_at"]
+
+
+def release_at(wakes: Sequence[datetime], config: WakeConfig) -> datetime | None:
+    """The earliest time the next wake may go; None when nothing limits it."""
+    if not wakes:
+        return None
+    ordered = sorted(wakes)
+    earliest = ordered[-1] + config.wake_min_gap
+    for cap, window in (
+        (config.wakes_per_hour, config.wake_hour_window),
+        (config.wakes_per_day, config.wake_day_window),
+    ):
+        if len(ordered) >= cap:
+            # Once the (n - cap)-th oldest wake leaves the window, cap - 1 remain.
+            earliest = max(earliest, ordered[len(ordered) - cap] + window)
+    return earliest
+
+
+def prune_wakes(
+    wakes: Sequence[datetime], now: datetime, config: WakeConfig
+) -> tuple[datetime, ...]:
+    """Only the wake times that can still limit a wake at ``now`` or later."""
+    keep = max(config.wake_hour_window, config.wake_day_window, config.wake_min_gap)
+    return tuple(sorted(w for w in wakes if w > now - keep))
