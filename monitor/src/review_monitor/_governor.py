@@ -1,0 +1,118 @@
+"""The budget governor: keeps the badge poll's hourly spend under its share of the budget.
+
+Pure: it is told what each batch cost and what GitHub reports as ``remaining`` and
+``reset_at``, and it answers how long one round of polls (every batch once) must take.
+The same token also serves the workers' own ``gh`` calls, so the governor looks at two
+limits and obeys the tighter one:
+
+* the hourly rate: a round every ``interval`` must cost at most ``budget_share`` of the
+  hourly budget;
+* what is left: until ``reset_at`` the poll may spend at most ``budget_share`` of what
+  GitHub says remains, so workers that spend heavily slow the poll down too.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime, timedelta
+
+import msgspec
+
+from ._duration import format_duration
+
+__all__ = ["DEFAULT_HOURLY_BUDGET", "BudgetGovernor", "Pace"]
+
+DEFAULT_HOURLY_BUDGET = 5000  # GraphQL points per hour for a personal token
+_LONGEST = timedelta(hours=1)
+
+
+class Pace(msgspec.Struct, frozen=True):
+    """How long the next round takes, and why."""
+
+    interval: timedelta
+    round_cost: float  # projected points for one round
+    projected_per_hour: float  # at ``interval``
+    allowed_per_hour: float
+    stretched: bool
+    # One log line when the poll starts or stops being stretched; None otherwise.
+    note: str | None = None
+
+
+class BudgetGovernor:
+    def __init__(
+        self,
+        *,
+        base_interval: timedelta,
+        budget_share: float = 0.5,
+        hourly_budget: int = DEFAULT_HOURLY_BUDGET,
+    ) -> None:
+        if not 0 < budget_share <= 1:
+            raise ValueError("budget_share must be in (0, 1]")
+        self.base_interval = base_interval
+        self.budget_share = budget_share
+        self.hourly_budget = hourly_budget
+        self._costs: dict[int, int] = {}
+        self._remaining: int | None = None
+        self._reset_at: datetime | None = None
+        self._stretched = False
+
+    def record(
+        self,
+        *,
+        batch: int | None,
+        cost: int | None,
+        remaining: int | None,
+        reset_at: datetime | None,
+    ) -> None:
+        """What a badge query reported.  ``batch`` is its index in the round (None for an
+        extra poll, such as a hint, which still updates ``remaining``)."""
+        if batch is not None and cost is not None:
+            self._costs[batch] = cost
+        if remaining is not None:
+            self._remaining = remaining
+            # A token with a larger budget (a GitHub App, Enterprise) shows it here.
+            self.hourly_budget = max(self.hourly_budget, remaining)
+        if reset_at is not None:
+            self._reset_at = reset_at
+
+    def plan(self, batches: int, now: datetime) -> Pace:
+        """The interval for a round of ``batches`` badge queries starting at ``now``."""
+        known = [c for i, c in self._costs.items() if i < batches]
+        per_batch = sum(known) / len(known) if known else 1.0
+        round_cost = sum(self._costs.get(i, per_batch) for i in range(batches))
+        base = self.base_interval.total_seconds()
+        allowed_per_hour = self.budget_share * self.hourly_budget
+        needed = [base, round_cost * 3600 / allowed_per_hour]
+        if self._remaining is not None and self._reset_at is not None and self._reset_at > now:
+            left = (self._reset_at - now).total_seconds()
+            share_left = self.budget_share * self._remaining
+            # With nothing left to share, wait for the reset.
+            needed.append(left if share_left <= 0 else round_cost * left / share_left)
+        seconds = min(max(needed), _LONGEST.total_seconds())
+        interval = timedelta(seconds=math.ceil(seconds)) if seconds > base else self.base_interval
+        stretched = interval > self.base_interval
+        per_hour = round_cost * 3600 / interval.total_seconds() if batches else 0.0
+        note = None
+        if stretched != self._stretched:
+            self._stretched = stretched
+            if stretched:
+                note = (
+                    f"poll budget: stretching the poll interval from "
+                    f"{format_duration(self.base_interval)} to {format_duration(interval)} "
+                    f"to keep the badge poll within {self.budget_share:.0%} of the GitHub "
+                    f"budget ({round_cost:g} points a round, {allowed_per_hour:g} points "
+                    f"an hour allowed, remaining {self._remaining})"
+                )
+            else:
+                note = (
+                    f"poll budget: back to the {format_duration(self.base_interval)} poll "
+                    f"interval ({per_hour:.0f} points an hour)"
+                )
+        return Pace(
+            interval=interval,
+            round_cost=round_cost,
+            projected_per_hour=per_hour,
+            allowed_per_hour=allowed_per_hour,
+            stretched=stretched,
+            note=note,
+        )

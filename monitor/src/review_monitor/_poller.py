@@ -1,0 +1,235 @@
+"""The poller: reads every watched PR's badge in batches and tells each listener.
+
+One round polls every batch once; the batches' polls are spread evenly over the
+round's interval (which the budget governor may stretch) instead of firing in a burst.
+A batch that fails calls no listener for its PRs, so no mark moves on a failure.
+All time goes through the ``Clock``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import datetime, timedelta
+from typing import Protocol
+
+import anyio
+
+from ._clock import Clock
+from ._config import MonitorConfig
+from ._duration import format_duration
+from ._errors import GitHubError, RateLimitedError, TransientError
+from ._governor import BudgetGovernor
+from ._listener import Listener, Watch
+from ._model import BadgeBatch, PrRef, PrStatus
+
+__all__ = ["BadgeReader", "Poller", "WatchSource"]
+
+BadgeReader = Callable[[Sequence[PrRef]], Awaitable[BadgeBatch]]
+"""Reads the badges of up to ``batch_size`` PRs in one query (``read_badges`` bound to an api)."""
+
+_log = logging.getLogger("review_monitor.poller")
+
+
+class WatchSource(Protocol):
+    """Where the watch registry comes from (the ``Store``)."""
+
+    async def watches(self) -> Sequence[Watch]: ...
+
+
+def _reason(exc: BaseException) -> str:
+    """One line about a fault: its type, a status or retry time, never a body or a token."""
+    if isinstance(exc, RateLimitedError):
+        kind = "secondary rate limit" if exc.secondary else "rate limit"
+        until = f" until {exc.retry_at.isoformat()}" if exc.retry_at else ""
+        return f"{kind}{until}"
+    if isinstance(exc, TransientError) and exc.status is not None:
+        return f"{type(exc).__name__} (HTTP {exc.status})"
+    return type(exc).__name__
+
+
+class Poller:
+    def __init__(
+        self,
+        *,
+        watches: WatchSource,
+        read_badges: BadgeReader,
+        listeners: Sequence[Listener],
+        clock: Clock,
+        config: MonitorConfig | None = None,
+        governor: BudgetGovernor | None = None,
+        hint_delay: timedelta = timedelta(seconds=2),
+        logger: logging.Logger | None = None,
+    ) -> None:
+        self._source = watches
+        self._read = read_badges
+        self._listeners = tuple(listeners)
+        self._clock = clock
+        self._config = config or MonitorConfig()
+        self.governor = governor or BudgetGovernor(
+            base_interval=self._config.poll_interval, budget_share=self._config.budget_share
+        )
+        self._hint_delay = hint_delay
+        self._log = logger or _log
+        self._previous: dict[tuple[str, PrRef], PrStatus] = {}
+        self._missing: dict[PrRef, datetime] = {}  # PR -> when to look again
+        self._hints: dict[PrRef, datetime] = {}  # PR -> when to poll it
+        self._paused_until: datetime | None = None
+        self._woken = anyio.Event()
+
+    # -- hints ---------------------------------------------------------------------
+
+    def poll_now(self, pr: PrRef) -> None:
+        """Poll ``pr`` soon (a webhook saw activity).  Hints for one PR that arrive
+        before its hinted poll share that one poll.  Call it from the event loop."""
+        if pr not in self._hints:
+            self._hints[pr] = self._clock.now() + self._hint_delay
+            self._woken.set()
+
+    # -- the loop ------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Poll until cancelled."""
+        while True:
+            start = self._clock.now()
+            try:
+                by_pr = await self._watches()
+            except Exception as exc:
+                self._log.error("could not read the watch list: %s", type(exc).__name__)
+                await self._wait(start + self._config.poll_interval)
+                continue
+            self._forget_unwatched(by_pr)
+            batches = self._batches([pr for pr in by_pr if self._is_due(pr, start)])
+            pace = self.governor.plan(len(batches), start)
+            if pace.note:
+                self._log.warning(pace.note)
+            for i, batch in enumerate(batches):
+                await self._wait(start + pace.interval * i / len(batches))
+                await self._poll(batch, by_pr, index=i)
+            await self._wait(start + pace.interval)
+
+    async def poll_round(self) -> None:
+        """Poll every batch once, back to back (a one-shot poll, and tests)."""
+        by_pr = await self._watches()
+        now = self._clock.now()
+        for i, batch in enumerate(self._batches([pr for pr in by_pr if self._is_due(pr, now)])):
+            await self._poll(batch, by_pr, index=i)
+
+    async def _watches(self) -> dict[PrRef, tuple[Watch, ...]]:
+        grouped: dict[PrRef, list[Watch]] = defaultdict(list)
+        for w in await self._source.watches():
+            grouped[w.pr].append(w)
+        return {pr: tuple(sorted(ws)) for pr, ws in sorted(grouped.items())}
+
+    def _batches(self, prs: Sequence[PrRef]) -> list[list[PrRef]]:
+        size = self._config.batch_size
+        return [list(prs[i : i + size]) for i in range(0, len(prs), size)]
+
+    def _is_due(self, pr: PrRef, now: datetime) -> bool:
+        again = self._missing.get(pr)
+        return again is None or again <= now
+
+    def _forget_unwatched(self, by_pr: dict[PrRef, tuple[Watch, ...]]) -> None:
+        for key in [k for k in self._previous if k[1] not in by_pr]:
+            del self._previous[key]
+        for pr in [pr for pr in self._missing if pr not in by_pr]:
+            del self._missing[pr]
+
+    async def _wait(self, until: datetime) -> None:
+        """Sleep until ``until``, serving hinted polls that fall due meanwhile; never
+        poll while GitHub asked us to pause."""
+        while True:
+            if self._paused_until is not None:
+                until = max(until, self._paused_until)
+            now = self._clock.now()
+            due = [pr for pr, t in self._hints.items() if t <= now]
+            if due and (self._paused_until is None or self._paused_until <= now):
+                await self._poll_hinted(due)
+                continue
+            if now >= until:
+                return
+            wake_at = min([until, *self._hints.values()])
+            if self._paused_until is not None:
+                wake_at = max(wake_at, self._paused_until)
+            await self._sleep_or_woken(wake_at)
+
+    async def _sleep_or_woken(self, t: datetime) -> None:
+        self._woken = anyio.Event()
+        async with anyio.create_task_group() as tg:
+
+            async def sleeper() -> None:
+                await self._clock.sleep_until(t)
+                tg.cancel_scope.cancel()
+
+            tg.start_soon(sleeper)
+            await self._woken.wait()
+            tg.cancel_scope.cancel()
+
+    async def _poll_hinted(self, prs: list[PrRef]) -> None:
+        for pr in prs:
+            del self._hints[pr]
+        by_pr = await self._watches()
+        watched = [pr for pr in sorted(prs) if pr in by_pr]
+        for batch in self._batches(watched):
+            await self._poll(batch, by_pr, index=None)
+
+    # -- one batch -----------------------------------------------------------------
+
+    async def _poll(
+        self, batch: list[PrRef], by_pr: dict[PrRef, tuple[Watch, ...]], *, index: int | None
+    ) -> None:
+        try:
+            result = await self._read(batch)
+        except GitHubError as exc:
+            if isinstance(exc, RateLimitedError) and exc.retry_at is not None:
+                self._paused_until = exc.retry_at
+            self._log.warning(
+                "badge poll of %d PRs failed: %s; their listeners were not called, "
+                "the next poll tries again",
+                len(batch),
+                _reason(exc),
+            )
+            return
+        except Exception as exc:
+            self._log.error(
+                "badge poll of %d PRs failed unexpectedly: %s", len(batch), type(exc).__name__
+            )
+            self._log.debug("badge poll failure", exc_info=exc)
+            return
+        now = self._clock.now()
+        self._paused_until = None
+        self.governor.record(
+            batch=index, cost=result.cost, remaining=result.remaining, reset_at=result.reset_at
+        )
+        for pr in result.missing:
+            if pr not in self._missing:
+                self._log.warning(
+                    "%s is gone or the token lost access to it; polling it every %s from now on",
+                    pr,
+                    format_duration(self._config.missing_pr_interval),
+                )
+            self._missing[pr] = now + self._config.missing_pr_interval
+        for pr in batch:
+            status = result.statuses.get(pr)
+            if status is None:
+                continue
+            if self._missing.pop(pr, None) is not None:
+                self._log.info("%s is readable again", pr)
+            watches = by_pr.get(pr)
+            if watches:
+                await self._tell(watches, status, now)
+
+    async def _tell(self, watches: tuple[Watch, ...], new: PrStatus, now: datetime) -> None:
+        for listener in self._listeners:
+            key = (listener.name, new.pr)
+            try:
+                await listener.on_poll(watches, new, self._previous.get(key), now)
+            except Exception as exc:
+                # The type only: a listener's message may quote text read from GitHub.
+                self._log.error(
+                    "listener %s failed on %s: %s", listener.name, new.pr, type(exc).__name__
+                )
+                self._log.debug("listener failure", exc_info=exc)
+            else:
+                self._previous[key] = new

@@ -1,0 +1,367 @@
+"""The poller: batches, spreading, hints, faults, missing PRs and listeners, on a virtual clock."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from datetime import datetime, timedelta
+
+import anyio
+import msgspec
+import pytest
+
+from review_monitor import (
+    BadgeBatch,
+    GitHubError,
+    MonitorConfig,
+    PrRef,
+    PrStatus,
+    RateLimitedError,
+    TransientError,
+)
+from review_monitor._listener import Watch
+from review_monitor._poller import Poller
+from review_monitor.testing import VirtualClock
+
+S = timedelta(seconds=1)
+
+
+def status(pr: PrRef, *, title: str = "a change", state: str = "OPEN") -> PrStatus:
+    return PrStatus(
+        pr=pr,
+        title=title,
+        url=f"https://github.com/{pr.repo}/pull/{pr.number}",
+        state=state,
+        merged=state == "MERGED",
+        is_draft=False,
+        head_ref_oid="a" * 40,
+        review_decision=None,
+        check_state=None,
+        comments=(),
+        reviews=(),
+        person_comments_from=None,
+    )
+
+
+class FakeBadges:
+    """Answers from ``statuses``; ``missing`` PRs are reported missing; ``fail_next``
+    raises for the next calls; records every call with the clock's time."""
+
+    def __init__(self, clock: VirtualClock, cost: int = 1, remaining: int = 5000) -> None:
+        self.clock = clock
+        self.statuses: dict[PrRef, PrStatus] = {}
+        self.missing: set[PrRef] = set()
+        self.fail_next: list[GitHubError] = []
+        self.fail_prs: dict[PrRef, GitHubError] = {}
+        self.cost = cost
+        self.remaining = remaining
+        self.reset_at: datetime | None = None
+        self.calls: list[tuple[datetime, tuple[PrRef, ...]]] = []
+
+    async def __call__(self, prs: Sequence[PrRef]) -> BadgeBatch:
+        self.calls.append((self.clock.now(), tuple(prs)))
+        if self.fail_next:
+            raise self.fail_next.pop(0)
+        for pr in prs:
+            if pr in self.fail_prs:
+                raise self.fail_prs[pr]
+        return BadgeBatch(
+            statuses={p: self.statuses.get(p) or status(p) for p in prs if p not in self.missing},
+            missing=tuple(p for p in prs if p in self.missing),
+            cost=self.cost,
+            remaining=self.remaining,
+            reset_at=self.reset_at,
+        )
+
+    def polled(self, pr: PrRef) -> list[datetime]:
+        return [t for t, prs in self.calls if pr in prs]
+
+
+class FakeWatches:
+    def __init__(self, watches: Sequence[Watch] = ()) -> None:
+        self.list = list(watches)
+
+    async def watches(self) -> Sequence[Watch]:
+        return list(self.list)
+
+
+class Call(msgspec.Struct, frozen=True):
+    watches: tuple[Watch, ...]
+    new: PrStatus
+    old: PrStatus | None
+    now: datetime
+
+
+class Recorder:
+    def __init__(self, name: str = "recorder", fail_on: set[PrRef] | None = None) -> None:
+        self._name = name
+        self.fail_on = fail_on or set()
+        self.calls: list[Call] = []
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    async def on_poll(
+        self, watches: Sequence[Watch], new: PrStatus, old: PrStatus | None, now: datetime
+    ) -> None:
+        self.calls.append(Call(tuple(watches), new, old, now))
+        if new.pr in self.fail_on:
+            raise RuntimeError("secret comment text")
+
+    def seen(self, pr: PrRef) -> list[Call]:
+        return [c for c in self.calls if c.new.pr == pr]
+
+
+def prs(n: int) -> list[PrRef]:
+    return [PrRef(owner="octo-org", name="octo-repo", number=i) for i in range(1, n + 1)]
+
+
+A, B, C = prs(3)
+
+
+@asynccontextmanager
+async def running(poller: Poller, clock: VirtualClock) -> AsyncIterator[None]:
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(poller.run)
+        await clock.settle()
+        yield
+        tg.cancel_scope.cancel()
+
+
+def make(
+    clock: VirtualClock,
+    badges: FakeBadges,
+    watched: Sequence[PrRef],
+    *listeners: Recorder,
+    batch_size: int = 50,
+    interval: str = "60s",
+) -> Poller:
+    config = MonitorConfig.model_validate(
+        {"batch_size": batch_size, "poll_interval": interval, "missing_pr_interval": "15m"}
+    )
+    return Poller(
+        watches=FakeWatches([Watch("w1", pr) for pr in watched]),
+        read_badges=badges,
+        listeners=listeners or (Recorder(),),
+        clock=clock,
+        config=config,
+    )
+
+
+@pytest.fixture
+def clock() -> VirtualClock:
+    return VirtualClock()
+
+
+@pytest.fixture
+def badges(clock: VirtualClock) -> FakeBadges:
+    return FakeBadges(clock)
+
+
+@pytest.mark.anyio
+async def test_each_listener_gets_the_new_badge_and_the_one_before(
+    clock: VirtualClock, badges: FakeBadges
+) -> None:
+    rec = Recorder()
+    first, second = status(A, title="one"), status(A, title="two")
+    badges.statuses[A] = first
+    async with running(make(clock, badges, [A], rec), clock):
+        badges.statuses[A] = second
+        await clock.advance(60 * S)
+    assert [(first, None), (second, first)] == [(c.new, c.old) for c in rec.calls]
+
+
+@pytest.mark.anyio
+async def test_a_listener_gets_every_watch_of_its_pr_in_one_call(
+    clock: VirtualClock, badges: FakeBadges
+) -> None:
+    rec = Recorder()
+    poller = Poller(
+        watches=FakeWatches([Watch("w2", A), Watch("orchestrator", A)]),
+        read_badges=badges,
+        listeners=[rec],
+        clock=clock,
+    )
+    async with running(poller, clock):
+        pass
+    assert [(Watch("orchestrator", A), Watch("w2", A))] == [c.watches for c in rec.calls]
+
+
+@pytest.mark.anyio
+async def test_prs_are_read_in_batches_of_batch_size(
+    clock: VirtualClock, badges: FakeBadges
+) -> None:
+    async with running(make(clock, badges, prs(5), batch_size=2), clock):
+        await clock.advance(59 * S)
+    assert [2, 2, 1] == [len(p) for _, p in badges.calls]
+
+
+@pytest.mark.anyio
+async def test_the_batches_of_a_round_are_spread_over_the_interval(
+    clock: VirtualClock, badges: FakeBadges
+) -> None:
+    t0 = clock.now()
+    async with running(make(clock, badges, prs(3), batch_size=1), clock):
+        await clock.advance(90 * S)
+    assert [t0, t0 + 20 * S, t0 + 40 * S, t0 + 60 * S, t0 + 80 * S] == [t for t, _ in badges.calls]
+
+
+@pytest.mark.anyio
+async def test_a_failed_batch_calls_no_listener_for_its_prs(
+    clock: VirtualClock, badges: FakeBadges
+) -> None:
+    rec = Recorder()
+    badges.fail_prs[A] = TransientError("server error", status=502)
+    async with running(make(clock, badges, [A, B], rec, batch_size=1), clock):
+        await clock.advance(59 * S)
+    assert [B] == [c.new.pr for c in rec.calls]
+
+
+@pytest.mark.anyio
+async def test_a_failed_batch_logs_one_line_without_the_error_text(
+    clock: VirtualClock, badges: FakeBadges, caplog: pytest.LogCaptureFixture
+) -> None:
+    badges.fail_next.append(TransientError("ghp_secrettoken in a body", status=502))
+    with caplog.at_level(logging.WARNING, logger="review_monitor.poller"):
+        async with running(make(clock, badges, [A]), clock):
+            pass
+    assert [
+        "badge poll of 1 PRs failed: TransientError (HTTP 502); their listeners were not "
+        "called, the next poll tries again"
+    ] == [r.getMessage() for r in caplog.records]
+
+
+@pytest.mark.anyio
+async def test_the_poll_after_a_failure_calls_the_listeners_again(
+    clock: VirtualClock, badges: FakeBadges
+) -> None:
+    rec = Recorder()
+    badges.fail_next.append(GitHubError("boom"))
+    async with running(make(clock, badges, [A], rec), clock):
+        await clock.advance(60 * S)
+    assert [clock.now()] == [c.now for c in rec.calls]
+
+
+@pytest.mark.anyio
+async def test_a_rate_limit_pauses_polling_until_github_allows(
+    clock: VirtualClock, badges: FakeBadges
+) -> None:
+    t0 = clock.now()
+    badges.fail_next.append(RateLimitedError("limited", retry_at=t0 + 150 * S, secondary=True))
+    async with running(make(clock, badges, [A]), clock):
+        await clock.advance(200 * S)
+    assert [t0, t0 + 150 * S] == [t for t, _ in badges.calls]
+
+
+@pytest.mark.anyio
+async def test_a_listener_that_raises_does_not_stop_the_others_or_the_poller(
+    clock: VirtualClock, badges: FakeBadges
+) -> None:
+    failing, other = Recorder("failing", fail_on={A}), Recorder("other")
+    async with running(make(clock, badges, [A], failing, other), clock):
+        await clock.advance(60 * S)
+    assert (2, 2) == (len(failing.calls), len(other.calls))
+
+
+@pytest.mark.anyio
+async def test_a_listener_that_raised_gets_the_same_previous_badge_again(
+    clock: VirtualClock, badges: FakeBadges
+) -> None:
+    rec = Recorder(fail_on={A})
+    async with running(make(clock, badges, [A], rec), clock):
+        await clock.advance(60 * S)
+    assert [None, None] == [c.old for c in rec.calls]
+
+
+@pytest.mark.anyio
+async def test_a_listener_failure_is_logged_without_its_message(
+    clock: VirtualClock, badges: FakeBadges, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.INFO, logger="review_monitor.poller"):
+        async with running(make(clock, badges, [A], Recorder("x", fail_on={A})), clock):
+            pass
+    assert [f"listener x failed on {A}: RuntimeError"] == [r.getMessage() for r in caplog.records]
+
+
+@pytest.mark.anyio
+async def test_a_missing_pr_is_reported_once_then_polled_slowly(
+    clock: VirtualClock, badges: FakeBadges, caplog: pytest.LogCaptureFixture
+) -> None:
+    t0 = clock.now()
+    badges.missing.add(A)
+    with caplog.at_level(logging.WARNING, logger="review_monitor.poller"):
+        async with running(make(clock, badges, [A, B], batch_size=1), clock):
+            await clock.advance(20 * 60 * S)
+    assert ([t0, t0 + 15 * 60 * S], 1) == (badges.polled(A), len(caplog.records))
+
+
+@pytest.mark.anyio
+async def test_hints_for_one_pr_arriving_together_cause_one_poll_soon(
+    clock: VirtualClock, badges: FakeBadges
+) -> None:
+    t0 = clock.now()
+    poller = make(clock, badges, [A, B, C], batch_size=1)
+    async with running(poller, clock):
+        await clock.advance(50 * S)
+        for _ in range(3):
+            poller.poll_now(C)
+        await clock.advance(5 * S)
+    assert [t0 + 40 * S, t0 + 52 * S] == badges.polled(C)
+
+
+@pytest.mark.anyio
+async def test_a_hint_for_an_unwatched_pr_polls_nothing(
+    clock: VirtualClock, badges: FakeBadges
+) -> None:
+    poller = make(clock, badges, [A])
+    async with running(poller, clock):
+        poller.poll_now(B)
+        await clock.advance(10 * S)
+    assert [] == badges.polled(B)
+
+
+@pytest.mark.anyio
+async def test_cancelling_the_poller_stops_it_cleanly(
+    clock: VirtualClock, badges: FakeBadges
+) -> None:
+    async with running(make(clock, badges, [A]), clock):
+        pass
+    await clock.advance(600 * S)
+    assert (1, 0) == (len(badges.calls), clock.sleepers)
+
+
+@pytest.mark.anyio
+async def test_a_costly_poll_is_stretched_by_the_budget_governor(
+    clock: VirtualClock, badges: FakeBadges, caplog: pytest.LogCaptureFixture
+) -> None:
+    t0 = clock.now()
+    badges.cost = 100  # 100 points a minute would be 6,000 points an hour
+    with caplog.at_level(logging.WARNING, logger="review_monitor.poller"):
+        async with running(make(clock, badges, [A]), clock):
+            await clock.advance(600 * S)
+    # 2,500 points an hour allowed: a 100-point round every 144 seconds.
+    assert ([t0, t0 + 60 * S, t0 + 204 * S, t0 + 348 * S, t0 + 492 * S], 1) == (
+        [t for t, _ in badges.calls],
+        len(caplog.records),
+    )
+
+
+@pytest.mark.anyio
+async def test_a_new_poller_hands_no_previous_badge_after_a_restart(
+    clock: VirtualClock, badges: FakeBadges
+) -> None:
+    first, second = Recorder(), Recorder()
+    async with running(make(clock, badges, [A], first), clock):
+        pass
+    async with running(make(clock, badges, [A], second), clock):
+        pass
+    assert [None] == [c.old for c in second.calls]
+
+
+@pytest.mark.anyio
+async def test_poll_round_polls_every_batch_once(clock: VirtualClock, badges: FakeBadges) -> None:
+    rec = Recorder()
+    await make(clock, badges, prs(3), rec, batch_size=2).poll_round()
+    assert (2, 3) == (len(badges.calls), len(rec.calls))
