@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -12,7 +12,7 @@ import anyio
 import httpx
 import pytest
 
-from review_monitor import GitHubClient, GitHubConfig, RetryPolicy
+from review_monitor import GitHubClient, GitHubConfig, GraphQLResult, RestResult, RetryPolicy
 
 # A recognisable token: no test may ever find it in a message, a repr or a log line.
 TOKEN = "ghp_SENTINELtoken0123456789abcdefghijklmnop"
@@ -124,3 +124,36 @@ def script_class() -> type[Script]:
 @pytest.fixture
 def reply_fn() -> Callable[..., httpx.Response]:
     return reply
+
+
+class FakeApi:
+    """A ``GitHubApi`` whose ``rest_get`` answers from a script and records its calls."""
+
+    def __init__(self, replies: Iterable[RestResult | Exception] = (), host: str = "github.com"):
+        self.replies = list(replies)
+        self.calls: list[tuple[str, bool]] = []
+        self._host = host
+
+    @property
+    def host(self) -> str:
+        return self._host
+
+    async def graphql(
+        self, query: str, variables: Mapping[str, Any] | None = None
+    ) -> GraphQLResult:
+        raise AssertionError("the permissions component never sends GraphQL")
+
+    async def rest_get(self, path: str, *, retry: bool = True) -> RestResult:
+        self.calls.append((path, retry))
+        item = self.replies.pop(0) if len(self.replies) > 1 else self.replies[0]
+        if isinstance(item, Exception):
+            raise item
+        return item
+
+    async def rest_post(self, path: str, body: Any) -> RestResult:
+        raise AssertionError("the permissions component never posts")
+
+
+@pytest.fixture
+def fake_api_class() -> type[FakeApi]:
+    return FakeApi
