@@ -1,11 +1,20 @@
 """Public testing helpers: ``FakeGitHub``, a fixed clock and an in-memory publisher."""
 
 from ._clock import FixedClock, VirtualClock
+from ._cost import QueryCost, query_cost
+from ._fake_github import FakeGitHub, Fault, RecordedRequest, RequestKind, schema_subset
 from ._publisher import InMemoryPublisher, PublishAttempt
 
 __all__: list[str] = [
+    "FakeGitHub",
+    "Fault",
     "FixedClock",
     "InMemoryPublisher",
     "PublishAttempt",
+    "QueryCost",
+    "RecordedRequest",
+    "RequestKind",
     "VirtualClock",
+    "query_cost",
+    "schema_subset",
 ]
