@@ -1,6 +1,16 @@
 """pr-review-monitor: watch many pull requests with one batched badge poll."""
 
 from ._api import GitHubApi, GraphQLResult, RestResult
+from ._badge import (
+    add_reactions,
+    parse_badge,
+    parse_details,
+    parse_failing_checks,
+    read_badges,
+    read_details,
+    read_failing_checks,
+    read_gap,
+)
 from ._clock import Clock, SystemClock
 from ._config import GitHubConfig, MonitorConfig
 from ._duration import Duration, format_duration, parse_duration
@@ -31,6 +41,7 @@ from ._model import (
 from ._notice import NOTICE_VERSION, Notice, NoticeItem, NoticePr, notice_key
 from ._permissions import Permissions, is_valid_login
 from ._publisher import Busy, Delivered, Gone, Publisher, PublishOutcome, Refused
+from ._queries import all_documents
 from ._ratelimit import RateLimit
 from ._token import find_token
 
@@ -76,9 +87,18 @@ __all__ = [
     "SystemClock",
     "TokenNotFoundError",
     "TransientError",
+    "add_reactions",
+    "all_documents",
     "find_token",
     "format_duration",
     "is_valid_login",
     "notice_key",
+    "parse_badge",
+    "parse_details",
     "parse_duration",
+    "parse_failing_checks",
+    "read_badges",
+    "read_details",
+    "read_failing_checks",
+    "read_gap",
 ]
