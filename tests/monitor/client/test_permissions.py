@@ -180,7 +180,9 @@ async def test_answer_expires_after_the_ttl(fake_api_class: Any) -> None:
 
 @pytest.mark.anyio
 async def test_ttl_comes_from_config(fake_api_class: Any) -> None:
-    permissions = Permissions(fake_api_class([ok("write")]), MonitorConfig(permission_ttl="1m"))
+    permissions = Permissions(
+        fake_api_class([ok("write")]), MonitorConfig.model_validate({"permission_ttl": "1m"})
+    )
     await permissions.lookup(REPO, "mona", NOW)
 
     assert None is permissions.cached(REPO, "mona", NOW + timedelta(minutes=1))
@@ -290,7 +292,9 @@ def test_retry_delay_follows_config_then_gives_up(fake_api_class: Any) -> None:
 
 
 def test_retry_delay_uses_configured_schedule(fake_api_class: Any) -> None:
-    permissions = Permissions(fake_api_class(), MonitorConfig(permission_retries=["30s"]))
+    permissions = Permissions(
+        fake_api_class(), MonitorConfig.model_validate({"permission_retries": ["30s"]})
+    )
 
     assert [timedelta(seconds=30), None] == [permissions.retry_delay(k) for k in (1, 2)]
 
