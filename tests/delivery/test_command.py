@@ -120,7 +120,7 @@ async def test_argv_is_never_run_through_a_shell(
 
 def test_a_shell_string_is_rejected() -> None:
     with pytest.raises(TypeError):
-        CommandPublisher("claude -p --resume=x")  # type: ignore[arg-type]
+        CommandPublisher("claude -p --resume=x")
 
 
 async def test_missing_executable_is_refused(make_notice: NoticeFactory, tmp_path: Path) -> None:
