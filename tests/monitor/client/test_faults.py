@@ -124,6 +124,17 @@ async def test_rest_post_is_not_repeated_after_it_may_have_reached_github(
     assert 1 == script.calls
 
 
+async def test_rest_post_is_not_repeated_after_a_read_timeout(
+    make_client: Factory, script_class: Any, reply_fn: Reply
+) -> None:
+    script = script_class([httpx.ReadTimeout("slow"), reply_fn(201, {})])
+
+    with pytest.raises(TransientError):
+        await make_client(script).rest_post("/x", {"body": "hi"})
+
+    assert 1 == script.calls
+
+
 async def test_rest_post_is_retried_when_the_connection_never_opened(
     make_client: Factory, script_class: Any, reply_fn: Reply
 ) -> None:
