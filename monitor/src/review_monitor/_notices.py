@@ -1,0 +1,383 @@
+"""The monitor's own notices: review verdicts, bot reviews, merges and closes, failing checks.
+
+``MonitorNotices`` is a listener.  Per PR it keeps a versioned msgspec mark in the store
+and enqueues its notices through the outbox in the same transaction (``Store.commit``),
+so each notice is enqueued exactly once, across restarts too.  The first look at a PR
+is a baseline: what is already there is recorded, nothing is announced.
+
+* An approval or change request by a person with a trusted permission: one notice per
+  review, its body fenced.  A verdict by anyone else gets one log line with neither
+  author nor text (on a public repository anyone can submit one).
+* A bot's review (any state but dismissed): its own notice kind, never the person path,
+  never a permission lookup.
+* Merged or closed: once.
+* A failing check on the current head: once per head commit and check, its output
+  fenced.  Checks are read only when the rollup says failure or error and the rollup or
+  the head changed since the last read, so a quiet poll costs nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from datetime import datetime, timedelta
+from typing import Protocol
+
+import msgspec
+import unicodedata2  # type: ignore[import-not-found,unused-ignore]
+
+from ._listener import Watch
+from ._model import (
+    Author,
+    BadgeItem,
+    CheckFailure,
+    ItemDetail,
+    LookupFailed,
+    PermissionAnswer,
+    PrRef,
+    PrStatus,
+)
+from ._notice import NOTICE_VERSION, Notice, NoticeItem, NoticePr, notice_key
+from ._store import Store
+
+__all__ = [
+    "MARK_VERSION",
+    "CheckReader",
+    "DetailReader",
+    "MonitorNotices",
+    "NoticesMark",
+    "PermissionChecker",
+    "is_bot",
+]
+
+_log = logging.getLogger("review_monitor.notices")
+
+MARK_VERSION = 1
+_VERDICTS = {"APPROVED": "Approved", "CHANGES_REQUESTED": "Changes requested"}
+_FAILING = frozenset({"FAILURE", "ERROR"})
+_KEEP_REVIEWS = 64
+
+
+class PermissionChecker(Protocol):
+    """The permissions component (cache and retry schedule around the collaborator call)."""
+
+    async def lookup(
+        self, repo: str, login: str, now: datetime
+    ) -> PermissionAnswer | LookupFailed: ...
+
+
+DetailReader = Callable[[PrRef, Sequence[BadgeItem]], Awaitable[Mapping[str, ItemDetail]]]
+"""Reads bodies for badge items, keyed by node id (one query per up to 30 items)."""
+
+CheckReader = Callable[[PrRef], Awaitable[tuple[CheckFailure, ...]]]
+"""Reads the failing checks of a PR's head commit."""
+
+
+def _bot_name(login: str) -> str:
+    login = login.casefold()
+    return login.removesuffix("[bot]")
+
+
+def is_bot(author: Author | None, review_bots: Iterable[str] = ()) -> bool:
+    """A bot: ``__typename`` Bot, a ``[bot]`` login, or a configured review bot (logins
+    compared case-insensitively, without any ``[bot]`` suffix).  A deleted account
+    (None) is not a bot."""
+    if author is None:
+        return False
+    if author.type == "Bot" or author.login.casefold().endswith("[bot]"):
+        return True
+    return _bot_name(author.login) in {_bot_name(b) for b in review_bots}
+
+
+class _Seen(msgspec.Struct, frozen=True, array_like=True):
+    id: str
+    at: datetime
+
+
+class _Waiting(msgspec.Struct, frozen=True, array_like=True):
+    """A verdict whose author's permission lookup failed, retried on later polls."""
+
+    id: str
+    at: datetime
+    since: datetime
+    login: str
+    state: str
+    database_id: int | None
+
+
+class NoticesMark(msgspec.Struct, frozen=True, kw_only=True):
+    """What the monitor's notices have handled on one PR (version ``MARK_VERSION``)."""
+
+    reviews_floor: datetime | None = None  # reviews at or before it are old
+    reviews: tuple[_Seen, ...] = ()  # handled reviews above the floor, oldest first
+    waiting: tuple[_Waiting, ...] = ()
+    ended: str | None = None  # "merged" or "closed" once announced (or seen at baseline)
+    checks_head: str | None = None
+    checks_state: str | None = None  # the rollup state when checks were last considered
+    checks: tuple[str, ...] = ()  # failing check ids handled on ``checks_head``
+
+
+_MARK_DECODER = msgspec.msgpack.Decoder(NoticesMark)
+
+
+def _one_line(text: str, limit: int = 200) -> str:
+    """A title or check name for a plain header line: no control or format characters,
+    no line breaks, bounded length."""
+    cleaned = "".join(
+        " " if unicodedata2.category(ch).startswith(("C", "Z")) else ch for ch in text
+    )
+    cleaned = " ".join(cleaned.split())
+    return cleaned if len(cleaned) <= limit else cleaned[: limit - 1] + "…"
+
+
+def _fence(text: str, *, kind: str, source: str) -> str:
+    from untrusted_fence import fence  # type: ignore[attr-defined,unused-ignore]
+
+    fenced: str = fence(text, kind=kind, source=source).text
+    return fenced
+
+
+class _Draft(msgspec.Struct, frozen=True):
+    """A notice for every watcher: kind, items and text, before it is addressed."""
+
+    kind: str
+    items: tuple[NoticeItem, ...]
+    text: str
+
+
+class MonitorNotices:
+    """The monitor's notices as a listener (see the module docstring)."""
+
+    name = "monitor-notices"
+
+    def __init__(
+        self,
+        *,
+        store: Store,
+        permissions: PermissionChecker,
+        read_details: DetailReader,
+        read_checks: CheckReader,
+        review_bots: Sequence[str] = (),
+        give_up_after: timedelta = timedelta(minutes=10),
+        logger: logging.Logger | None = None,
+    ) -> None:
+        self._store = store
+        self._permissions = permissions
+        self._read_details = read_details
+        self._read_checks = read_checks
+        self._review_bots = tuple(review_bots)
+        self._give_up_after = give_up_after
+        self._log = logger or _log
+
+    async def on_poll(
+        self, watches: Sequence[Watch], new: PrStatus, old: PrStatus | None, now: datetime
+    ) -> None:
+        stored = await self._store.load_mark(new.pr, self.name)
+        if stored is None or stored.version != MARK_VERSION:
+            # No mark, or one this build cannot read: look afresh without announcing.
+            mark = await self._baseline(new)
+            drafts: list[_Draft] = []
+        else:
+            mark = _MARK_DECODER.decode(stored.blob)
+            mark, drafts = await self._changes(mark, new, now)
+            if stored.blob == msgspec.msgpack.encode(mark) and not drafts:
+                return
+        notices = [self._address(d, w, new, now) for d in drafts for w in watches]
+        await self._store.commit(
+            new.pr,
+            self.name,
+            mark=(MARK_VERSION, msgspec.msgpack.encode(mark)),
+            notices=notices,
+            at=now,
+        )
+
+    # -- the first look -------------------------------------------------------------
+
+    async def _baseline(self, new: PrStatus) -> NoticesMark:
+        checks: tuple[str, ...] = ()
+        if new.is_open and new.check_state in _FAILING:
+            checks = tuple(f.id for f in await self._read_checks(new.pr))
+        return NoticesMark(
+            reviews=tuple(_Seen(r.id, r.created_at) for r in new.reviews),
+            ended=None if new.is_open else _ending(new),
+            checks_head=new.head_ref_oid,
+            checks_state=new.check_state,
+            checks=checks,
+        )
+
+    # -- a later look ---------------------------------------------------------------
+
+    async def _changes(
+        self, mark: NoticesMark, new: PrStatus, now: datetime
+    ) -> tuple[NoticesMark, list[_Draft]]:
+        drafts: list[_Draft] = []
+        mark, review_drafts = await self._reviews(mark, new, now)
+        drafts += review_drafts
+        if new.is_open:
+            if mark.ended is not None:
+                mark = msgspec.structs.replace(mark, ended=None)  # reopened
+            mark, check_drafts = await self._checks(mark, new)
+            drafts += check_drafts
+        elif mark.ended != (ending := _ending(new)):
+            mark = msgspec.structs.replace(mark, ended=ending)
+            verb = "Merged" if ending == "merged" else "Closed without merging"
+            item = NoticeItem(f"{ending}:{new.head_ref_oid}", None, new.url, None, "pr")
+            drafts.append(_Draft(f"pr-{ending}", (item,), f"{verb}: {_header(new)}."))
+        return mark, drafts
+
+    async def _reviews(
+        self, mark: NoticesMark, new: PrStatus, now: datetime
+    ) -> tuple[NoticesMark, list[_Draft]]:
+        seen = {s.id for s in mark.reviews}
+        waiting = {w.id: w for w in mark.waiting}
+        handled: list[_Seen] = []
+        to_announce: list[tuple[BadgeItem, str]] = []  # (review, notice kind)
+        still_waiting: list[_Waiting] = []
+        listed = {r.id: r for r in new.reviews}
+
+        candidates: list[BadgeItem] = [
+            r
+            for r in new.reviews
+            if r.id not in seen
+            and r.id not in waiting
+            and (mark.reviews_floor is None or r.created_at > mark.reviews_floor)
+        ]
+        for w in mark.waiting:
+            candidates.append(
+                listed.get(w.id)
+                or BadgeItem("review", w.id, w.database_id, w.at, Author(w.login), state=w.state)
+            )
+        for review in sorted(candidates, key=lambda r: (r.created_at, r.id)):
+            verdict = review.state in _VERDICTS
+            if (
+                not new.is_open
+                or review.state == "DISMISSED"
+                or not (verdict or is_bot(review.author, self._review_bots))
+            ):
+                handled.append(_Seen(review.id, review.created_at))
+            elif is_bot(review.author, self._review_bots):
+                handled.append(_Seen(review.id, review.created_at))
+                to_announce.append((review, "bot-review"))
+            elif review.author is None:
+                handled.append(_Seen(review.id, review.created_at))
+                self._log.info("a review verdict on %s by a deleted account was ignored", new.pr)
+            else:
+                answer = await self._permissions.lookup(new.pr.repo, review.author.login, now)
+                if isinstance(answer, PermissionAnswer):
+                    handled.append(_Seen(review.id, review.created_at))
+                    if answer.trusted:
+                        to_announce.append((review, "review-verdict"))
+                    else:
+                        self._log.info(
+                            "a review verdict on %s by an account without write access "
+                            "was not passed on",
+                            new.pr,
+                        )
+                else:
+                    since = waiting[review.id].since if review.id in waiting else now
+                    if now - since >= self._give_up_after:
+                        handled.append(_Seen(review.id, review.created_at))
+                        self._log.warning(
+                            "a review verdict on %s was not passed on: the permission "
+                            "lookup kept failing",
+                            new.pr,
+                        )
+                    else:
+                        still_waiting.append(
+                            _Waiting(
+                                review.id,
+                                review.created_at,
+                                since,
+                                review.author.login,
+                                review.state or "",
+                                review.database_id,
+                            )
+                        )
+
+        drafts: list[_Draft] = []
+        if to_announce:
+            details = await self._read_details(new.pr, [r for r, _ in to_announce])
+            drafts = [_review_draft(new, r, kind, details.get(r.id)) for r, kind in to_announce]
+        kept = sorted([*mark.reviews, *handled], key=lambda s: (s.at, s.id))
+        floor = mark.reviews_floor
+        if len(kept) > _KEEP_REVIEWS:
+            dropped, kept = kept[:-_KEEP_REVIEWS], kept[-_KEEP_REVIEWS:]
+            floor = max([dropped[-1].at, *([floor] if floor else [])])
+        return (
+            msgspec.structs.replace(
+                mark, reviews=tuple(kept), reviews_floor=floor, waiting=tuple(still_waiting)
+            ),
+            drafts,
+        )
+
+    async def _checks(self, mark: NoticesMark, new: PrStatus) -> tuple[NoticesMark, list[_Draft]]:
+        head, state = new.head_ref_oid, new.check_state
+        handled = mark.checks if mark.checks_head == head else ()
+        if state not in _FAILING or (mark.checks_head, mark.checks_state) == (head, state):
+            return msgspec.structs.replace(
+                mark, checks_head=head, checks_state=state, checks=handled
+            ), []
+        failures = await self._read_checks(new.pr)
+        fresh = [f for f in failures if f.id not in handled]
+        drafts = [_check_draft(new, f) for f in fresh]
+        return msgspec.structs.replace(
+            mark,
+            checks_head=head,
+            checks_state=state,
+            checks=(*handled, *(f.id for f in fresh)),
+        ), drafts
+
+    # -- addressing -----------------------------------------------------------------
+
+    @staticmethod
+    def _address(draft: _Draft, watch: Watch, new: PrStatus, now: datetime) -> Notice:
+        pr = new.pr
+        return Notice(
+            version=NOTICE_VERSION,
+            kind=draft.kind,
+            key=notice_key(watch.thread_id, pr, draft.kind, [i.id for i in draft.items]),
+            worker=watch.thread_id,
+            pr=NoticePr(host=pr.host, repo=pr.repo, number=pr.number, url=new.url, title=new.title),
+            items=draft.items,
+            text=draft.text,
+            created_at=now,
+        )
+
+
+def _ending(status: PrStatus) -> str:
+    return "merged" if status.merged or status.state == "MERGED" else "closed"
+
+
+def _header(new: PrStatus) -> str:
+    return f"{_one_line(new.title)} ({new.pr})"
+
+
+def _review_draft(new: PrStatus, review: BadgeItem, kind: str, detail: ItemDetail | None) -> _Draft:
+    login = review.author.login if review.author else "ghost"
+    if kind == "bot-review":
+        state = (review.state or "").replace("_", " ").lower()
+        first = f"Review ({state}) from the bot @{login} on {_header(new)}."
+    else:
+        first = f"{_VERDICTS[review.state or '']} by @{login} on {_header(new)}."
+    url = detail.url if detail else new.url
+    parts = [first]
+    body = detail.body if detail else ""
+    if body.strip():
+        parts.append(_fence(body, kind="comment", source=f"@{login}"))
+    parts.append(url)
+    item = NoticeItem(review.id, review.database_id, url, login, "review")
+    return _Draft(kind, (item,), "\n\n".join(parts))
+
+
+def _check_draft(new: PrStatus, failure: CheckFailure) -> _Draft:
+    name = _one_line(failure.name, 100)
+    first = (
+        f"Check {name} failed ({_one_line(failure.conclusion, 40).lower()}) on "
+        f"{new.head_ref_oid[:7]} of {_header(new)}."
+    )
+    parts = [first]
+    if failure.summary.strip():
+        parts.append(_fence(failure.summary, kind="check-output", source=name))
+    parts.append(failure.url)
+    item = NoticeItem(f"check:{new.head_ref_oid}:{failure.id}", None, failure.url, None, "check")
+    return _Draft("check-failed", (item,), "\n\n".join(parts))
