@@ -19,11 +19,16 @@ from ._errors import (
     GitHubError,
     GraphQLError,
     RateLimitedError,
+    StoreError,
     StoreLockedError,
+    StoreSchemaError,
     TokenNotFoundError,
     TransientError,
 )
 from ._github import GitHubClient, RetryPolicy
+from ._governor import BudgetGovernor, Pace
+from ._lease import Lease
+from ._listener import WATCH_TOOL, Listener, Watch
 from ._model import (
     Author,
     BadgeBatch,
@@ -39,22 +44,38 @@ from ._model import (
     PrStatus,
 )
 from ._notice import NOTICE_VERSION, Notice, NoticeItem, NoticePr, notice_key
+from ._notices import (
+    CheckReader,
+    DetailReader,
+    MonitorNotices,
+    NoticesMark,
+    PermissionChecker,
+    is_bot,
+)
 from ._permissions import Permissions, is_valid_login
+from ._poller import BadgeReader, Poller, WatchSource
 from ._publisher import Busy, Delivered, Gone, Publisher, PublishOutcome, Refused
 from ._queries import all_documents
 from ._ratelimit import RateLimit
+from ._store import Attempt, Mark, OutboxEntry, OutboxStatus, Store, SyncStore
 from ._token import find_token
 
 __all__ = [
     "NOTICE_VERSION",
+    "WATCH_TOOL",
+    "Attempt",
     "AuthError",
     "Author",
     "BadgeBatch",
     "BadgeItem",
+    "BadgeReader",
+    "BudgetGovernor",
     "Busy",
     "CheckFailure",
+    "CheckReader",
     "Clock",
     "Delivered",
+    "DetailReader",
     "Duration",
     "GapRead",
     "GitHubApi",
@@ -66,14 +87,24 @@ __all__ = [
     "GraphQLResult",
     "InlineComment",
     "ItemDetail",
+    "Lease",
+    "Listener",
     "LookupFailed",
+    "Mark",
     "MonitorConfig",
+    "MonitorNotices",
     "Notice",
     "NoticeItem",
     "NoticePr",
+    "NoticesMark",
+    "OutboxEntry",
+    "OutboxStatus",
+    "Pace",
     "PageInfo",
     "PermissionAnswer",
+    "PermissionChecker",
     "Permissions",
+    "Poller",
     "PrRef",
     "PrStatus",
     "PublishOutcome",
@@ -83,14 +114,21 @@ __all__ = [
     "Refused",
     "RestResult",
     "RetryPolicy",
+    "Store",
+    "StoreError",
     "StoreLockedError",
+    "StoreSchemaError",
+    "SyncStore",
     "SystemClock",
     "TokenNotFoundError",
     "TransientError",
+    "Watch",
+    "WatchSource",
     "add_reactions",
     "all_documents",
     "find_token",
     "format_duration",
+    "is_bot",
     "is_valid_login",
     "notice_key",
     "parse_badge",
