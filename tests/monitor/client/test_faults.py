@@ -333,3 +333,29 @@ async def test_rate_limit_is_not_retried_inside_the_client(
         await make_client(script).graphql(QUERY)
 
     assert 1 == script.calls
+
+
+async def test_a_304_also_resets_the_growing_wait(
+    make_client: Factory, script_class: Any, reply_fn: Reply, clock: Any
+) -> None:
+    body = {"message": "You have exceeded a secondary rate limit."}
+    script = script_class(
+        [
+            reply_fn(200, {}, {"etag": '"e"'}),
+            reply_fn(403, body),
+            reply_fn(304),
+            reply_fn(403, body),
+        ]
+    )
+    client = make_client(script)
+    await client.rest_get("/x")
+    with pytest.raises(RateLimitedError) as first:
+        await client.rest_get("/x")
+    assert first.value.retry_at is not None
+    clock.current = first.value.retry_at
+    await client.rest_get("/x")
+
+    with pytest.raises(RateLimitedError) as again:
+        await client.rest_get("/x")
+
+    assert again.value.retry_at == clock.now() + timedelta(seconds=60)
