@@ -1,0 +1,44 @@
+"""Own-post detection: tell a worker's own GitHub comments from its user's.
+
+Workers usually post with the user's own ``gh`` login, so GitHub cannot tell their
+comments apart. The only record of what the worker posted is its transcript.
+``scan`` reads transcripts incrementally (the only file I/O here) into an
+``OwnPostState``; ``match`` (pure) answers, for each comment, whether it is the
+worker's own post, with the rule and the transcript line that decided it.
+"""
+
+from ._match import match
+from ._model import (
+    CommentText,
+    InlineText,
+    NamedPr,
+    OwnPostState,
+    OwnPostVerdict,
+    PostRecord,
+    PostRef,
+    SourceState,
+    TranscriptSource,
+)
+from ._scan import FileReport, ReportedPost, read_transcript, scan, transcript_files
+from ._text import LinkRef, body_hash, normalise_body
+
+__all__ = [
+    "CommentText",
+    "FileReport",
+    "InlineText",
+    "LinkRef",
+    "NamedPr",
+    "OwnPostState",
+    "OwnPostVerdict",
+    "PostRecord",
+    "PostRef",
+    "ReportedPost",
+    "SourceState",
+    "TranscriptSource",
+    "body_hash",
+    "match",
+    "normalise_body",
+    "read_transcript",
+    "scan",
+    "transcript_files",
+]
