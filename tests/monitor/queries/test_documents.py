@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from graphql import GraphQLSchema, parse, validate
+from graphql import GraphQLSchema, parse, print_ast, validate
 from graphql.language import (
     DocumentNode,
     FieldNode,
@@ -89,9 +89,7 @@ def test_badge_reads_the_fields_the_issue_lists() -> None:
 def test_badge_reviews_leave_out_pending_reviews() -> None:
     doc, _ = badge_query(_prs(1))
     reviews = next(f for f in _fields(parse(doc)) if f.name.value == "reviews")
-    states = next(a for a in reviews.arguments if a.name.value == "states")
-    from graphql import print_ast
-
+    states = next(a for a in reviews.arguments or () if a.name.value == "states")
     assert "[APPROVED, CHANGES_REQUESTED, COMMENTED, DISMISSED]" == print_ast(states.value)
 
 

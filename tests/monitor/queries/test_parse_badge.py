@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from review_monitor import Author, BadgeItem, PageInfo, PrRef, PrStatus, parse_badge
+from review_monitor import Author, BadgeBatch, BadgeItem, PageInfo, PrRef, PrStatus, parse_badge
 
 PR = PrRef("octo-org", "octo-repo", 12)
 OTHER = PrRef("octo-org", "octo-repo", 15)
@@ -78,7 +78,9 @@ def pr_node(
     return node
 
 
-def parse(data: Any, prs: list[PrRef] | None = None, *, c: int = 10, r: int = 20, errors: Any = ()):  # type: ignore[no-untyped-def]
+def parse(
+    data: Any, prs: list[PrRef] | None = None, *, c: int = 10, r: int = 20, errors: Any = ()
+) -> BadgeBatch:
     return parse_badge(data, prs or [PR], comments_window=c, reviews_window=r, errors=errors)
 
 
