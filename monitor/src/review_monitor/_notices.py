@@ -66,11 +66,11 @@ class PermissionChecker(Protocol):
     ) -> PermissionAnswer | LookupFailed: ...
 
 
-DetailReader = Callable[[PrRef, Sequence[BadgeItem]], Awaitable[Mapping[str, ItemDetail]]]
-"""Reads bodies for badge items, keyed by node id (one query per up to 30 items)."""
+DetailReader = Callable[[Sequence[str]], Awaitable[Mapping[str, ItemDetail]]]
+"""Reads bodies by node id (``functools.partial(read_details, api)``)."""
 
 CheckReader = Callable[[PrRef], Awaitable[tuple[CheckFailure, ...]]]
-"""Reads the failing checks of a PR's head commit."""
+"""Reads the failing checks of a PR's head commit (``partial(read_failing_checks, api)``)."""
 
 
 def _bot_name(login: str) -> str:
@@ -95,14 +95,15 @@ class _Seen(msgspec.Struct, frozen=True, array_like=True):
 
 
 class _Waiting(msgspec.Struct, frozen=True, array_like=True):
-    """A verdict whose author's permission lookup failed, retried on later polls."""
+    """A verdict whose author's permission lookup failed: retried at ``retry_at``."""
 
     id: str
     at: datetime
-    since: datetime
     login: str
     state: str
     database_id: int | None
+    failures: int
+    retry_at: datetime
 
 
 class NoticesMark(msgspec.Struct, frozen=True, kw_only=True):
@@ -158,7 +159,11 @@ class MonitorNotices:
         read_details: DetailReader,
         read_checks: CheckReader,
         review_bots: Sequence[str] = (),
-        give_up_after: timedelta = timedelta(minutes=10),
+        permission_retries: Sequence[timedelta] = (
+            timedelta(minutes=1),
+            timedelta(minutes=2),
+            timedelta(minutes=4),
+        ),
         logger: logging.Logger | None = None,
     ) -> None:
         self._store = store
@@ -166,7 +171,7 @@ class MonitorNotices:
         self._read_details = read_details
         self._read_checks = read_checks
         self._review_bots = tuple(review_bots)
-        self._give_up_after = give_up_after
+        self._retries = tuple(permission_retries)
         self._log = logger or _log
 
     async def on_poll(
@@ -258,6 +263,8 @@ class MonitorNotices:
             elif is_bot(review.author, self._review_bots):
                 handled.append(_Seen(review.id, review.created_at))
                 to_announce.append((review, "bot-review"))
+            elif review.id in waiting and waiting[review.id].retry_at > now:
+                still_waiting.append(waiting[review.id])
             elif review.author is None:
                 handled.append(_Seen(review.id, review.created_at))
                 self._log.info("a review verdict on %s by a deleted account was ignored", new.pr)
@@ -274,8 +281,8 @@ class MonitorNotices:
                             new.pr,
                         )
                 else:
-                    since = waiting[review.id].since if review.id in waiting else now
-                    if now - since >= self._give_up_after:
+                    failures = waiting[review.id].failures + 1 if review.id in waiting else 1
+                    if failures > len(self._retries):
                         handled.append(_Seen(review.id, review.created_at))
                         self._log.warning(
                             "a review verdict on %s was not passed on: the permission "
@@ -287,16 +294,17 @@ class MonitorNotices:
                             _Waiting(
                                 review.id,
                                 review.created_at,
-                                since,
                                 review.author.login,
                                 review.state or "",
                                 review.database_id,
+                                failures,
+                                now + self._retries[failures - 1],
                             )
                         )
 
         drafts: list[_Draft] = []
         if to_announce:
-            details = await self._read_details(new.pr, [r for r, _ in to_announce])
+            details = await self._read_details([r.id for r, _ in to_announce])
             drafts = [_review_draft(new, r, kind, details.get(r.id)) for r, kind in to_announce]
         kept = sorted([*mark.reviews, *handled], key=lambda s: (s.at, s.id))
         floor = mark.reviews_floor

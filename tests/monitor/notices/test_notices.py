@@ -37,9 +37,11 @@ class FakePermissions:
     def __init__(self, answers: Mapping[str, str]) -> None:
         self.answers = dict(answers)  # login -> admin/write/read/none, or "fail"
         self.calls: list[str] = []
+        self.times: list[datetime] = []
 
     async def lookup(self, repo: str, login: str, now: datetime) -> PermissionAnswer | LookupFailed:
         self.calls.append(login)
+        self.times.append(now)
         answer = self.answers.get(login, "none")
         if answer == "fail":
             return LookupFailed(login, 502, "server error")
@@ -52,15 +54,12 @@ class FakeDetails:
         self.fail_next = False
         self.calls: list[tuple[str, ...]] = []
 
-    async def __call__(self, pr: PrRef, items: Sequence[BadgeItem]) -> Mapping[str, ItemDetail]:
-        self.calls.append(tuple(i.id for i in items))
+    async def __call__(self, ids: Sequence[str]) -> Mapping[str, ItemDetail]:
+        self.calls.append(tuple(ids))
         if self.fail_next:
             self.fail_next = False
             raise TransientError("detail read failed", status=502)
-        return {
-            i.id: ItemDetail(i.id, i.kind, self.bodies.get(i.id, ""), f"https://x/{i.id}")
-            for i in items
-        }
+        return {i: ItemDetail(i, "review", self.bodies.get(i, ""), f"https://x/{i}") for i in ids}
 
 
 class FakeChecks:
@@ -280,21 +279,35 @@ async def test_a_failed_permission_lookup_is_retried_on_the_next_poll(world: Wor
 
 
 @pytest.mark.anyio
-async def test_a_permission_lookup_that_keeps_failing_is_given_up(
+async def test_a_failing_permission_lookup_is_retried_after_one_two_and_four_minutes(
+    world: World,
+) -> None:
+    world.permissions.answers["alice"] = "fail"
+    await world.poll(status())
+    for second in range(60, 20 * 60, 30):
+        await world.poll(status(review("R1", "alice")), T0 + timedelta(seconds=second))
+    # Tried at 1m, then 1m, 2m and 4m after each failure: 1m, 2m, 4m, 8m; then given up.
+    assert [T0 + 1 * M, T0 + 2 * M, T0 + 4 * M, T0 + 8 * M] == world.permissions.times
+
+
+@pytest.mark.anyio
+async def test_a_permission_lookup_that_keeps_failing_is_given_up_with_one_line(
     world: World, caplog: pytest.LogCaptureFixture
 ) -> None:
     world.permissions.answers["alice"] = "fail"
     await world.poll(status())
     with caplog.at_level(logging.WARNING, logger="review_monitor.notices"):
-        for minute in range(1, 15):
+        for minute in (1, 2, 4, 8):
             await world.poll(status(review("R1", "alice")), T0 + minute * M)
     world.permissions.answers["alice"] = "write"
     await world.poll(status(review("R1", "alice")), T0 + 20 * M)
-    assert ([], 11, 1) == (
-        await world.notices(),
-        len(world.permissions.calls),
-        len(caplog.records),
-    )
+    assert (
+        [],
+        [
+            "a review verdict on octo-org/octo-repo#12 was not passed on: the permission "
+            "lookup kept failing"
+        ],
+    ) == (await world.notices(), [r.getMessage() for r in caplog.records])
 
 
 @pytest.mark.anyio
