@@ -114,9 +114,16 @@ def _usable(data: Any) -> bool:
     return isinstance(data, dict) and any(v is not None for v in data.values())
 
 
+_ERROR_TYPE = re.compile(r"^[A-Z][A-Z_]{0,39}$")
+
+
 def _error_types(errors: list[dict[str, Any]]) -> str:
-    kinds = sorted({str(e.get("type") or "UNTYPED") for e in errors})
-    return ", ".join(kinds)
+    """The errors' types for a log line: GitHub's enum names only, never free text."""
+    kinds = set()
+    for error in errors:
+        kind = error.get("type")
+        kinds.add(kind if isinstance(kind, str) and _ERROR_TYPE.match(kind) else "OTHER")
+    return ", ".join(sorted(kinds))
 
 
 class GitHubClient:

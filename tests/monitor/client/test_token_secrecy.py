@@ -151,3 +151,20 @@ async def test_retry_log_lines_show_no_token_and_one_line_per_fault(
     lines = [r.getMessage() for r in caplog.records if r.name == "review_monitor.github"]
     assert 2 == len(lines)
     assert all(token not in line for line in lines)
+
+
+@pytest.mark.anyio
+async def test_error_types_that_are_not_enum_names_are_logged_as_other(
+    make_client: Factory,
+    script_class: Any,
+    reply_fn: Reply,
+    token: str,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.WARNING, logger="review_monitor.github")
+    body = {"data": {"a": 1}, "errors": [{"type": f"free text {token}", "message": "x"}]}
+
+    await make_client(script_class([reply_fn(200, body)])).graphql(QUERY)
+
+    lines = [r.getMessage() for r in caplog.records if r.name == "review_monitor.github"]
+    assert ["GitHub GraphQL answered 1 error(s) beside partial data (types: OTHER)"] == lines
