@@ -11,6 +11,8 @@ import re
 from datetime import datetime, timedelta
 from typing import Any
 
+import anyio
+
 from ._api import GitHubApi
 from ._config import MonitorConfig
 from ._errors import AuthError, GitHubError, RateLimitedError, TransientError
@@ -55,8 +57,21 @@ def _message(body: Any) -> str:
     return ""
 
 
+class _Pending:
+    """A lookup under way, which concurrent callers for the same key wait for."""
+
+    def __init__(self, login: str) -> None:
+        self.done = anyio.Event()
+        self.outcome: PermissionAnswer | LookupFailed = LookupFailed(
+            login, None, "the shared lookup was cancelled"
+        )
+
+
 class Permissions:
-    """Permission lookups with a cache keyed by host, repo and login (case-insensitive)."""
+    """Permission lookups with a cache keyed by host, repo and login (case-insensitive).
+
+    Concurrent lookups of one key share one call.
+    """
 
     def __init__(self, api: GitHubApi, config: MonitorConfig) -> None:
         self._api = api
@@ -64,6 +79,7 @@ class Permissions:
         self._retries = tuple(config.permission_retries)
         self._trusted = frozenset(config.trusted_permissions)
         self._cache: dict[tuple[str, str, str], PermissionAnswer] = {}
+        self._pending: dict[tuple[str, str, str], _Pending] = {}
 
     def _key(self, repo: str, login: str) -> tuple[str, str, str]:
         return (self._api.host.casefold(), repo.casefold(), login.casefold())
@@ -95,8 +111,18 @@ class Permissions:
         answer = self.cached(repo, login, now)
         if answer is not None:
             return answer
-        outcome, _ = await self._ask(repo, login, now)
-        return outcome
+        key = self._key(repo, login)
+        pending = self._pending.get(key)
+        if pending is not None:
+            await pending.done.wait()
+            return pending.outcome
+        pending = self._pending[key] = _Pending(login)
+        try:
+            pending.outcome, _ = await self._ask(repo, login, now)
+        finally:
+            del self._pending[key]
+            pending.done.set()
+        return pending.outcome
 
     def retry_delay(self, failures: int) -> timedelta | None:
         """The wait after the ``failures``-th failed try (1-based); None: give up."""

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import anyio
 import httpx
 import pytest
 
@@ -351,3 +352,29 @@ async def test_preflight_is_quiet_when_lookups_can_work(
     api = fake_api_class([reply])
 
     assert None is await Permissions(api, MonitorConfig()).preflight(REPO, "worker-bot", NOW)
+
+
+@pytest.mark.anyio
+async def test_concurrent_lookups_of_one_login_share_one_call(fake_api_class: Any) -> None:
+    gate = anyio.Event()
+
+    class SlowApi(fake_api_class):  # type: ignore[misc]
+        async def rest_get(self, path: str, *, retry: bool = True) -> RestResult:
+            await gate.wait()
+            result: RestResult = await super().rest_get(path, retry=retry)
+            return result
+
+    api = SlowApi([ok("write", "write")])
+    permissions = Permissions(api, MonitorConfig())
+    outcomes: list[PermissionAnswer | LookupFailed] = []
+
+    async def ask(login: str) -> None:
+        outcomes.append(await permissions.lookup(REPO, login, NOW))
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(ask, "mona")
+        tg.start_soon(ask, "MONA")
+        await anyio.wait_all_tasks_blocked()
+        gate.set()
+
+    assert ([answer("write", "write", trusted=True)] * 2, 1) == (outcomes, len(api.calls))
