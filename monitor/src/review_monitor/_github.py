@@ -9,7 +9,9 @@ every request of that scope without calling GitHub: a secondary limit blocks eve
 a spent primary limit blocks its own resource (``graphql`` or ``core``).  The poller and the
 permission schedule own their timing, so a refused poll simply waits for its next turn and
 nothing hangs.  5xx answers, timeouts and connection faults are retried here, with bounded
-exponential backoff and jitter slept on the injected ``Clock``, then ``TransientError``.
+exponential backoff and jitter slept on the injected ``Clock``, then ``TransientError``; a
+REST POST or a GraphQL mutation is retried only when the connection never opened, since a
+repeat could post twice.  ``rest_get(retry=False)`` is exactly one attempt.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ _HOST = re.compile(r"^[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:[0-9]{1,5})?$")
 # What an HTTP header value can carry; anything else must never reach httpx, whose
 # error for an illegal header value would quote the value, i.e. the token.
 _TOKEN = re.compile(r"^[\x21-\x7e]+$")
+_MUTATION = re.compile(r"^(?:\s|,|#[^\n]*\n)*mutation\b")
 _ALL = "*"  # the gate key of a secondary limit: it covers REST and GraphQL alike
 _NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
 
@@ -179,8 +182,10 @@ class GitHubClient:
         payload: dict[str, Any] = {"query": query}
         if variables:
             payload["variables"] = dict(variables)
+        # A query may be repeated after a fault; a mutation that may have reached GitHub may not.
+        is_query = _MUTATION.match(query) is None
         response = await self._send(
-            "POST", self._graphql_url, "graphql", json=payload, retry=True, idempotent=True
+            "POST", self._graphql_url, "graphql", json=payload, retry=True, idempotent=is_query
         )
         status = response.status_code
         body = _decode(response.content)

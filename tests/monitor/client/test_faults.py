@@ -359,3 +359,15 @@ async def test_a_304_also_resets_the_growing_wait(
         await client.rest_get("/x")
 
     assert again.value.retry_at == clock.now() + timedelta(seconds=60)
+
+
+async def test_graphql_mutation_is_not_repeated_after_it_may_have_reached_github(
+    make_client: Factory, script_class: Any, reply_fn: Reply
+) -> None:
+    script = script_class([reply_fn(502), reply_fn(200, OK)])
+    mutation = "# name: react\nmutation($id: ID!) { addReaction(input: {subjectId: $id}) { x } }"
+
+    with pytest.raises(TransientError):
+        await make_client(script).graphql(mutation, {"id": "X"})
+
+    assert 1 == script.calls
