@@ -1,0 +1,75 @@
+"""The wake mark: versions, round trips, and what it refuses."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from comment_wake.wake import (
+    MARK_VERSION,
+    Handled,
+    Held,
+    MarkError,
+    Pending,
+    WakeMark,
+    decode_mark,
+    encode_mark,
+)
+from review_monitor import Author, BadgeItem, InlineComment, ItemDetail
+
+T = datetime(2025, 6, 2, 9, 0, tzinfo=UTC)
+
+
+def _full_mark() -> WakeMark:
+    item = BadgeItem("review", "PRR_1", 7, T, Author("bob"), state="COMMENTED")
+    detail = ItemDetail(
+        "PRR_1",
+        "review",
+        "body",
+        "https://x/1",
+        inline=(InlineComment("RC_1", 8, "a.py", 3, 3, "fix", "https://x/2"),),
+    )
+    return WakeMark(
+        baseline_done=True,
+        floor=T,
+        handled=(Handled("IC_1", T),),
+        comments_seen_to=T,
+        wakes=(T,),
+        held=(Held(item, detail, T),),
+        held_until=T,
+        pending=(Pending(item, detail, 2, T),),
+        own_posts=b"\x00\xffopaque",
+    )
+
+
+def test_mark_survives_a_round_trip() -> None:
+    mark = _full_mark()
+    assert mark == decode_mark(encode_mark(mark))
+
+
+def test_encoded_mark_carries_its_version() -> None:
+    assert MARK_VERSION == msgspec.json.decode(encode_mark(WakeMark()))["version"]
+
+
+def test_plain_ids_fixture_loads_as_handled_ids_without_a_baseline(repo_root: Path) -> None:
+    data = (repo_root / "fixtures" / "marks" / "v0-plain-ids.json").read_bytes()
+    mark = decode_mark(data)
+    expected = ("IC_kwDOKx0v3c5yGq1A", "IC_kwDOKx0v3c5yGq2B", "PRR_kwDOKx0v3c5zH0aC")
+    assert (True, expected, None) == (mark.baseline_done, mark.legacy_ids, mark.floor)
+
+
+def test_plain_ids_under_a_comments_key_load() -> None:
+    mark = decode_mark(b'{"comments": ["IC_1", "IC_2"]}')
+    assert ("IC_1", "IC_2") == mark.legacy_ids
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b"not json", b"[1, 2]", b'"IC_1"', b'{"version": 99}', b'{"version": 1, "floor": 3}'],
+)
+def test_unreadable_mark_raises_mark_error(data: bytes) -> None:
+    with pytest.raises(MarkError):
+        decode_mark(data)
