@@ -159,8 +159,9 @@ def _verdict(
     if after is not None:
         return RateLimitVerdict(after, secondary=secondary, reason="retry-after")
     reset = _epoch(headers.get("x-ratelimit-reset"))
-    if _int(headers.get("x-ratelimit-remaining")) == 0 and reset is not None:
-        return RateLimitVerdict(max(reset, now), secondary=secondary, reason="x-ratelimit-reset")
+    # A reset already past (our clock ahead of GitHub's) would mean retrying at once.
+    if _int(headers.get("x-ratelimit-remaining")) == 0 and reset is not None and reset > now:
+        return RateLimitVerdict(reset, secondary=secondary, reason="x-ratelimit-reset")
     return RateLimitVerdict(
         now + fallback_wait(strikes), secondary=secondary, reason="no time given"
     )

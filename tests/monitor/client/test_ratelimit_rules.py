@@ -143,3 +143,13 @@ def test_etag_cache_key_includes_host() -> None:
     cache.put("github.com", "/a", CachedAnswer('"e"', 200, 1))
 
     assert None is cache.get("ghe.example.com", "/a")
+
+
+def test_spent_primary_with_a_past_reset_still_waits_a_minute() -> None:
+    past = {"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(int(NOW.timestamp()) - 5)}
+
+    verdict = classify_refusal(
+        403, past, {"message": "API rate limit exceeded"}, now=NOW, strikes=1
+    )
+
+    assert RateLimitVerdict(NOW + timedelta(seconds=60), False, "no time given") == verdict
