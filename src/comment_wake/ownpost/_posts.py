@@ -130,6 +130,7 @@ class _Args:
         self.flags: set[str] = set()
         self.positional: list[str | None] = []
         self.unknown_flag = False
+        self.missing_value = False  # a flag that needs a value ended the argv: gh refuses
         i = 0
         while i < len(args):
             arg = args[i]
@@ -150,9 +151,9 @@ class _Args:
                 elif eq:
                     self.values.setdefault(valued[flag], []).append(value)
                 else:
-                    self.values.setdefault(valued[flag], []).append(
-                        args[i] if i < len(args) else None
-                    )
+                    self.missing_value = self.missing_value or i >= len(args)
+                    value_arg = args[i] if i < len(args) else None
+                    self.values.setdefault(valued[flag], []).append(value_arg)
                     i += 1
             elif arg.startswith("-") and len(arg) > 1:
                 j = 1
@@ -165,6 +166,7 @@ class _Args:
                         if rest:
                             self.values.setdefault(valued[short], []).append(rest)
                         else:
+                            self.missing_value = self.missing_value or i >= len(args)
                             value_arg = args[i] if i < len(args) else None
                             self.values.setdefault(valued[short], []).append(value_arg)
                             i += 1
@@ -313,7 +315,7 @@ def _gh_comment(
     cmd: SimpleCommand, rest: tuple[str | None, ...], env: Mapping[str, str | None], *, issue: bool
 ) -> PlannedPost | None:
     args = _Args(rest, valued=_COMMENT_VALUED, boolean=_COMMENT_BOOL)
-    if args.flags & {"web", "editor", "delete-last"}:
+    if args.missing_value or args.flags & {"web", "editor", "delete-last"}:
         return None
     bodies = _bodies_from(cmd, args)
     if bodies is None:
@@ -335,7 +337,7 @@ def _gh_review(
 ) -> PlannedPost | None:
     args = _Args(rest, valued=_COMMENT_VALUED, boolean=_REVIEW_BOOL)
     verdicts = args.flags & {"approve", "request-changes", "comment"}
-    if not verdicts:
+    if not verdicts or args.missing_value:
         return None
     bodies = _bodies_from(cmd, args) or ((), True, ())
     has_repo = "repo" in args.values
@@ -354,7 +356,7 @@ def _gh_api(
     cmd: SimpleCommand, rest: tuple[str | None, ...], env: Mapping[str, str | None]
 ) -> PlannedPost | None:
     args = _Args(rest, valued=_API_VALUED, boolean=_API_BOOL)
-    if not args.positional or args.positional[0] is None:
+    if args.missing_value or not args.positional or args.positional[0] is None:
         return None
     endpoint = args.positional[0].split("?", 1)[0]
     fields = [*args.values.get("raw-field", []), *args.values.get("field", [])]
