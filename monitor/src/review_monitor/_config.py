@@ -20,7 +20,9 @@ class GitHubConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     host: str = "github.com"
-    # None: https://api.github.com for github.com, https://HOST/api for Enterprise.
+    # None: https://api.github.com for github.com, https://HOST/api/v3 (REST) and
+    # https://HOST/api/graphql for Enterprise Server.  Set: the base of both (GraphQL at
+    # {api_url}/graphql); tests and FakeGitHub over loopback use it.
     api_url: str | None = None
     timeout: Duration = timedelta(seconds=30)
 
