@@ -184,3 +184,16 @@ async def test_background_grandchild_holding_stdout_does_not_stall_delivery(
     started = time.monotonic()
     outcome = await CommandPublisher([str(tool)], timeout=30).publish(make_notice())
     assert (Delivered(session_id="s-1"), True) == (outcome, time.monotonic() - started < 6)
+
+
+async def test_the_daemons_github_token_is_not_passed_to_the_command(
+    make_notice: NoticeFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GH_TOKEN", "ghp_daemon_token_value")
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_daemon_token_value")
+    program = (
+        "import os, sys; sys.stdin.read(); "
+        "leaked = [k for k, v in os.environ.items() if 'ghp_daemon' in v]; "
+        "print(leaked, file=sys.stderr); sys.exit(75)"
+    )
+    assert Busy("[]") == await CommandPublisher([PY, "-c", program]).publish(make_notice())

@@ -7,7 +7,14 @@ fault the delivery loop retries with ``Backoff``.  The wire contract is ``docs/n
 
 from ._backoff import Backoff, RetryState
 from ._callback import CallbackPublisher, NoticeCallback
-from ._command import EXIT_BUSY, EXIT_DELIVERED, EXIT_GONE, EXIT_REFUSED, CommandPublisher
+from ._command import (
+    EXIT_BUSY,
+    EXIT_DELIVERED,
+    EXIT_GONE,
+    EXIT_REFUSED,
+    WITHHELD_ENV,
+    CommandPublisher,
+)
 from ._errors import (
     CallbackError,
     CommandFailedError,
@@ -28,6 +35,7 @@ __all__ = [
     "EXIT_GONE",
     "EXIT_REFUSED",
     "GONE_STATUSES",
+    "WITHHELD_ENV",
     "Backoff",
     "CallbackError",
     "CallbackPublisher",

@@ -18,7 +18,14 @@ from review_monitor import Busy, Delivered, Gone, Notice, PublishOutcome, Refuse
 from ._errors import CommandFailedError, PublishTimeoutError
 from ._text import printable_tail, session_id_from_first_line
 
-__all__ = ["EXIT_BUSY", "EXIT_DELIVERED", "EXIT_GONE", "EXIT_REFUSED", "CommandPublisher"]
+__all__ = [
+    "EXIT_BUSY",
+    "EXIT_DELIVERED",
+    "EXIT_GONE",
+    "EXIT_REFUSED",
+    "WITHHELD_ENV",
+    "CommandPublisher",
+]
 
 EXIT_DELIVERED = 0
 EXIT_BUSY = 75  # EX_TEMPFAIL
@@ -29,6 +36,13 @@ EXIT_REFUSED = 78  # EX_CONFIG
 _KEEP = 64 * 1024
 # After the child exits, how long its output pipes may stay open (a grandchild holding them).
 _DRAIN_GRACE = 1.0
+
+
+# The daemon's own GitHub credentials are not the worker's business: a command inherits the
+# daemon's environment without them (pass one in ``env`` explicitly if a recipe needs it).
+WITHHELD_ENV = frozenset(
+    {"GH_TOKEN", "GITHUB_TOKEN", "GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN"}
+)
 
 
 def _env_for(notice: Notice, base: Mapping[str, str]) -> dict[str, str]:
@@ -52,8 +66,10 @@ class CommandPublisher:
 
     The child reads the notice as JSON on standard input and finds ``COMMENT_WAKE_WORKER``,
     ``COMMENT_WAKE_PR`` (``owner/name#N``), ``COMMENT_WAKE_KIND`` and ``COMMENT_WAKE_KEY``
-    in its environment.  Its exit code is the outcome: 0 delivered (a first stdout line
-    ``session-id: <id>`` reports a new session id), 75 busy, 69 gone, 78 refused.  Any other
+    in its environment, which is the daemon's own without its GitHub token variables
+    (``WITHHELD_ENV``) plus ``env``.  Its exit code is the outcome: 0 delivered (a first
+    stdout line ``session-id: <id>`` reports a new session id), 75 busy, 69 gone, 78
+    refused.  Any other
     code or a signal raises ``CommandFailedError``; running past ``timeout`` seconds kills
     the child's whole process group and raises ``PublishTimeoutError``.  A command that
     cannot be started at all is a configuration fault: ``Refused``.
@@ -84,7 +100,8 @@ class CommandPublisher:
         return f"CommandPublisher(argv={list(self.argv)!r}, timeout={self.timeout})"
 
     async def publish(self, notice: Notice) -> PublishOutcome:
-        base = {**os.environ, **self._env} if self._inherit_env else dict(self._env)
+        inherited = {k: v for k, v in os.environ.items() if k not in WITHHELD_ENV}
+        base = {**inherited, **self._env} if self._inherit_env else dict(self._env)
         try:
             process = await anyio.open_process(
                 list(self.argv),
