@@ -445,7 +445,7 @@ class FakeGitHub:
             ("StatusCheckRollup", "contexts"): self._r_contexts,
             ("Mutation", "addReaction"): self._r_add_reaction,
         }
-        self._viewer_did_author = {"IssueComment", "PullRequestReview", "PullRequestReviewComment"}
+        self._prepared: dict[str, tuple[DocumentNode, list[dict[str, Any]]]] = {}
 
     # ----------------------------------------------------------------- data
 
@@ -1092,7 +1092,7 @@ class FakeGitHub:
                 400, {"message": "Problems parsing JSON", "documentation_url": _DOCS}
             )
         try:
-            document = parse(query)
+            document, problems = self._prepare(query)
         except GraphQLError as exc:
             self._record("other", "POST", path, 200, 0)
             return _json_answer(200, {"errors": [{"message": exc.message}]})
@@ -1107,10 +1107,9 @@ class FakeGitHub:
             self._record(kind, "POST", path, 401, 0, operation, variables)
             return unauthorised
         schema = schema_subset()
-        problems = validate(schema, document)
         if problems:
             self._record(kind, "POST", path, 200, 0, operation, variables)
-            return _json_answer(200, {"errors": [e.formatted for e in problems]})
+            return _json_answer(200, {"errors": problems})
         now = self._now()
         budget.roll(now)
         cost = query_cost(document, variables, operation_name=operation)
@@ -1162,6 +1161,17 @@ class FakeGitHub:
             payload["errors"] = errors
         self._record(kind, "POST", path, 200, cost.points, operation, variables)
         return _json_answer(200, payload, budget.headers("graphql"))
+
+    def _prepare(self, query: str) -> tuple[DocumentNode, list[dict[str, Any]]]:
+        """Parse and validate once per distinct query text (polls repeat theirs)."""
+        found = self._prepared.get(query)
+        if found is None:
+            document = parse(query)
+            problems = [dict(e.formatted) for e in validate(schema_subset(), document)]
+            if len(self._prepared) >= 256:
+                self._prepared.clear()
+            found = self._prepared[query] = (document, problems)
+        return found
 
     # ------------------------------------------------------------ transports
 
