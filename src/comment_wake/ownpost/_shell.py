@@ -435,6 +435,8 @@ def _value(w: _Walk, node: tree_sitter.Node) -> str | None:
         return _ansi_c(w.text(node))
     if t == "concatenation":
         parts: list[str] = []
+        if any(c.grammar_name == "_special_character" for c in node.children):
+            return None  # ``{a,b}``: brace expansion the shell would compute
         for child in node.children:
             v = _value(w, child)
             if v is None:
