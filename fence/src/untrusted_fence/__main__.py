@@ -1,0 +1,54 @@
+"""``python -m untrusted_fence``: fence standard input and print it."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from ._fence import DEFAULT_MAX_CHARS, fence
+
+
+def _non_negative(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {value!r}") from None
+    if number < 0:
+        raise argparse.ArgumentTypeError("must not be negative")
+    return number
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="untrusted-fence", description="Clean untrusted text from stdin and fence it."
+    )
+    parser.add_argument("--kind", choices=("comment", "check-output"), default="comment")
+    parser.add_argument("--source", default=None, help="label of where the text came from")
+    parser.add_argument("--max-chars", type=_non_negative, default=DEFAULT_MAX_CHARS)
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args(argv)
+    data = sys.stdin.buffer.read().decode("utf-8", errors="replace")
+    fenced = fence(data, kind=args.kind, source=args.source, max_chars=args.max_chars)
+    if args.json:
+        out = json.dumps(
+            {
+                "nonce": fenced.nonce,
+                "text": fenced.text,
+                "opener": fenced.opener,
+                "footer": fenced.footer,
+                "body": fenced.body,
+                "truncated": fenced.truncated,
+            },
+            ensure_ascii=False,
+        )
+    else:
+        out = fenced.text
+    sys.stdout.buffer.write(out.encode("utf-8") + b"\n")
+    sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,86 @@
+"""ANSI / ECMA-48: remove whole control sequences, keep their hidden payloads as hidden spans.
+
+One regex pass; each match is a run of sequences, so pathological input (a megabyte of
+``ESC [``) is one match, not a million.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["AnsiResult", "strip_ansi"]
+
+_TRIGGER_RE = re.compile(r"[\x1b\x90\x98\x9b\x9d\x9e\x9f]")
+# A control sequence (CSI, incomplete ones included so no "[31" residue stays) or a 2-byte
+# escape (nF with intermediates, Fp, Fe, Fs), or a lone ESC.
+_SIMPLE = r"(?:(?:\x1b\[|\x9b)[0-?]*+[ -/]*+[@-~]?|\x1b[ -/]*+[0-Z\\`-~]?)"
+# Command strings: OSC, DCS, SOS, PM, APC, 7-bit and 8-bit introducers, then the payload up
+# to BEL, ST (ESC \ or 0x9C), another ESC (aborts the string) or the end of the text.
+_STRING_OPEN = r"(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])"
+_ANSI_RE = re.compile(
+    rf"(?P<open>{_STRING_OPEN})(?P<payload>[^\x07\x1b\x9c]*+)(?P<close>\x07|\x1b\\|\x9c)?"
+    rf"|(?P<simple>{_SIMPLE}++)"
+)
+_SGR_RE = re.compile(r"(?:\x1b\[|\x9b)([0-9;:]*+)m")
+
+
+@dataclass(frozen=True, slots=True)
+class AnsiResult:
+    """Text with every sequence removed; ``hidden`` spans (payloads, concealed text) in it;
+    ``masked`` is ``text`` with the payload spans overwritten by ``x`` (for the Markdown scan)."""
+
+    text: str
+    hidden: tuple[tuple[int, int], ...]
+    masked: str
+
+
+def _conceal_change(run: str, concealed: bool) -> bool:
+    for params in _SGR_RE.findall(run):
+        for p in re.split(r"[;:]", params) if params else [""]:
+            if p in {"8"}:
+                concealed = True
+            elif p in {"", "0", "28"}:
+                concealed = False
+    return concealed
+
+
+def strip_ansi(text: str) -> AnsiResult:
+    if _TRIGGER_RE.search(text) is None:
+        return AnsiResult(text, (), text)
+    out: list[str] = []
+    masked: list[str] = []
+    hidden: list[tuple[int, int]] = []
+    pos = 0
+    length = 0
+    concealed = False
+    conceal_start = 0
+    for m in _ANSI_RE.finditer(text):
+        plain = text[pos : m.start()]
+        out.append(plain)
+        masked.append(plain)
+        length += len(plain)
+        pos = m.end()
+        if m.group("simple") is not None:
+            if "m" in m.group():
+                now = _conceal_change(m.group(), concealed)
+                if now and not concealed:
+                    conceal_start = length
+                elif concealed and not now and length > conceal_start:
+                    hidden.append((conceal_start, length))
+                concealed = now
+            continue
+        payload = m.group("payload")
+        if payload:
+            hidden.append((length, length + len(payload)))
+            out.append(payload)
+            masked.append(re.sub(r"[^\n]", "x", payload))
+            length += len(payload)
+    rest = text[pos:]
+    out.append(rest)
+    masked.append(rest)
+    length += len(rest)
+    if concealed and length > conceal_start:
+        hidden.append((conceal_start, length))
+    hidden.sort()
+    return AnsiResult("".join(out), tuple(hidden), "".join(masked))

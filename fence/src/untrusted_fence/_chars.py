@@ -1,0 +1,189 @@
+"""Code point classes and character-level cleaning, decided against the pinned Unicode tables.
+
+Speed: most text is made of a few common, assigned, allowed blocks.  Those are recognised by
+a short character class; only runs outside it go through a memoised per-code-point decision
+(``str.translate``), so every step stays in C and linear.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Callable
+from typing import Any
+
+from . import _tables
+from ._ucd import normalize
+
+__all__ = [
+    "BRACKETS",
+    "NEUTRAL_BRACKETS",
+    "clean_chars",
+    "fold",
+    "is_forbidden",
+    "is_unassigned",
+    "strip_marks",
+    "tidy_whitespace",
+]
+
+_FORBIDDEN_LO = [lo for lo, _ in _tables.FORBIDDEN]
+_UNASSIGNED_LO = [lo for lo, _ in _tables.UNASSIGNED]
+_MARKS_LO = [lo for lo, _ in _tables.COMBINING_MARKS]
+
+
+def _in(table: tuple[tuple[int, int], ...], los: list[int], cp: int) -> bool:
+    i = bisect_right(los, cp) - 1
+    return i >= 0 and table[i][0] <= cp <= table[i][1]
+
+
+def is_forbidden(cp: int) -> bool:
+    """Whether a code point is in the forbidden set (Unicode 18.0.0, never the runtime's)."""
+    return _in(_tables.FORBIDDEN, _FORBIDDEN_LO, cp)
+
+
+def is_unassigned(cp: int) -> bool:
+    """Whether a code point is unassigned (Cn) in Unicode 18.0.0 and not otherwise forbidden."""
+    return _in(_tables.UNASSIGNED, _UNASSIGNED_LO, cp)
+
+
+def _is_mark(cp: int) -> bool:
+    return _in(_tables.COMBINING_MARKS, _MARKS_LO, cp)
+
+
+# Heavy brackets and their lookalikes: only the fence's own hidden marks may use these.
+BRACKETS = "\u27e6\u27e7\u301a\u301b\u27ec\u27ed\u2983\u2984\u2985\u2986\u3016\u3017\u3010\u3011"
+NEUTRAL_BRACKETS = "[][][][][][][]"
+_BRACKET_MAP = {ord(b): n for b, n in zip(BRACKETS, NEUTRAL_BRACKETS, strict=True)}
+_SPECIAL: dict[int, str | None] = {
+    0x2028: "\n",  # line and paragraph separators (Zl, Zp) and NEL read as line breaks
+    0x2029: "\n",
+    0x0085: "\n",
+    0x2800: " ",  # blank-looking visible characters that NFKC keeps
+    0x1680: " ",
+}
+
+
+def _decide(cp: int) -> str | int | None:
+    if cp in _SPECIAL:
+        return _SPECIAL[cp]
+    if cp in _BRACKET_MAP:
+        return _BRACKET_MAP[cp]
+    if is_forbidden(cp):
+        return None
+    if is_unassigned(cp):
+        return "\ufffd"  # the documented rule for code points unassigned in 18.0.0
+    return cp
+
+
+# Memoised decisions, filled for the code points actually seen (plain dict: translate is fast).
+_CHARMAP: dict[int, str | int | None] = {}
+
+
+def _translate(text: str, table: dict[int, Any], decide: Callable[[int], Any]) -> str:
+    for ch in set(text):
+        if ord(ch) not in table:
+            table[ord(ch)] = decide(ord(ch))
+    out = text.translate(table)
+    if len(table) > 1 << 17:
+        table.clear()
+    return out
+
+
+# Common blocks, every code point of which is assigned, allowed and not special in 18.0.0
+# (checked by a test).  Anything else goes through _CHARMAP.
+_COMMON = (
+    "\t\n\x20-\x7e\u00a0-\u00ac\u00ae-\u02ff\u0370-\u0377\u037a-\u037f\u0384-\u038a"
+    "\u0400-\u052f\u2010-\u2027\u2030-\u205e\u2070-\u2071\u2074-\u208e\u20a0-\u20c0"
+    "\u2100-\u218b\u2190-\u2426\u2440-\u244a\u2460-\u27e5\u27e8-\u27eb\u27ee-\u2982\u2987-\u2b73"
+    "\u3001-\u3009\u3041-\u3096\u30a1-\u30ff\u4e00-\u9fff\uac00-\ud7a3"
+)
+_SUSPECT_RE = re.compile(f"[^{_COMMON}]++")
+_ASCII_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]++")
+
+
+def _fix_run(match: re.Match[str]) -> str:
+    return _translate(match.group(), _CHARMAP, _decide)
+
+
+def clean_chars(text: str) -> str:
+    """Character-level cleaning; idempotent and NFKC-stable (Unicode 18.0.0).
+
+    Line separators become LF; blank-looking visible characters become spaces; forbidden code
+    points are removed before and after NFKC (removal can make new compositions); code points
+    unassigned in Unicode 18.0.0 become U+FFFD; heavy brackets become plain ones.
+    """
+    if text.isascii():
+        return _ASCII_CONTROL_RE.sub("", text)
+    text = _SUSPECT_RE.sub(_fix_run, text)
+    while (again := normalize("NFKC", text)) != text:
+        text = _SUSPECT_RE.sub(_fix_run, again)
+    return text
+
+
+_LONG_SPACE_RE = re.compile(r"[ \t]{33,}+")
+_TRAILING_SPACE_RE = re.compile(r"[ \t]++(?=\n|\Z)")
+_BLANK_LINES_RE = re.compile(r"\n{4,}+")
+
+
+def tidy_whitespace(text: str) -> str:
+    """Trailing spaces go, runs of spaces are capped at 32, runs of blank lines at two."""
+    text = _LONG_SPACE_RE.sub(lambda m: m.group()[:32], text)
+    text = _TRAILING_SPACE_RE.sub("", text)
+    return _BLANK_LINES_RE.sub("\n\n\n", text).strip("\n")
+
+
+_MARKMAP: dict[int, int | None] = {}
+
+
+def _mark_or_keep(cp: int) -> int | None:
+    return None if _is_mark(cp) else cp
+
+
+_NON_ASCII_RE = re.compile(r"[^\x00-\x7f]++")
+
+
+def strip_marks(text: str) -> str:
+    """NFD with combining marks (Mn, Me) removed: a detection view, never shown."""
+    if text.isascii():
+        return text
+    return _translate(normalize("NFD", text), _MARKMAP, _mark_or_keep)
+
+
+_CONFUSABLES = {cp: target for cp, target in _tables.CONFUSABLES}
+
+
+def _skeleton(text: str) -> str:
+    # UTS #39 skeleton: NFD, prototype map, NFD.
+    return normalize("NFD", normalize("NFD", text).translate(_CONFUSABLES))
+
+
+def _fold_slow(text: str) -> str:
+    text = strip_marks(_skeleton(strip_marks(_skeleton(text).casefold())))
+    return text.replace("rn", "m").replace("l", "i")
+
+
+_FOLDMAP: dict[int, str] = {}
+
+
+def _fold_char(cp: int) -> str:
+    return _fold_slow(chr(cp))
+
+
+_ASCII_FOLD_BYTES = bytes(
+    ord(_fold_char(c)) if len(_fold_char(c)) == 1 else c for c in range(128)
+) + bytes(range(128, 256))
+_ASCII_EXPANDING = [(chr(c), _fold_char(c)) for c in range(128) if len(_fold_char(c)) != 1]
+
+
+def fold(text: str) -> str:
+    """A lossy detection view: lookalikes (UTS #39 skeleton), case and combining marks folded.
+
+    Only for detection, character by character.  The same function is applied to the patterns,
+    so a letter and each of its lookalikes, in any script and either case, fold alike.
+    """
+    if text.isascii():
+        text = text.encode("ascii").translate(_ASCII_FOLD_BYTES).decode("ascii")
+        for char, folded in _ASCII_EXPANDING:
+            text = text.replace(char, folded)
+        return text.replace("rn", "m")
+    return _translate(text, _FOLDMAP, _fold_char).replace("rn", "m")

@@ -1,0 +1,104 @@
+"""The cleaning pipeline: raw text to the cleaned body (without the fence around it)."""
+
+from __future__ import annotations
+
+import re
+
+from ._ansi import strip_ansi
+from ._chars import clean_chars, tidy_whitespace
+from ._hidden import MARK_CLOSE, MARK_OPEN, hidden_spans, mark_spans, merge
+from ._markers import neutralise
+
+__all__ = ["clean", "hidden_regions", "is_blank", "visible_text"]
+
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+_NOT_NEWLINE_RE = re.compile(r"[^\n]")
+_MAX_STEPS = 4
+
+
+def _normalise_newlines(text: str) -> str:
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return _SURROGATE_RE.sub("\ufffd", text)
+
+
+def _mask(text: str, spans: list[tuple[int, int]]) -> str:
+    parts, pos = [], 0
+    for s, e in spans:
+        parts += [text[pos:s], _NOT_NEWLINE_RE.sub("x", text[s:e])]
+        pos = e
+    parts.append(text[pos:])
+    return "".join(parts)
+
+
+def _render_hidden(piece: str) -> str:
+    body = clean_chars(piece)
+    core = body.strip()
+    if not core:
+        return body  # whitespace hides nothing
+    lead = body[: len(body) - len(body.lstrip())]
+    trail = body[len(body.rstrip()) :]
+    return f"{lead}{MARK_OPEN}{core}{MARK_CLOSE}{trail}"
+
+
+def _step(text: str) -> str:
+    text = _normalise_newlines(text)
+    ansi = strip_ansi(text)
+    plain = ansi.text
+    atoms = mark_spans(plain)
+    masked = _mask(ansi.masked, atoms) if atoms else ansi.masked
+    hidden = merge(hidden_spans(masked) + list(ansi.hidden) + atoms)
+    pieces: list[str] = []
+    pos = 0
+    ai = 0
+    for start, end in hidden:
+        pieces.append(clean_chars(plain[pos:start]))
+        cur = start
+        while ai < len(atoms) and atoms[ai][0] < end:
+            a_start, a_end = atoms[ai]
+            pieces.append(_render_hidden(plain[cur:a_start]))
+            inner = plain[a_start + len(MARK_OPEN) : a_end - len(MARK_CLOSE)]
+            pieces.append(_render_hidden(inner))
+            cur = a_end
+            ai += 1
+        pieces.append(_render_hidden(plain[cur:end]))
+        pos = end
+    pieces.append(clean_chars(plain[pos:]))
+    return neutralise(tidy_whitespace("".join(pieces)))
+
+
+def clean(text: str) -> str:
+    """The cleaned text: what the fence puts in its body (idempotent).
+
+    Control sequences and forbidden code points are gone, the text is NFKC (Unicode 18.0.0),
+    every region GitHub does not show is wrapped in a hidden mark, and every marker shape is
+    replaced by ``[fence-like marker removed]``.
+    """
+    for _ in range(_MAX_STEPS):
+        again = _step(text)
+        if again == text:
+            return again
+        text = again
+    return text
+
+
+def hidden_regions(text: str) -> list[str]:
+    """The hidden regions of ``text``, cleaned, in order (what the hidden marks hold)."""
+    cleaned = clean(text)
+    return [cleaned[s + len(MARK_OPEN) : e - len(MARK_CLOSE)] for s, e in mark_spans(cleaned)]
+
+
+def visible_text(text: str) -> str:
+    """The cleaned text with every hidden mark cut out: what a GitHub reader sees."""
+    cleaned = clean(text)
+    parts, pos = [], 0
+    for s, e in mark_spans(cleaned):
+        parts.append(cleaned[pos:s])
+        pos = e
+    parts.append(cleaned[pos:])
+    return "".join(parts)
+
+
+def is_blank(text: str) -> bool:
+    """True when nothing visible is left after cleaning (hidden regions do not count)."""
+    return not visible_text(text).strip()

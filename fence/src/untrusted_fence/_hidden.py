@@ -1,0 +1,199 @@
+"""Regions of raw Markdown that GitHub does not show a reader.
+
+Runs on the raw text (CRLF already LF, nothing else changed), the way cmark-gfm parses it, and
+errs towards marking too much: a false "hidden" shows the worker the text with a warning, a
+miss would hide it from the people reading the pull request.  Every scan is one regex pass or
+a left-to-right walk; nothing rescans from every position.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+
+__all__ = ["MARK_CLOSE", "MARK_OPEN", "hidden_spans", "mark_spans", "merge"]
+
+MARK_OPEN = "\u27e6hidden: "
+MARK_CLOSE = "\u27e7"
+# The fence's own hidden marks, as it renders them; recognised first so cleaning is idempotent.
+_MARK_RE = re.compile("\u27e6hidden: [^\u27e6\u27e7]*+\u27e7")
+
+_FENCE_RE = re.compile(r"^[ \t]{0,3}(`{3,}+|~{3,}+)([^\n]*)$", re.M)
+_BACKTICKS_RE = re.compile(r"`++")
+_BLANK_LINE_RE = re.compile(r"\n[ \t]*+\n")
+_HTML_START_RE = re.compile(r"<(?:!--|\?|!\[CDATA\[|![A-Za-z])")
+_HTML_END = {"<!--": "-->", "<?": "?>", "<![CDATA[": "]]>"}
+_ATTR = (
+    r"[ \t\n]++[A-Za-z_:][A-Za-z0-9_.:-]*+"
+    r"""(?:[ \t\n]*+=[ \t\n]*+(?:"[^"]*+"|'[^']*+'|[^ \t\n"'=<>`]++))?"""
+)
+_TAG_RE = re.compile(rf"<([A-Za-z][A-Za-z0-9-]*+)(?:{_ATTR})++[ \t\n]*+/?>")
+# Tags GitHub's tag filter escapes: they show as literal text.
+_FILTERED_TAGS = {
+    "title", "textarea", "style", "xmp", "iframe", "noembed", "noframes", "script", "plaintext",
+}  # fmt: skip
+_NO_BLANK = r"\n(?![ \t]*+\n)"
+_TITLE = (
+    rf"""(?:"(?:[^"\n]|{_NO_BLANK})*+"|'(?:[^'\n]|{_NO_BLANK})*+'"""
+    rf"|\((?:[^()\n]|{_NO_BLANK})*+\))"
+)
+_DEST = r"(?:<[^<>\n]*+>|[^ \t\n<>()]++)"
+_IMAGE_RE = re.compile(
+    rf"!\[[^\[\]\n]*+\](?:\([ \t\n]*+(?:{_DEST})?(?:[ \t\n]++{_TITLE})?[ \t\n]*+\)|\[[^\[\]\n]*+\])"
+)
+_LINK_TAIL_RE = re.compile(rf"(?<=\])\([ \t\n]*+(?:{_DEST})?(?:[ \t\n]++{_TITLE})?[ \t\n]*+\)")
+_CONTAINER = r"^(?:[ \t]{0,3}+>[ \t]?+)*+[ \t]{0,3}+"
+_NEXT = r"(?:\n(?:[ \t]{0,3}+>[ \t]?+)*+)?[ \t]*+"
+_LINK_DEF_RE = re.compile(
+    rf"{_CONTAINER}\[(?!\^)(?:[^\[\]\\\n]|\\.){{1,999}}+\]:[ \t]*+{_NEXT}(?:{_DEST})?"
+    rf"(?:[ \t]*+{_NEXT}{_TITLE})?[^\n]*+",
+    re.M,
+)
+_FOOTNOTE_DEF_RE = re.compile(
+    rf"{_CONTAINER}\[\^([^\]\n]++)\]:[^\n]*+"
+    rf"(?:\n(?![ \t]*+\n)(?![ \t]{{0,3}}\[\^)[^\n]++|\n[ \t]*+\n(?=[ \t]{{4}}))*+",
+    re.M,
+)
+_FOOTNOTE_REF_RE = re.compile(r"\[\^([^\]\n]++)\](?!:)")
+
+
+def merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Sorted, non-overlapping, non-touching union of spans."""
+    out: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if end <= start:
+            continue
+        if out and start <= out[-1][1]:
+            if end > out[-1][1]:
+                out[-1] = (out[-1][0], end)
+        else:
+            out.append((start, end))
+    return out
+
+
+class _Regions:
+    """Sorted disjoint spans with O(log n) membership."""
+
+    def __init__(self, spans: list[tuple[int, int]]) -> None:
+        self.spans = merge(spans)
+        self.starts = [s for s, _ in self.spans]
+
+    def contains(self, pos: int) -> bool:
+        i = bisect_right(self.starts, pos) - 1
+        return i >= 0 and pos < self.spans[i][1]
+
+
+def mark_spans(text: str) -> list[tuple[int, int]]:
+    """The fence's own hidden marks in ``text``."""
+    if MARK_OPEN not in text:
+        return []
+    return [m.span() for m in _MARK_RE.finditer(text)]
+
+
+def _code_fences(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """Fenced code blocks (whole, fence lines included) and hidden info-string tails."""
+    blocks: list[tuple[int, int]] = []
+    hidden: list[tuple[int, int]] = []
+    if "```" not in text and "~~~" not in text:
+        return blocks, hidden
+    opener: re.Match[str] | None = None
+    for m in _FENCE_RE.finditer(text):
+        fence = m.group(1)
+        if opener is None:
+            if fence[0] == "`" and "`" in m.group(2):
+                continue  # not a fence: backticks in the info string
+            opener = m
+            info = m.group(2)
+            words = info.strip().split(maxsplit=1)
+            if len(words) == 2:
+                tail = m.start(2) + info.index(words[0]) + len(words[0])
+                hidden.append((tail, m.end(2)))
+        else:
+            of = opener.group(1)
+            if fence[0] == of[0] and len(fence) >= len(of) and not m.group(2).strip():
+                blocks.append((opener.start(), m.end()))
+                opener = None
+    if opener is not None:
+        blocks.append((opener.start(), len(text)))
+    return blocks, hidden
+
+
+def _code_spans(text: str, fenced: _Regions) -> list[tuple[int, int]]:
+    if "`" not in text:
+        return []
+    runs = [(m.start(), m.end()) for m in _BACKTICKS_RE.finditer(text)]
+    runs = [r for r in runs if not fenced.contains(r[0])]
+    by_len: dict[int, list[int]] = {}
+    for i, (s, e) in enumerate(runs):
+        by_len.setdefault(e - s, []).append(i)
+    blanks = [m.start() for m in _BLANK_LINE_RE.finditer(text)]
+    spans: list[tuple[int, int]] = []
+    i = 0
+    while i < len(runs):
+        s, e = runs[i]
+        same = by_len[e - s]
+        k = bisect_right(same, i)
+        if k < len(same):
+            j = same[k]
+            b = bisect_right(blanks, e)
+            if b >= len(blanks) or runs[j][0] <= blanks[b]:
+                spans.append((s, runs[j][1]))
+                i = j + 1
+                continue
+        i += 1
+    return spans
+
+
+def _html(text: str, code: _Regions) -> list[tuple[int, int]]:
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    while (m := _HTML_START_RE.search(text, pos)) is not None:
+        start = m.start()
+        if code.contains(start):
+            pos = start + 1
+            continue
+        opener = m.group()
+        if opener.startswith("<!") and opener[2:3].isalpha():
+            close, skip = ">", 2
+        else:
+            # "<!-->" and "<!--->" are complete comments, so the search starts inside the opener.
+            close, skip = _HTML_END[opener], 2
+        end = text.find(close, start + skip)
+        if end < 0:
+            spans.append((start, len(text)))  # unterminated: GitHub hides the rest
+            break
+        spans.append((start, end + len(close)))
+        pos = end + len(close)
+    return spans
+
+
+def _footnotes(text: str, code: _Regions) -> list[tuple[int, int]]:
+    if "[^" not in text:
+        return []
+    defs = [m for m in _FOOTNOTE_DEF_RE.finditer(text) if not code.contains(m.start())]
+    if not defs:
+        return []
+    refs: set[str] = {m.group(1).casefold() for m in _FOOTNOTE_REF_RE.finditer(text)}
+    return [m.span() for m in defs if m.group(1).casefold() not in refs]
+
+
+def hidden_spans(text: str) -> list[tuple[int, int]]:
+    """Spans of ``text`` that GitHub does not display (merged, sorted)."""
+    blocks, info_tails = _code_fences(text)
+    fenced = _Regions(blocks)
+    code = _Regions(blocks + _code_spans(text, fenced))
+    spans = list(info_tails)
+    if "<" in text:
+        spans += _html(text, code)
+        spans += [
+            m.span()
+            for m in _TAG_RE.finditer(text)
+            if m.group(1).casefold() not in _FILTERED_TAGS and not code.contains(m.start())
+        ]
+    if "](" in text or "![" in text:
+        spans += [m.span() for m in _IMAGE_RE.finditer(text) if not code.contains(m.start())]
+        spans += [m.span() for m in _LINK_TAIL_RE.finditer(text) if not code.contains(m.start())]
+    if "]:" in text:
+        spans += [m.span() for m in _LINK_DEF_RE.finditer(text) if not code.contains(m.start())]
+        spans += _footnotes(text, code)
+    return merge(spans)
