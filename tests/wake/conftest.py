@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime, timedelta
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-import untrusted_fence
 from comment_wake.wake import WakeConfig
 from comment_wake.wake.testing import WakeSim
 
@@ -39,24 +36,3 @@ def make_sim() -> Any:
         return sim
 
     return make
-
-
-# The fence library lands separately; until it does, these stand-ins let the core's
-# own tests run.  They are used only when untrusted_fence lacks the real functions.
-_HIDDEN = re.compile(r"<!--.*?(-->|$)|^\s*\[[^\]]*\]:\s*#\s*\(.*?\)\s*$", re.S | re.M)
-
-
-def _standin_fence(text: str, *, kind: str, source: str, max_chars: int, rng: Any) -> Any:
-    nonce = f"{rng.getrandbits(64):016x}" if rng is not None else "0" * 16
-    body = f"BEGIN {kind} from {source} [{nonce}]\n{text[:max_chars]}\nEND [{nonce}]"
-    return SimpleNamespace(text=body)
-
-
-@pytest.fixture(autouse=True)
-def _fence_standin(monkeypatch: pytest.MonkeyPatch) -> None:
-    if not hasattr(untrusted_fence, "fence"):
-        monkeypatch.setattr(untrusted_fence, "clean", lambda t: t, raising=False)
-        monkeypatch.setattr(
-            untrusted_fence, "is_blank", lambda t: not _HIDDEN.sub("", t).strip(), raising=False
-        )
-        monkeypatch.setattr(untrusted_fence, "fence", _standin_fence, raising=False)

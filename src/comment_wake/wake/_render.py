@@ -85,7 +85,8 @@ def build_notice(
     items = [item for item, _ in comments]
     body = [_first_line(items, status), "", NOTICE_HEADER, ""]
     for item, detail in comments:
-        body += [*_fences(item, detail, rng), ""]
+        for part in _fences(item, detail, rng):
+            body += [part, ""]
     body.append(NOTICE_INSTRUCTION)
     pr = status.pr
     return Notice(

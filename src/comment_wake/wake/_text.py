@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import untrusted_fence
+from untrusted_fence import Kind
 
 __all__ = ["clean", "fence_text", "is_blank"]
 
@@ -18,6 +19,6 @@ def is_blank(text: str) -> bool:
 
 
 def fence_text(
-    text: str, *, kind: str, source: str, max_chars: int, rng: random.Random | None
+    text: str, *, kind: Kind, source: str, max_chars: int, rng: random.Random | None
 ) -> str:
     return untrusted_fence.fence(text, kind=kind, source=source, max_chars=max_chars, rng=rng).text
