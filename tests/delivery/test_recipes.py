@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -346,11 +347,14 @@ async def test_tmux_pane_states(
 
 
 @pytest.fixture
-def tmux_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+def tmux_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, Path]]:
     """A real tmux server on a private socket whose one pane copies its input to a file."""
     tmux = shutil.which("tmux")
     if tmux is None:
         pytest.skip("tmux is not installed")
+    # The socket lives in the test's own directory (inherited by the recipe's tmux calls).
+    sockets = Path(tempfile.mkdtemp(prefix="cwt-"))
+    monkeypatch.setenv("TMUX_TMPDIR", str(sockets))
     socket = f"cw-test-{os.getpid()}-{time.monotonic_ns()}"
     out = tmp_path / "pane.txt"
     subprocess.run(
@@ -377,6 +381,7 @@ def tmux_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
         yield socket, out
     finally:
         subprocess.run([tmux, "-L", socket, "kill-server"], capture_output=True, timeout=30)
+        shutil.rmtree(sockets, ignore_errors=True)
 
 
 async def test_tmux_delivers_into_a_real_pane(

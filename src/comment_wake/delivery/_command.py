@@ -116,11 +116,12 @@ class CommandPublisher:
             return Refused(f"cannot run {self.argv[0]!r}: {exc.strerror or type(exc).__name__}")
         stdout = bytearray()
         stderr = bytearray()
-        code: int | None = None
+        exited: list[int] = []
         try:
             with anyio.move_on_after(self.timeout):
-                code = await _run(process, msgspec.json.encode(notice), stdout, stderr)
+                await _run(process, msgspec.json.encode(notice), stdout, stderr, exited)
         finally:
+            code = exited[0] if exited else None
             if code is None:  # the timeout, or the caller cancelled us
                 _kill_group(process)
             with anyio.CancelScope(shield=True):
@@ -149,8 +150,14 @@ class CommandPublisher:
 
 
 async def _run(
-    process: anyio.abc.Process, payload: bytes, stdout: bytearray, stderr: bytearray
-) -> int:
+    process: anyio.abc.Process,
+    payload: bytes,
+    stdout: bytearray,
+    stderr: bytearray,
+    exited: list[int],
+) -> None:
+    """Feed, drain and wait; the exit code lands in ``exited`` the moment the child ends, so
+    a timeout while draining a grandchild's output cannot undo a finished delivery."""
     assert process.stdout is not None
     assert process.stderr is not None
     async with anyio.create_task_group() as outer:
@@ -158,12 +165,11 @@ async def _run(
         async with anyio.create_task_group() as drains:
             drains.start_soon(_drain, process.stdout, stdout)
             drains.start_soon(_drain, process.stderr, stderr)
-            code = await process.wait()
+            exited.append(await process.wait())
             # A grandchild may hold the pipes open after the child is done: read what
             # is there, briefly, then stop listening.
             drains.cancel_scope.deadline = anyio.current_time() + _DRAIN_GRACE
         outer.cancel_scope.cancel()
-    return code
 
 
 async def _feed(process: anyio.abc.Process, payload: bytes) -> None:
