@@ -95,6 +95,29 @@ MIGRATIONS: tuple[Migration, ...] = (
             )""",
         ),
     ),
+    Migration(
+        4,
+        "acknowledgement reactions",
+        (
+            # One row per (comment, reaction content): written in the transaction that marks
+            # its comment wake delivered, so a crash can neither lose nor repeat the wake
+            # for it; retried on its own schedule, never holding an outbox entry.
+            """CREATE TABLE reactions (
+                subject_id TEXT NOT NULL,
+                content TEXT NOT NULL,
+                seq INTEGER NOT NULL,
+                host TEXT NOT NULL,
+                status TEXT NOT NULL CHECK (status IN ('pending', 'done', 'failed')),
+                attempts INTEGER NOT NULL DEFAULT 0,
+                next_attempt_at TEXT NOT NULL,
+                last_detail TEXT,
+                created_at TEXT NOT NULL,
+                updated_at TEXT NOT NULL,
+                PRIMARY KEY (subject_id, content)
+            )""",
+            "CREATE INDEX reactions_due ON reactions (status, next_attempt_at)",
+        ),
+    ),
 )
 
 _LEDGER = """CREATE TABLE IF NOT EXISTS schema_migrations (

@@ -44,12 +44,15 @@ __all__ = [
     "Mark",
     "OutboxEntry",
     "OutboxStatus",
+    "ReactionEntry",
+    "ReactionStatus",
     "Store",
     "SyncStore",
 ]
 
 OutboxStatus = Literal["pending", "delivered", "parked", "handed-off", "merged"]
 _FINISHED: tuple[OutboxStatus, ...] = ("delivered", "handed-off", "merged")
+ReactionStatus = Literal["pending", "done", "failed"]
 
 _P = ParamSpec("_P")
 _T = TypeVar("_T")
@@ -88,6 +91,20 @@ class OutboxEntry(msgspec.Struct, frozen=True):
     routed_to: int | None  # handed-off: the hand-off's seq; merged: the entry it joined
 
 
+class ReactionEntry(msgspec.Struct, frozen=True):
+    """An acknowledgement owed on GitHub: react with ``content`` to ``subject_id``."""
+
+    subject_id: str  # the comment's or review's GraphQL node id
+    content: str  # GraphQL ReactionContent, e.g. EYES
+    seq: int  # the outbox entry whose delivery asked for it
+    host: str
+    status: ReactionStatus
+    attempts: int
+    next_attempt_at: datetime
+    last_detail: str | None
+    created_at: datetime
+
+
 def _ts(t: datetime) -> str:
     if t.tzinfo is None:
         raise ValueError("store times must be timezone-aware")
@@ -116,6 +133,24 @@ _ENTRY_COLUMNS = (
 )
 
 _NOTICE_DECODER = msgspec.json.Decoder(Notice)
+
+_REACTION_COLUMNS = (
+    "subject_id, content, seq, host, status, attempts, next_attempt_at, last_detail, created_at"
+)
+
+
+def _reaction(row: tuple[Any, ...]) -> ReactionEntry:
+    return ReactionEntry(
+        subject_id=row[0],
+        content=row[1],
+        seq=row[2],
+        host=row[3],
+        status=row[4],
+        attempts=row[5],
+        next_attempt_at=_dt(row[6]),
+        last_detail=row[7],
+        created_at=_dt(row[8]),
+    )
 
 
 def _entry(row: tuple[Any, ...]) -> OutboxEntry:
@@ -469,6 +504,109 @@ class SyncStore:
             (n, outcome, detail, _ts(at), seq),
         )
 
+    # -- acknowledgement reactions ---------------------------------------------------
+
+    def mark_delivered_with_reactions(
+        self,
+        seq: int,
+        *,
+        at: datetime,
+        session_id: str | None = None,
+        detail: str = "",
+        subject_ids: Sequence[str] = (),
+        content: str = "",
+        host: str = "",
+    ) -> int:
+        """``mark_delivered`` and, in the same transaction, owe a ``content`` reaction to
+        each of ``subject_ids`` (none when ``content`` is empty).  A reaction already owed
+        or made is left as it is.  Returns how many reactions were newly owed."""
+        owed = 0
+        with self._write() as c:
+            self._log(c, seq, at, "delivered", detail, expect="pending")
+            c.execute(
+                "UPDATE outbox SET status = 'delivered', delivered_at = ?, session_id = ? "
+                "WHERE seq = ?",
+                (_ts(at), session_id, seq),
+            )
+            if content:
+                for subject in dict.fromkeys(subject_ids):
+                    cur = c.execute(
+                        "INSERT OR IGNORE INTO reactions (subject_id, content, seq, host, "
+                        "status, next_attempt_at, created_at, updated_at) "
+                        "VALUES (?, ?, ?, ?, 'pending', ?, ?, ?)",
+                        (subject, content, seq, host, _ts(at), _ts(at), _ts(at)),
+                    )
+                    owed += cur.rowcount
+        return owed
+
+    def due_reactions(self, now: datetime, *, limit: int = 90) -> tuple[ReactionEntry, ...]:
+        """Pending reactions whose ``next_attempt_at`` has come, oldest first."""
+        with self._read() as c:
+            rows = c.execute(
+                f"SELECT {_REACTION_COLUMNS} FROM reactions WHERE status = 'pending' "
+                "AND next_attempt_at <= ? ORDER BY next_attempt_at, created_at, subject_id "
+                "LIMIT ?",
+                (_ts(now), limit),
+            ).fetchall()
+        return tuple(_reaction(r) for r in rows)
+
+    def next_reaction_at(self) -> datetime | None:
+        """When the earliest pending reaction is due (may be past); None when none is owed."""
+        with self._read() as c:
+            row = c.execute(
+                "SELECT MIN(next_attempt_at) FROM reactions WHERE status = 'pending'"
+            ).fetchone()
+        return _opt_dt(row[0])
+
+    def reactions(
+        self, *, statuses: Sequence[ReactionStatus] = ("pending", "done", "failed")
+    ) -> tuple[ReactionEntry, ...]:
+        """Reactions by status, in the order they were owed."""
+        marks = ", ".join("?" for _ in statuses)
+        with self._read() as c:
+            rows = c.execute(
+                f"SELECT {_REACTION_COLUMNS} FROM reactions WHERE status IN ({marks}) "
+                "ORDER BY created_at, seq, subject_id",
+                list(statuses),
+            ).fetchall()
+        return tuple(_reaction(r) for r in rows)
+
+    def settle_reactions(
+        self,
+        content: str,
+        *,
+        done: Sequence[str] = (),
+        failed: Sequence[str] = (),
+        at: datetime,
+        detail: str = "",
+        retry_at: datetime | None = None,
+    ) -> None:
+        """Record one attempt at some pending reactions: ``done`` ones are finished;
+        ``failed`` ones are due again at ``retry_at``, or given up (status failed) when
+        it is None."""
+        with self._write() as c:
+            for subject in done:
+                c.execute(
+                    "UPDATE reactions SET status = 'done', attempts = attempts + 1, "
+                    "last_detail = NULL, updated_at = ? "
+                    "WHERE subject_id = ? AND content = ? AND status = 'pending'",
+                    (_ts(at), subject, content),
+                )
+            for subject in failed:
+                c.execute(
+                    "UPDATE reactions SET status = ?, attempts = attempts + 1, "
+                    "next_attempt_at = ?, last_detail = ?, updated_at = ? "
+                    "WHERE subject_id = ? AND content = ? AND status = 'pending'",
+                    (
+                        "failed" if retry_at is None else "pending",
+                        _ts(retry_at or at),
+                        detail,
+                        _ts(at),
+                        subject,
+                        content,
+                    ),
+                )
+
     # -- daemon state ----------------------------------------------------------------
 
     def get_state(self, key: str) -> bytes | None:
@@ -613,3 +751,57 @@ class Store:
 
     async def set_state(self, key: str, value: bytes, *, at: datetime) -> None:
         await self._run(self.sync.set_state, key, value, at=at)
+
+    async def mark_delivered_with_reactions(
+        self,
+        seq: int,
+        *,
+        at: datetime,
+        session_id: str | None = None,
+        detail: str = "",
+        subject_ids: Sequence[str] = (),
+        content: str = "",
+        host: str = "",
+    ) -> int:
+        """See ``SyncStore.mark_delivered_with_reactions``."""
+        return await self._run(
+            self.sync.mark_delivered_with_reactions,
+            seq,
+            at=at,
+            session_id=session_id,
+            detail=detail,
+            subject_ids=subject_ids,
+            content=content,
+            host=host,
+        )
+
+    async def due_reactions(self, now: datetime, *, limit: int = 90) -> tuple[ReactionEntry, ...]:
+        return await self._run(self.sync.due_reactions, now, limit=limit)
+
+    async def next_reaction_at(self) -> datetime | None:
+        return await self._run(self.sync.next_reaction_at)
+
+    async def reactions(
+        self, *, statuses: Sequence[ReactionStatus] = ("pending", "done", "failed")
+    ) -> tuple[ReactionEntry, ...]:
+        return await self._run(self.sync.reactions, statuses=statuses)
+
+    async def settle_reactions(
+        self,
+        content: str,
+        *,
+        done: Sequence[str] = (),
+        failed: Sequence[str] = (),
+        at: datetime,
+        detail: str = "",
+        retry_at: datetime | None = None,
+    ) -> None:
+        await self._run(
+            self.sync.settle_reactions,
+            content,
+            done=done,
+            failed=failed,
+            at=at,
+            detail=detail,
+            retry_at=retry_at,
+        )
