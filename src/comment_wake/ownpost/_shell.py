@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os.path
 import posixpath
+import re
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
@@ -416,6 +417,7 @@ def _visit_substitutions(w: _Walk, node: tree_sitter.Node) -> None:
 # --- values ---------------------------------------------------------------------------
 
 _GLOB = frozenset("*?[")
+_BRACES = re.compile(r"(?<!\\)\{[^{}'\"]*(?:,|\.\.)[^{}'\"]*\}")
 
 
 def _value(w: _Walk, node: tree_sitter.Node) -> str | None:
@@ -435,14 +437,15 @@ def _value(w: _Walk, node: tree_sitter.Node) -> str | None:
         return _ansi_c(w.text(node))
     if t == "concatenation":
         parts: list[str] = []
-        if any(c.grammar_name == "_special_character" for c in node.children):
-            return None  # ``{a,b}``: brace expansion the shell would compute
         for child in node.children:
             v = _value(w, child)
             if v is None:
                 return None
             parts.append(v)
-        return "".join(parts)
+        text = "".join(parts)
+        if "{" in text and _BRACES.search(w.text(node)):
+            return None  # ``{a,b}``: brace expansion the shell would compute
+        return text
     return None
 
 
