@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
-from review_monitor import Author, BadgeItem, ItemDetail
+from review_monitor import BadgeItem, ItemDetail, is_bot, is_valid_login
 
 from ._text import is_blank
 
@@ -20,37 +19,10 @@ __all__ = [
     "normalise_body",
 ]
 
-# GitHub's login character set: 1 to 39 letters, digits and single hyphens, not at
-# either end; an Enterprise Managed User adds ``_`` and its enterprise short code.
-_LOGIN = re.compile(r"([A-Za-z0-9](?:-?[A-Za-z0-9])*)(?:_[A-Za-z0-9]+)?", re.ASCII)
-_LOGIN_MAX = 39
-_BOT_SUFFIX = "[bot]"
-
-
-def _bare(login: str) -> str:
-    login = login.casefold()
-    return login[: -len(_BOT_SUFFIX)] if login.endswith(_BOT_SUFFIX) else login
-
-
-def is_bot(author: Author, review_bots: Iterable[str]) -> bool:
-    """``__typename`` Bot, a ``[bot]`` login, or a configured review bot.
-
-    Review bots compare case-insensitively, with any ``[bot]`` suffix removed on both sides.
-    """
-    if author.type == "Bot" or author.login.casefold().endswith(_BOT_SUFFIX):
-        return True
-    bare = _bare(author.login)
-    return any(bare == _bare(bot) for bot in review_bots)
-
 
 def is_verdict(item: BadgeItem) -> bool:
     """A review that approves, requests changes or was dismissed: not a comment."""
     return item.kind == "review" and item.state != "COMMENTED"
-
-
-def is_valid_login(login: str) -> bool:
-    m = _LOGIN.fullmatch(login)
-    return m is not None and len(m[1]) <= _LOGIN_MAX
 
 
 def is_agent_login(login: str, agent_logins: Iterable[str]) -> bool:
