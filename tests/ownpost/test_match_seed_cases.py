@@ -163,11 +163,12 @@ def test_post_chained_with_gh_pr_view_does_not_hide_the_users_comment(
     worker = world.claude()
     worker.prompt("Reply, then check.", T0)
     worker.bash(
-        "gh pr comment 7 -b 'Looking into it.' && "
+        # gh pr review prints nothing: the only link in the output is the user's, read back.
+        "gh pr review 7 --comment -b 'Looking into it.' && "
         "gh pr view 7 --json comments --jq '.comments[].url'",
         at=T0 + 9 * S,
         done=T0 + 12 * S,
-        stdout=f"{url(887)}\n{url(887)}\n{url(888)}\n",
+        stdout=f"{url(888)}\n",
     )
 
     verdict = world.look([user])[user.id]
@@ -182,10 +183,11 @@ def test_post_beside_a_curl_of_the_comments_does_not_take_the_users_link(
     worker = world.claude()
     worker.prompt("Answer.", T0)
     worker.bash(
-        "gh pr comment 7 -b 'On it.'; curl -s https://api.github.com/repos/acme/widget/issues/7/comments",
+        "gh pr review 7 --comment -b 'On it.'; "
+        "curl -s https://api.github.com/repos/acme/widget/issues/7/comments",
         at=T0 + 9 * S,
         done=T0 + 12 * S,
-        stdout=f'{url(900)}\n[{{"html_url":"{url(901)}"}}]',
+        stdout=f'[{{"html_url":"{url(901)}"}}]',
     )
 
     verdict = world.look([user])[user.id]
