@@ -1,0 +1,576 @@
+"""The delivery loop: drains the outbox, in order per worker, through each worker's publisher.
+
+Per worker the store gives the head of its queue when due; the loop publishes it and
+records the outcome.  Delivered finishes it (and owes the acknowledgement reactions in
+the same transaction); busy and faults retry it with the worker's bounded, jittered
+backoff; gone (or a worker with no publisher) hands it to the orchestrator; refused
+parks it.  Workers are served concurrently, so one worker's hanging publisher or stuck
+head never holds another's.
+
+Delivery is at-least-once: a crash between a publish and its record publishes the same
+notice (same key) again, and the receiver drops the repeat by its key.  That is why a
+notice is only ever merged into a head right after that head was answered busy in this
+process: a busy answer means its key had no effect, so giving the head a new key cannot
+make one comment take effect twice.  After a restart every head is in doubt and goes out
+unchanged first.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import random
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Final, Literal, Self
+
+import anyio
+import anyio.abc
+import msgspec
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from review_monitor import (
+    Busy,
+    Clock,
+    Delivered,
+    Duration,
+    GitHubApi,
+    Gone,
+    OutboxEntry,
+    Publisher,
+    Refused,
+    Store,
+)
+
+from ._ack import Acknowledger, ack_subjects, reaction_content
+from ._backoff import Backoff, RetryState
+from ._errors import PublishError
+from ._handoff import HANDOFF_KIND, handoff_notice
+from ._killpoints import kill_point
+from ._merge import can_merge, merge_notices
+
+__all__ = [
+    "Decision",
+    "DeliveryConfig",
+    "DeliveryLoop",
+    "DeliveryStats",
+    "OnSession",
+    "OrchestratorOf",
+    "Route",
+]
+
+_log = logging.getLogger("comment_wake.delivery")
+
+Route = Callable[[str], Publisher | Gone | None]
+"""A worker's publisher; ``Gone(reason)`` for an archived worker, None for an unknown one."""
+OrchestratorOf = Callable[[str], tuple[str, Publisher] | None]
+"""Who takes a gone worker's notices: ``(orchestrator id, its publisher)``, or None."""
+OnSession = Callable[[str, str], object]
+"""``on_session(worker, new_session_id)``; may return an awaitable."""
+
+_RETRY_AFTER = re.compile(r"retry after ([0-9]{1,9})s")
+_SEED_FAILURES_MAX: Final = 16
+
+
+class DeliveryConfig(BaseModel):
+    """The ``[delivery]`` table."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    # Reaction on each delivered comment ("eyes", "+1", "rocket"...); "" turns it off.
+    reaction: str = "eyes"
+    # Per-worker retry after busy or a fault: base * 2**(n-1), capped, jittered down.
+    backoff_base: Duration = timedelta(seconds=5)
+    backoff_cap: Duration = timedelta(minutes=15)
+    backoff_jitter: float = Field(default=0.5, ge=0.0, le=1.0)
+    # The timeout a publisher built from a binding gets when the binding names none.
+    publisher_timeout: Duration = timedelta(minutes=2)
+    # The loop's own backstop on one attempt, whatever the publisher does.
+    attempt_limit: Duration = timedelta(minutes=30)
+    # How often the loop looks for notices another process enqueued.
+    poll_interval: Duration = timedelta(seconds=5)
+    # Workers served at once.
+    max_in_flight: int = Field(default=8, ge=1, le=256)
+    # Acknowledgement retries: their own backoff, then given up after so many attempts.
+    reaction_backoff_base: Duration = timedelta(seconds=30)
+    reaction_backoff_cap: Duration = timedelta(minutes=30)
+    reaction_attempts: int = Field(default=8, ge=1, le=100)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Self:
+        reaction_content(self.reaction)  # raises ValueError naming the choices
+        for name in ("backoff_base", "publisher_timeout", "poll_interval", "reaction_backoff_base"):
+            if getattr(self, name) <= timedelta(0):
+                raise ValueError(f"{name} must be positive")
+        if self.backoff_cap < self.backoff_base:
+            raise ValueError("backoff_cap must be at least backoff_base")
+        if self.reaction_backoff_cap < self.reaction_backoff_base:
+            raise ValueError("reaction_backoff_cap must be at least reaction_backoff_base")
+        if self.attempt_limit < self.publisher_timeout:
+            raise ValueError("attempt_limit must be at least publisher_timeout")
+        return self
+
+    @property
+    def reaction_content(self) -> str | None:
+        """GitHub's ``ReactionContent`` for ``reaction``; None when acknowledgement is off."""
+        return reaction_content(self.reaction)
+
+    def backoff(self) -> Backoff:
+        return Backoff(base=self.backoff_base, cap=self.backoff_cap, jitter=self.backoff_jitter)
+
+    def reaction_backoff(self) -> Backoff:
+        return Backoff(
+            base=self.reaction_backoff_base,
+            cap=self.reaction_backoff_cap,
+            jitter=self.backoff_jitter,
+        )
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What the loop would do with a worker's due head (``plan``, ``--dry-run``)."""
+
+    seq: int
+    worker: str
+    key: str
+    kind: str
+    action: Literal["publish", "hand-off", "park"]
+    target: str  # the publisher, or the orchestrator a hand-off goes to
+    detail: str
+
+
+@dataclass(frozen=True)
+class DeliveryStats:
+    """Counts of outcomes since the loop was built."""
+
+    attempts: int = 0
+    delivered: int = 0
+    busy: int = 0
+    errors: int = 0
+    handed_off: int = 0
+    parked: int = 0
+    merged: int = 0
+    reactions: int = 0
+
+
+def _describe(exc: BaseException) -> str:
+    # A publisher's own errors are written to be safe to log; anything else could carry
+    # whatever the failing code put in its message, so only its type is told.
+    if isinstance(exc, PublishError):
+        return f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, TimeoutError):
+        return "TimeoutError: the attempt outlasted attempt_limit"
+    return f"{type(exc).__name__} (unexpected)"
+
+
+def _retry_after(reason: str) -> timedelta | None:
+    m = _RETRY_AFTER.search(reason)
+    return timedelta(seconds=int(m[1])) if m else None
+
+
+class DeliveryLoop:
+    """Drains the outbox of ``store`` on ``clock``.
+
+    ``route(worker)`` gives a worker's publisher (also asked for orchestrator ids; when it
+    does not know one, the publisher ``orchestrator_of`` last named for that id is used).
+    ``github``: where acknowledgements go (None: none are owed).  ``dry_run``: decide and
+    log, never publish, react or write.
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        route: Route,
+        clock: Clock,
+        config: DeliveryConfig | None = None,
+        rng: random.Random | None = None,
+        orchestrator_of: OrchestratorOf | None = None,
+        on_session: OnSession | None = None,
+        github: GitHubApi | None = None,
+        dry_run: bool = False,
+    ) -> None:
+        self._store = store
+        self._route = route
+        self._clock = clock
+        self._config = config or DeliveryConfig()
+        self._rng = rng or random.Random()
+        self._orchestrator_of = orchestrator_of
+        self._on_session = on_session
+        self._dry_run = dry_run
+        self._backoff = self._config.backoff()
+        self._reaction = self._config.reaction_content if github is not None else None
+        self._ack = (
+            Acknowledger(
+                store,
+                github,
+                clock=clock,
+                backoff=self._config.reaction_backoff(),
+                rng=self._rng,
+                max_attempts=self._config.reaction_attempts,
+            )
+            if github is not None and self._reaction is not None
+            else None
+        )
+        self._inflight: set[str] = set()
+        self._busy_heads: set[int] = set()  # heads whose last live answer was busy
+        self._retry: dict[str, RetryState] = {}
+        self._hold: dict[str, datetime] = {}  # workers resting after an unexpected failure
+        self._orchestrators: dict[str, Publisher] = {}
+        self._ack_running = False
+        self._ack_not_before: datetime | None = None
+        self._planned: set[int] = set()
+        self._wake = anyio.Event()
+        self._counts: dict[str, int] = dict.fromkeys(DeliveryStats.__dataclass_fields__, 0)
+
+    # ------------------------------------------------------------------ public
+
+    @property
+    def stats(self) -> DeliveryStats:
+        return DeliveryStats(**self._counts)
+
+    def poke(self) -> None:
+        """Look at the outbox now (a listener in this process just enqueued)."""
+        self._wake.set()
+
+    async def run(self) -> None:
+        """Deliver until cancelled.  A cancellation lets the transaction under way finish;
+        a publish it interrupts is repeated (same key) after the restart."""
+        if self._dry_run:
+            await self._run_dry()
+            return
+        async with anyio.create_task_group() as tg:
+            while True:
+                self._wake = anyio.Event()
+                now = self._clock.now()
+                await self._dispatch(tg, now)
+                await self._sleep(await self._next_wake(now))
+
+    async def run_once(self) -> DeliveryStats:
+        """Attempt every head due now (concurrently) and then the reactions due; return."""
+        async with anyio.create_task_group() as tg:
+            await self._dispatch(tg, self._clock.now())
+        if self._ack is not None and not self._dry_run:
+            await self._ack_pass()
+        return self.stats
+
+    async def plan(self) -> tuple[Decision, ...]:
+        """What the loop would do now with each worker's due head; changes nothing."""
+        out: list[Decision] = []
+        for entry in await self._store.due(self._clock.now()):
+            publisher, why = self._resolve(entry.worker)
+            if publisher is not None:
+                out.append(self._decision(entry, "publish", repr(publisher), ""))
+                continue
+            target = self._handoff_target(entry)
+            if isinstance(target, str):
+                out.append(self._decision(entry, "park", "", f"{why}; {target}"))
+            else:
+                out.append(self._decision(entry, "hand-off", target[0], why))
+        return tuple(out)
+
+    # --------------------------------------------------------------- scheduling
+
+    async def _dispatch(self, tg: anyio.abc.TaskGroup, now: datetime) -> None:
+        """Start an attempt for each due head whose worker is free and not resting, and an
+        acknowledgement pass when reactions are due.  Due work left waiting on a running
+        attempt is picked up when that attempt ends (it wakes the loop)."""
+        for entry in await self._store.due(now):
+            hold = self._hold.get(entry.worker)
+            if hold is not None and hold > now:
+                continue
+            if entry.worker in self._inflight or len(self._inflight) >= self._config.max_in_flight:
+                continue
+            self._hold.pop(entry.worker, None)
+            self._inflight.add(entry.worker)
+            tg.start_soon(self._attempt_task, entry)
+        if self._ack is not None:
+            due = await self._ack.next_due_at()
+            ready = self._ack_not_before is None or self._ack_not_before <= now
+            if due is not None and due <= now and ready and not self._ack_running:
+                self._ack_running = True
+                tg.start_soon(self._ack_task)
+
+    async def _next_wake(self, now: datetime) -> datetime:
+        candidates = [now + self._config.poll_interval]
+        due = await self._store.next_due_at()
+        if due is not None and due > now:
+            candidates.append(due)
+        candidates += [t for t in self._hold.values() if t > now]
+        if self._ack is not None and not self._ack_running:
+            ack_due = await self._ack.next_due_at()
+            if ack_due is not None:
+                if self._ack_not_before is not None:
+                    ack_due = max(ack_due, self._ack_not_before)
+                if ack_due > now:
+                    candidates.append(ack_due)
+        return min(candidates)
+
+    async def _sleep(self, until: datetime) -> None:
+        async with anyio.create_task_group() as tg:
+
+            async def timer() -> None:
+                await self._clock.sleep_until(until)
+                tg.cancel_scope.cancel()
+
+            async def woken() -> None:
+                await self._wake.wait()
+                tg.cancel_scope.cancel()
+
+            tg.start_soon(timer)
+            tg.start_soon(woken)
+
+    async def _attempt_task(self, entry: OutboxEntry) -> None:
+        try:
+            await self._attempt(entry)
+        except Exception as exc:
+            # The store or a callback failed outside the outcome contract: rest this worker
+            # on its backoff so a persistent fault cannot spin.
+            now = self._clock.now()
+            state = self._retry.get(entry.worker, RetryState()).after_failure(
+                self._backoff, now, self._rng
+            )
+            self._retry[entry.worker] = state
+            self._hold[entry.worker] = state.not_before or now
+            _log.error(
+                "delivery to worker %s failed outside its publisher (%s); retrying after %s",
+                entry.worker,
+                _describe(exc),
+                state.not_before,
+            )
+        finally:
+            self._inflight.discard(entry.worker)
+            self.poke()
+
+    async def _ack_task(self) -> None:
+        try:
+            await self._ack_pass()
+        finally:
+            self._ack_running = False
+            self.poke()
+
+    async def _ack_pass(self) -> None:
+        if self._ack is None:
+            return
+        try:
+            done = await self._ack.run_once()
+        except Exception as exc:
+            now = self._clock.now()
+            self._ack_not_before = now + self._config.reaction_backoff_base
+            _log.error("acknowledgement pass failed (%s)", _describe(exc))
+            return
+        self._ack_not_before = None
+        self._counts["reactions"] += done.done
+
+    # ------------------------------------------------------------------ one head
+
+    def _resolve(self, worker: str) -> tuple[Publisher | None, str]:
+        got = self._route(worker)
+        if isinstance(got, Gone):
+            return None, f"gone: {got.reason or 'archived'}"
+        if got is None:
+            got = self._orchestrators.get(worker)
+        if got is None:
+            return None, "no publisher for this worker (unknown or archived)"
+        return got, ""
+
+    def _handoff_target(self, entry: OutboxEntry) -> tuple[str, Publisher] | str:
+        """The orchestrator that takes ``entry``, or why nobody can."""
+        if entry.notice.kind == HANDOFF_KIND:
+            return "a hand-off is never handed off again"
+        found = self._orchestrator_of(entry.worker) if self._orchestrator_of else None
+        if found is None:
+            return "no orchestrator is configured for it"
+        if found[0] == entry.worker:
+            return "the worker is its own orchestrator"
+        return found
+
+    def _decision(
+        self,
+        entry: OutboxEntry,
+        action: Literal["publish", "hand-off", "park"],
+        target: str,
+        detail: str,
+    ) -> Decision:
+        return Decision(
+            entry.seq, entry.worker, entry.notice.key, entry.notice.kind, action, target, detail
+        )
+
+    async def _attempt(self, entry: OutboxEntry) -> None:
+        publisher, why = self._resolve(entry.worker)
+        if publisher is None:
+            with anyio.CancelScope(shield=True):
+                await self._cannot_reach(entry, why)
+            return
+        if entry.seq in self._busy_heads:
+            entry = await self._merge_later(entry)
+        kill_point("before-publish")
+        self._busy_heads.discard(entry.seq)
+        self._counts["attempts"] += 1
+        outcome: object
+        try:
+            with anyio.fail_after(self._config.attempt_limit.total_seconds()):
+                outcome = await publisher.publish(entry.notice)
+        except Exception as exc:
+            outcome = exc
+        kill_point("published")
+        with anyio.CancelScope(shield=True):
+            await self._record(entry, outcome)
+
+    async def _record(self, entry: OutboxEntry, outcome: object) -> None:
+        now = self._clock.now()
+        worker = entry.worker
+        if isinstance(outcome, Delivered):
+            subjects = ack_subjects(entry.notice) if self._reaction is not None else ()
+            await self._store.mark_delivered_with_reactions(
+                entry.seq,
+                at=now,
+                session_id=outcome.session_id,
+                detail="" if outcome.session_id is None else f"session {outcome.session_id}",
+                subject_ids=subjects,
+                content=self._reaction or "",
+                host=entry.notice.pr.host,
+            )
+            kill_point("outcome-recorded")
+            self._counts["delivered"] += 1
+            self._retry.pop(worker, None)
+            if outcome.session_id is not None and self._on_session is not None:
+                await self._tell_session(worker, outcome.session_id)
+            return
+        if isinstance(outcome, Gone):
+            self._retry.pop(worker, None)
+            await self._cannot_reach(entry, f"gone: {outcome.reason or 'session ended'}")
+            return
+        if isinstance(outcome, Refused):
+            await self._park(entry, f"refused: {outcome.reason or 'no reason given'}")
+            return
+        if isinstance(outcome, Busy):
+            retry_at = self._schedule(entry, now, _retry_after(outcome.reason))
+            await self._store.record_attempt(
+                entry.seq, at=now, outcome="busy", detail=outcome.reason, retry_at=retry_at
+            )
+            kill_point("outcome-recorded")
+            self._counts["busy"] += 1
+            self._busy_heads.add(entry.seq)
+            await self._merge_later(entry)
+            return
+        detail = (
+            _describe(outcome)
+            if isinstance(outcome, BaseException)
+            else f"the publisher answered a {type(outcome).__name__}, not an outcome"
+        )
+        retry_at = self._schedule(entry, now, None)
+        await self._store.record_attempt(
+            entry.seq, at=now, outcome="error", detail=detail, retry_at=retry_at
+        )
+        kill_point("outcome-recorded")
+        self._counts["errors"] += 1
+        _log.warning(
+            "delivery of %s to worker %s failed (%s); retry at %s",
+            entry.notice.key[:12],
+            worker,
+            detail,
+            retry_at.isoformat(),
+        )
+
+    def _schedule(self, entry: OutboxEntry, now: datetime, at_least: timedelta | None) -> datetime:
+        # After a restart the worker's failure count starts from what its head has seen,
+        # so the backoff keeps growing across crashes instead of starting over.
+        state = self._retry.get(entry.worker) or RetryState(
+            failures=min(entry.attempts, _SEED_FAILURES_MAX)
+        )
+        state = state.after_failure(self._backoff, now, self._rng, at_least=at_least)
+        self._retry[entry.worker] = state
+        return state.not_before or now
+
+    async def _merge_later(self, head: OutboxEntry) -> OutboxEntry:
+        """Fold the worker's later pending notices for the same PR into ``head`` (which was
+        just answered busy).  A notice that was ever attempted stays as it is: it may have
+        reached the worker under its own key."""
+        later = [
+            e
+            for e in await self._store.entries(worker=head.worker)
+            if e.seq > head.seq and e.attempts == 0 and can_merge(head.notice, e.notice)
+        ]
+        if not later:
+            return head
+        merged = head.notice
+        for e in later:
+            merged = merge_notices(merged, e.notice)
+        await self._store.merge_into(
+            head.seq, merged, absorbed=[e.seq for e in later], at=self._clock.now()
+        )
+        kill_point("merged")
+        self._counts["merged"] += len(later)
+        return msgspec.structs.replace(head, notice=merged)
+
+    async def _cannot_reach(self, entry: OutboxEntry, why: str) -> None:
+        target = self._handoff_target(entry)
+        if isinstance(target, str):
+            await self._park(entry, f"{why}; {target}")
+            return
+        orchestrator, publisher = target
+        self._orchestrators[orchestrator] = publisher
+        now = self._clock.now()
+        handoff = handoff_notice(entry.notice, orchestrator, why, at=now)
+        await self._store.hand_off(entry.seq, handoff, at=now, detail=why)
+        kill_point("outcome-recorded")
+        self._counts["handed_off"] += 1
+        _log.warning(
+            "worker %s cannot take notice %s (%s); handed off to %s",
+            entry.worker,
+            entry.notice.key[:12],
+            why,
+            orchestrator,
+        )
+        self.poke()
+
+    async def _park(self, entry: OutboxEntry, detail: str) -> None:
+        await self._store.park(entry.seq, at=self._clock.now(), detail=detail)
+        kill_point("outcome-recorded")
+        self._counts["parked"] += 1
+        self._retry.pop(entry.worker, None)
+        _log.error(
+            "notice %s (%s) for worker %s is parked and will not be retried: %s. Fix the "
+            "worker's binding, then unpark its notices.",
+            entry.notice.key[:12],
+            entry.notice.kind,
+            entry.worker,
+            detail,
+        )
+
+    async def _tell_session(self, worker: str, session_id: str) -> None:
+        assert self._on_session is not None
+        try:
+            result = self._on_session(worker, session_id)
+            if inspect.isawaitable(result):
+                await result
+        except Exception as exc:
+            _log.error(
+                "worker %s now answers as session %s, but following it failed (%s)",
+                worker,
+                session_id,
+                _describe(exc),
+            )
+
+    # ------------------------------------------------------------------ dry run
+
+    async def _run_dry(self) -> None:
+        while True:
+            for d in await self.plan():
+                if d.seq in self._planned:
+                    continue
+                self._planned.add(d.seq)
+                _log.info(
+                    "dry run: would %s notice %s (%s) of worker %s%s%s",
+                    d.action,
+                    d.key[:12],
+                    d.kind,
+                    d.worker,
+                    f" via {d.target}" if d.target else "",
+                    f": {d.detail}" if d.detail else "",
+                )
+            self._wake = anyio.Event()
+            await self._sleep(self._clock.now() + self._config.poll_interval)
