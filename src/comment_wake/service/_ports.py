@@ -1,0 +1,36 @@
+"""The service's seams: where bindings and transcripts come from, where results go."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Protocol
+
+from comment_wake.ownpost import TranscriptSource
+from comment_wake.wake import Binding, Decision, LogLine
+from review_monitor import Notice, PrRef
+
+__all__ = ["BindingSource", "WakeSink"]
+
+
+class BindingSource(Protocol):
+    """The session manager's registry: who owns a PR, and whose transcripts to read.
+
+    ``transcripts(worker)`` lists the worker's own transcript (role ``worker``), its
+    orchestrator's (``orchestrator``) and its siblings' (``sibling``).
+    """
+
+    def binding(self, pr: PrRef) -> Binding: ...
+
+    def transcripts(self, worker: str) -> Sequence[TranscriptSource]: ...
+
+
+class WakeSink(Protocol):
+    """Where decisions, wakes and log lines go once a step is committed (the replay prints
+    them; the daemon records them for ``explain``)."""
+
+    def decided(self, decisions: Sequence[Decision]) -> None: ...
+
+    def woke(self, at: datetime, notice: Notice, comments: Sequence[str]) -> None: ...
+
+    def logged(self, at: datetime, pr: PrRef | None, line: LogLine) -> None: ...
