@@ -231,9 +231,7 @@ def extract(full_sdl: str) -> str:
             refs.extend(t.name.value for t in members)
             new = UnionTypeDefinitionNode(name=node.name, directives=(), types=members)
         elif isinstance(node, EnumTypeDefinitionNode):
-            values = tuple(
-                type(v)(name=v.name, directives=v.directives) for v in node.values or ()
-            )
+            values = tuple(type(v)(name=v.name, directives=v.directives) for v in node.values or ())
             new = EnumTypeDefinitionNode(name=node.name, directives=(), values=values)
         elif isinstance(node, InputObjectTypeDefinitionNode):
             inputs = tuple(strip_input(v) for v in node.fields or ())
