@@ -106,6 +106,10 @@ class Fault:
     - ``errors`` with status 200: the query runs, then each error is added beside the data;
       an error with a ``path`` nulls the data there (partial data), one without a path
       drops all the data.
+
+    ``kinds``, when given, matches a request of any of those kinds (``kind`` is then
+    ignored); ``path_contains``, when given, matches only requests whose path contains it
+    (a permission lookup of one login: ``"/collaborators/bob/"``).
     """
 
     status: int = 200
@@ -116,6 +120,15 @@ class Fault:
     retry_after: int | None = None
     ratelimit_remaining: int | None = None
     errors: tuple[Mapping[str, Any], ...] = ()
+    kinds: tuple[RequestKind, ...] = ()
+    path_contains: str | None = None
+
+    def matches(self, kind: RequestKind, path: str) -> bool:
+        if self.path_contains is not None and self.path_contains.lower() not in path.lower():
+            return False
+        if self.kinds:
+            return kind in self.kinds
+        return self.kind is None or self.kind == kind
 
     @classmethod
     def secondary_limit(
@@ -523,12 +536,18 @@ class FakeGitHub:
             return PrRef(owner=r.owner, name=r.name, number=number, host=self.host)
 
     def _new_item_fields(
-        self, pr: _Pr, author: str | None, author_type: str | None, body: str, at: datetime | None
+        self,
+        pr: _Pr,
+        author: str | None,
+        author_type: str | None,
+        body: str,
+        at: datetime | None,
+        database_id: int | None = None,
     ) -> dict[str, Any]:
         seq = self._next()
         return {
             "seq": seq,
-            "database_id": 1_000_000 + seq,
+            "database_id": 1_000_000 + seq if database_id is None else database_id,
             "author": None if author is None else _Actor.of(author, author_type, seq),
             "body": body,
             "created_at": (at or self._now()).astimezone(UTC),
@@ -542,14 +561,18 @@ class FakeGitHub:
         *,
         author_type: str | None = None,
         at: datetime | None = None,
+        node_id: str | None = None,
+        database_id: int | None = None,
     ) -> str:
         """Post an issue comment; returns its node id.  ``author=None``: a deleted account.
-        A login ending in ``[bot]`` is a Bot unless ``author_type`` says otherwise."""
+        A login ending in ``[bot]`` is a Bot unless ``author_type`` says otherwise.
+        ``node_id`` and ``database_id`` choose the ids (replays name their comments)."""
         with self._lock:
             p = self._pr(pr)
-            f = self._new_item_fields(p, author, author_type, body, at)
+            self._check_new_id(node_id)
+            f = self._new_item_fields(p, author, author_type, body, at, database_id)
             item = _Comment(
-                id=f"IC_fake{f['seq']}",
+                id=node_id or f"IC_fake{f['seq']}",
                 url=f"{p.url}#issuecomment-{f['database_id']}",
                 **f,
             )
@@ -567,25 +590,34 @@ class FakeGitHub:
         inline: Sequence[tuple[str, int | None, str]] = (),
         author_type: str | None = None,
         at: datetime | None = None,
+        node_id: str | None = None,
+        database_id: int | None = None,
+        inline_ids: Sequence[tuple[str | None, int | None]] = (),
     ) -> str:
         """Submit a review (``APPROVED``, ``CHANGES_REQUESTED``, ``COMMENTED``, or
-        ``PENDING``: not submitted) with inline comments ``(path, line, body)``."""
+        ``PENDING``: not submitted) with inline comments ``(path, line, body)``.
+        ``node_id``, ``database_id`` and ``inline_ids`` (node id, database id per inline
+        comment, None parts assigned) choose the ids."""
         if state not in ("APPROVED", "CHANGES_REQUESTED", "COMMENTED", "DISMISSED", "PENDING"):
             raise ValueError(f"not a review state: {state!r}")
         with self._lock:
             p = self._pr(pr)
-            f = self._new_item_fields(p, author, author_type, body, at)
+            self._check_new_id(node_id)
+            for inline_id, _ in inline_ids:
+                self._check_new_id(inline_id)
+            f = self._new_item_fields(p, author, author_type, body, at, database_id)
             review = _Review(
-                id=f"PRR_fake{f['seq']}",
+                id=node_id or f"PRR_fake{f['seq']}",
                 url=f"{p.url}#pullrequestreview-{f['database_id']}",
                 state=state,
                 submitted_at=None if state == "PENDING" else f["created_at"],
                 **f,
             )
-            for path, line, text in inline:
-                g = self._new_item_fields(p, author, author_type, text, f["created_at"])
+            for k, (path, line, text) in enumerate(inline):
+                chosen_id, chosen_db = inline_ids[k] if k < len(inline_ids) else (None, None)
+                g = self._new_item_fields(p, author, author_type, text, f["created_at"], chosen_db)
                 comment = _Inline(
-                    id=f"PRRC_fake{g['seq']}",
+                    id=chosen_id or f"PRRC_fake{g['seq']}",
                     url=f"{p.url}#discussion_r{g['database_id']}",
                     path=path,
                     line=line,
@@ -597,6 +629,10 @@ class FakeGitHub:
             p.reviews.append(review)
             self._nodes[review.id] = review
             return review.id
+
+    def _check_new_id(self, node_id: str | None) -> None:
+        if node_id is not None and node_id in self._nodes:
+            raise ValueError(f"node id {node_id!r} is taken")
 
     def _item(self, item_id: str) -> _Item:
         item = self._nodes.get(item_id)
@@ -768,10 +804,10 @@ class FakeGitHub:
         with self._lock:
             self._faults.append([fault, fault.times])
 
-    def _take_fault(self, kind: RequestKind) -> Fault | None:
+    def _take_fault(self, kind: RequestKind, path: str = "") -> Fault | None:
         for entry in self._faults:
             fault, left = entry
-            if fault.kind is None or fault.kind == kind:
+            if fault.matches(kind, path):
                 entry[1] = left - 1
                 if entry[1] == 0:
                     self._faults.remove(entry)
@@ -981,7 +1017,7 @@ class FakeGitHub:
         if path == "/graphql" and method == "POST":
             return self._graphql(path, headers, body)
         kind: RequestKind = "permission" if _PERMISSION_PATH.match(path) else "other"
-        fault = self._take_fault(kind)
+        fault = self._take_fault(kind, path)
         if fault is not None:
             return self._fault_answer(fault, kind, method, path, None, {}, self._rest_budget)
         unauthorised = self._check_token(headers)
@@ -1098,7 +1134,7 @@ class FakeGitHub:
             return _json_answer(200, {"errors": [{"message": exc.message}]})
         operation = _operation_name(document, operation_name)
         kind: RequestKind = OPERATION_KINDS.get(operation or "", "other")  # type: ignore[assignment]
-        fault = self._take_fault(kind)
+        fault = self._take_fault(kind, path)
         budget = self._graphql_budget
         if fault is not None and (fault.timeout or fault.status != 200):
             return self._fault_answer(fault, kind, "POST", path, operation, variables, budget)
