@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from datetime import timedelta
 from typing import Any
 
@@ -29,7 +29,7 @@ _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
 class WebhookConfig(BaseModel):
     """The ``[webhook]`` table.  Every key is documented in ``docs/webhooks.md``."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, hide_input_in_errors=True)
 
     enabled: bool = False
     bind: str = "127.0.0.1"
@@ -45,6 +45,10 @@ class WebhookConfig(BaseModel):
     @classmethod
     def _no_secret_in_the_file(cls, data: Any) -> Any:
         if isinstance(data, Mapping) and "secret" in data:
+            # Pydantic quotes the input in its errors, and an enclosing model's settings
+            # decide that: blank the value in place so no message can carry it.
+            if isinstance(data, MutableMapping):
+                data["secret"] = "(not shown)"
             raise ValueError(
                 "the webhook secret is never written in the configuration file (it would be "
                 "committed or shared with it); put it in the environment variable named by "
@@ -76,7 +80,8 @@ class WebhookConfig(BaseModel):
     @classmethod
     def _env_name(cls, value: str) -> str:
         if _ENV_NAME.fullmatch(value) is None:
-            raise ValueError(f"secret_env must be an environment variable name: {value!r}")
+            # Not quoted: a secret pasted here by mistake must not reach a message.
+            raise ValueError("secret_env must be the name of an environment variable")
         return value
 
     @field_validator("timeout")
