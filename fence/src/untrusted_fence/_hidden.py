@@ -20,6 +20,9 @@ _MARK_RE = re.compile("\u27e6hidden: [^\u27e6\u27e7]*+\u27e7")
 
 _FENCE_RE = re.compile(r"^[ \t]{0,3}(`{3,}+|~{3,}+)([^\n]*)$", re.M)
 _BACKTICKS_RE = re.compile(r"`++")
+# The first word of a code-fence info string only picks the highlighting; a word that cannot be
+# a language name is treated as hidden text like the rest of the info string.
+_LANGUAGE_RE = re.compile(r"[A-Za-z0-9+#._-]{1,32}")
 _BLANK_LINE_RE = re.compile(r"\n[ \t]*+\n")
 _HTML_START_RE = re.compile(r"<(?:!--|\?|!\[CDATA\[|![A-Za-z])")
 _HTML_END = {"<!--": "-->", "<?": "?>", "<![CDATA[": "]]>"}
@@ -105,7 +108,9 @@ def _code_fences(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]
             opener = m
             info = m.group(2)
             words = info.strip().split(maxsplit=1)
-            if len(words) == 2:
+            if words and _LANGUAGE_RE.fullmatch(words[0]) is None:
+                hidden.append((m.start(2), m.end(2)))  # not a language name: all of it hides
+            elif len(words) == 2:
                 tail = m.start(2) + info.index(words[0]) + len(words[0])
                 hidden.append((tail, m.end(2)))
         else:
