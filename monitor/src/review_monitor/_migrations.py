@@ -118,6 +118,22 @@ MIGRATIONS: tuple[Migration, ...] = (
             "CREATE INDEX reactions_due ON reactions (status, next_attempt_at)",
         ),
     ),
+    Migration(
+        5,
+        "application records",
+        (
+            # Generic rows the monitor never interprets: an application (comment-wake's
+            # worker and orchestrator registry) keeps its records here, one namespace each,
+            # so they can change in the same transaction as the watches they imply.
+            """CREATE TABLE app_records (
+                namespace TEXT NOT NULL,
+                key TEXT NOT NULL,
+                value BLOB NOT NULL,
+                updated_at TEXT NOT NULL,
+                PRIMARY KEY (namespace, key)
+            )""",
+        ),
+    ),
 )
 
 _LEDGER = """CREATE TABLE IF NOT EXISTS schema_migrations (

@@ -46,6 +46,7 @@ __all__ = [
     "OutboxStatus",
     "ReactionEntry",
     "ReactionStatus",
+    "RecordTx",
     "Store",
     "SyncStore",
 ]
@@ -622,6 +623,91 @@ class SyncStore:
                 "updated_at = excluded.updated_at",
                 (key, value, _ts(at)),
             )
+
+    # -- application records -----------------------------------------------------------
+
+    @contextmanager
+    def write_records(self, *, at: datetime) -> Iterator[RecordTx]:
+        """One write transaction over application records and watches: all or nothing.
+
+        Raising inside the block rolls everything back, so an application can check what
+        it reads and refuse without leaving half of a change behind.
+        """
+        with self._write() as c:
+            yield RecordTx(c, at)
+
+    def record(self, namespace: str, key: str) -> bytes | None:
+        with self._read() as c:
+            row = c.execute(
+                "SELECT value FROM app_records WHERE namespace = ? AND key = ?", (namespace, key)
+            ).fetchone()
+        return None if row is None else bytes(row[0])
+
+    def records(self, namespace: str) -> tuple[tuple[str, bytes], ...]:
+        """Every ``(key, value)`` of ``namespace``, sorted by key."""
+        with self._read() as c:
+            rows = c.execute(
+                "SELECT key, value FROM app_records WHERE namespace = ? ORDER BY key",
+                (namespace,),
+            ).fetchall()
+        return tuple((str(r[0]), bytes(r[1])) for r in rows)
+
+
+class RecordTx:
+    """Application records and watches inside one ``SyncStore.write_records`` transaction."""
+
+    def __init__(self, conn: sqlite3.Connection, at: datetime) -> None:
+        self._conn = conn
+        self._at = at
+
+    def get(self, namespace: str, key: str) -> bytes | None:
+        row = self._conn.execute(
+            "SELECT value FROM app_records WHERE namespace = ? AND key = ?", (namespace, key)
+        ).fetchone()
+        return None if row is None else bytes(row[0])
+
+    def items(self, namespace: str) -> tuple[tuple[str, bytes], ...]:
+        rows = self._conn.execute(
+            "SELECT key, value FROM app_records WHERE namespace = ? ORDER BY key", (namespace,)
+        ).fetchall()
+        return tuple((str(r[0]), bytes(r[1])) for r in rows)
+
+    def put(self, namespace: str, key: str, value: bytes) -> None:
+        self._conn.execute(
+            "INSERT INTO app_records (namespace, key, value, updated_at) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value, "
+            "updated_at = excluded.updated_at",
+            (namespace, key, value, _ts(self._at)),
+        )
+
+    def delete(self, namespace: str, key: str) -> bool:
+        cur = self._conn.execute(
+            "DELETE FROM app_records WHERE namespace = ? AND key = ?", (namespace, key)
+        )
+        return cur.rowcount > 0
+
+    def add_watch(self, thread_id: str, pr: PrRef) -> bool:
+        cur = self._conn.execute(
+            "INSERT OR IGNORE INTO watches (thread_id, host, owner, name, number, tool, "
+            "added_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (thread_id, pr.host, pr.owner, pr.name, pr.number, WATCH_TOOL, _ts(self._at)),
+        )
+        return cur.rowcount == 1
+
+    def remove_watch(self, thread_id: str, pr: PrRef) -> bool:
+        cur = self._conn.execute(
+            "DELETE FROM watches WHERE thread_id = ? AND host = ? AND owner = ? "
+            "AND name = ? AND number = ? AND tool = ?",
+            (thread_id, pr.host, pr.owner, pr.name, pr.number, WATCH_TOOL),
+        )
+        return cur.rowcount > 0
+
+    def watches_of(self, thread_id: str) -> tuple[PrRef, ...]:
+        rows = self._conn.execute(
+            "SELECT host, owner, name, number FROM watches WHERE thread_id = ? AND tool = ?",
+            (thread_id, WATCH_TOOL),
+        ).fetchall()
+        return tuple(sorted(PrRef(host=r[0], owner=r[1], name=r[2], number=r[3]) for r in rows))
 
 
 class Store:
