@@ -96,7 +96,7 @@ def test_an_out_of_range_value_is_refused(key: str, value: object) -> None:
 def test_the_config_is_frozen() -> None:
     config = WebhookConfig()
     with pytest.raises(ValidationError):
-        config.port = 1  # type: ignore[misc]
+        config.port = 1
 
 
 def test_the_secret_is_read_from_the_named_environment_variable() -> None:

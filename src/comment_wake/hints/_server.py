@@ -63,6 +63,7 @@ class HintListener:
         self._hint = hint
         self._log = logger or _log
         self._slots = config.max_connections
+        self._refusals = config.max_connections
         self._timeout = config.timeout.total_seconds()
 
     def __repr__(self) -> str:  # never the secret
@@ -90,8 +91,14 @@ class HintListener:
             try:
                 if self._slots <= 0:
                     self._log.debug("webhook connection refused: all slots busy")
-                    with anyio.move_on_after(_LINGER):
-                        await stream.send(render_answer(503))
+                    # Answering takes a brief linger; past a second set of slots a
+                    # flood is simply closed.
+                    if self._refusals > 0:
+                        self._refusals -= 1
+                        try:
+                            await self._finish(stream, _Answer(503, "all slots busy"))
+                        finally:
+                            self._refusals += 1
                     return
                 self._slots -= 1
                 try:
