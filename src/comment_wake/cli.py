@@ -17,6 +17,7 @@ __all__ = ["main"]
 _COMMANDS: tuple[str, ...] = (
     "comment_wake._cli_inbox",
     "comment_wake._cli_transcripts",
+    "comment_wake._cli_replay",
 )
 
 

@@ -1,0 +1,46 @@
+"""``comment-wake replay SCENARIO.toml [--json] [--seed N]``: run a scenario through the
+real service on a virtual clock and print its decisions, wakes, notices and log lines."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+__all__ = ["register"]
+
+
+def register(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "replay",
+        help="replay a scenario through the real service on a virtual clock",
+        description="Run SCENARIO.toml (format: docs/scenarios.md) through the real "
+        "comment-wake service against an in-process fake GitHub on a virtual clock, and "
+        "print what it decided, in time order.",
+    )
+    parser.add_argument("scenario", metavar="SCENARIO.toml")
+    parser.add_argument(
+        "--json", action="store_true", help="one JSON object per line (the output contract)"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of every random draw (default 0)")
+    parser.set_defaults(handler=_replay)
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from comment_wake.replay import (
+        ScenarioError,
+        format_json,
+        format_timeline,
+        load_scenario,
+        run_scenario_sync,
+    )
+
+    try:
+        scenario = load_scenario(args.scenario)
+    except ScenarioError as exc:
+        print(f"comment-wake replay: {exc}", file=sys.stderr)
+        return 2
+    result = run_scenario_sync(scenario, seed=args.seed)
+    text = format_json(result.lines) if args.json else format_timeline(result.lines)
+    sys.stdout.write(text)
+    return 0

@@ -1,0 +1,35 @@
+"""The replay harness: run a scenario (``docs/scenarios.md``) through the real service on a
+virtual clock, against ``FakeGitHub``, and print what it decided."""
+
+from ._output import Line, format_json, format_timeline, iso
+from ._runner import ReplayResult, run_scenario, run_scenario_sync
+from ._scenario import (
+    EVENT_KINDS,
+    Event,
+    InlineSpec,
+    PrSpec,
+    Scenario,
+    ScenarioError,
+    WorkerSpec,
+    load_scenario,
+    parse_scenario,
+)
+
+__all__ = [
+    "EVENT_KINDS",
+    "Event",
+    "InlineSpec",
+    "Line",
+    "PrSpec",
+    "ReplayResult",
+    "Scenario",
+    "ScenarioError",
+    "WorkerSpec",
+    "format_json",
+    "format_timeline",
+    "iso",
+    "load_scenario",
+    "parse_scenario",
+    "run_scenario",
+    "run_scenario_sync",
+]

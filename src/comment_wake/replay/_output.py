@@ -1,0 +1,66 @@
+"""The replay's output lines: JSON objects (``--json``) or a readable timeline."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+__all__ = ["Line", "format_json", "format_timeline", "iso", "sort_lines"]
+
+# Within one instant: decisions, then wakes, then the monitor's notices, then logs.
+_RANK = {"decision": 0, "wake": 1, "notice": 2, "log": 3}
+
+
+def iso(t: datetime) -> str:
+    """RFC 3339 in UTC with ``Z``; milliseconds only when the time has a fraction."""
+    t = t.astimezone(UTC)
+    spec = "milliseconds" if t.microsecond else "seconds"
+    return t.replace(tzinfo=None).isoformat(timespec=spec) + "Z"
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One output line; ``fields`` in output order, after ``type`` and ``at``."""
+
+    type: str
+    at: datetime
+    fields: Mapping[str, Any]
+    seq: int  # arrival order: keeps a step's own order within one instant and PR
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "at": iso(self.at), **self.fields}
+
+
+def sort_lines(lines: Iterable[Line]) -> list[Line]:
+    def key(line: Line) -> tuple[datetime, int, str, int]:
+        return (line.at, _RANK[line.type], str(line.fields.get("pr") or ""), line.seq)
+
+    return sorted(lines, key=key)
+
+
+def format_json(lines: Sequence[Line]) -> str:
+    return "".join(json.dumps(line.to_json(), ensure_ascii=False) + "\n" for line in lines)
+
+
+def format_timeline(lines: Sequence[Line]) -> str:
+    out: list[str] = []
+    for line in lines:
+        f = line.fields
+        head = f"{iso(line.at)}  {line.type:<8}"
+        if line.type == "decision":
+            detail = f" ({f['detail']})" if f["detail"] else ""
+            out.append(f"{head}  {f['pr']}  {f['comment']}: {f['outcome']} {f['reason']}{detail}")
+        elif line.type == "wake":
+            ids = ", ".join(f["comments"])
+            out.append(f"{head}  {f['pr']}  worker {f['worker']} woken for {ids}")
+            out.extend(f"    | {text}" for text in str(f["notice"]).splitlines())
+        elif line.type == "notice":
+            ids = ", ".join(f["items"])
+            out.append(f"{head}  {f['pr']}  worker {f['worker']} gets {f['kind']} ({ids})")
+        else:
+            where = f"  {f['pr']}" if f["pr"] else ""
+            out.append(f"{head}{where}  {f['level']}: {f['message']}")
+    return "".join(text + "\n" for text in out)
