@@ -28,6 +28,12 @@ def examples(shared_dir: Path) -> dict[str, list[dict[str, Any]]]:
 
 
 @pytest.fixture
+def secret() -> bytes:
+    """The secret ``running`` and ``sign`` use unless told otherwise."""
+    return SECRET
+
+
+@pytest.fixture
 def hinted() -> list[PrRef]:
     """Every PR the listener under test hinted, in order."""
     return []

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import logging
 from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 import anyio
@@ -14,11 +15,10 @@ import pytest
 from comment_wake.hints import HintListener, WebhookConfig, github_signature
 from review_monitor import PrRef
 
-from .conftest import SECRET, Running
-
 pytestmark = pytest.mark.anyio
 
 Sign = Callable[..., tuple[bytes, dict[str, str]]]
+Running = Callable[..., AbstractAsyncContextManager[str]]
 PR2 = PrRef("Codertocat", "Hello-World", 2)
 
 
@@ -296,7 +296,7 @@ async def test_the_listener_stops_on_cancellation_and_frees_its_port(
     async with running() as url:
         port = int(url.split(":")[2].split("/")[0])
         assert 204 == await _post(url, *sign("ping", b"{}"))
-    with pytest.raises(OSError):
+    with pytest.raises(OSError, match=r"(?i)refused|failed"):
         await anyio.connect_tcp("127.0.0.1", port)
 
 
@@ -311,8 +311,8 @@ def test_an_empty_secret_is_refused_at_construction() -> None:
         HintListener(WebhookConfig(), b"", lambda pr: None)
 
 
-def test_the_listeners_repr_does_not_show_the_secret() -> None:
-    assert SECRET.decode() not in repr(HintListener(WebhookConfig(), SECRET, lambda pr: None))
+def test_the_listeners_repr_does_not_show_the_secret(secret: bytes) -> None:
+    assert secret.decode() not in repr(HintListener(WebhookConfig(), secret, lambda pr: None))
 
 
 async def test_no_log_line_carries_the_payload_the_headers_or_the_secret(
@@ -320,6 +320,7 @@ async def test_no_log_line_carries_the_payload_the_headers_or_the_secret(
     sign: Sign,
     examples: dict[str, list[dict[str, Any]]],
     caplog: pytest.LogCaptureFixture,
+    secret: bytes,
 ) -> None:
     marker = "MARKER-7d1e"
     payload = _pr_comment(examples)
@@ -341,5 +342,5 @@ async def test_no_log_line_carries_the_payload_the_headers_or_the_secret(
     # The server's own lines (the test's HTTP client logs too).
     ours = [r for r in caplog.records if r.name.startswith("comment_wake")]
     text = "\n".join(f"{r.getMessage()} {r.exc_text or ''}" for r in ours)
-    found = (marker in text, SECRET.decode() in text, "Codertocat/Hello-World#1" in text)
+    found = (marker in text, secret.decode() in text, "Codertocat/Hello-World#1" in text)
     assert ([202, 401, 400, 202, 400, 400], (False, False, True)) == (statuses, found)
