@@ -43,6 +43,7 @@ from ._model import (
     PrRef,
     PrStatus,
 )
+from ._monitor import Monitor
 from ._notice import NOTICE_VERSION, Notice, NoticeItem, NoticePr, notice_key
 from ._notices import (
     CheckReader,
@@ -91,6 +92,7 @@ __all__ = [
     "Listener",
     "LookupFailed",
     "Mark",
+    "Monitor",
     "MonitorConfig",
     "MonitorNotices",
     "Notice",
