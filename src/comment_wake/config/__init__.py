@@ -1,0 +1,32 @@
+"""The app's configuration: one TOML file, one table per package, every key defaulted.
+
+``load_config(find_config(args.config))`` is what a command does; ``docs/configuration.md``
+lists every key with its unit and default (a test keeps it true to the models).
+"""
+
+from ._load import (
+    CONFIG_ENV,
+    ConfigError,
+    default_config_path,
+    find_config,
+    load_config,
+    parse_config,
+)
+from ._model import TABLES, AppConfig, LogFormat, LogLevel
+from ._reference import KeyRow, key_rows, render_default
+
+__all__ = [
+    "CONFIG_ENV",
+    "TABLES",
+    "AppConfig",
+    "ConfigError",
+    "KeyRow",
+    "LogFormat",
+    "LogLevel",
+    "default_config_path",
+    "find_config",
+    "key_rows",
+    "load_config",
+    "parse_config",
+    "render_default",
+]

@@ -1,0 +1,53 @@
+"""Workers bound to pull requests and their orchestrators, kept in the state store.
+
+``Registry`` is the sync API (short commands; the daemon reads it too): ``bind``,
+``unbind``, ``archive``, ``list``, ``add_orchestrator``, ``update_session``; it is the
+service's ``BindingSource`` and gives the delivery loop ``route``, ``orchestrator_of``
+and ``on_session``.  A binding names its publisher by a spec (``CommandSpec``,
+``WebhookSpec``, ``InboxSpec``, ``CallbackSpec``) and its transcripts by a path, a Claude
+Code session id and working directory, or a Codex thread id (``AgentHomes`` says where
+those agents keep their files).
+"""
+
+from ._errors import RefusedInputError, RegistryError, UnknownWorkerError
+from ._model import (
+    CallbackSpec,
+    ClaudeSession,
+    CodexThread,
+    CommandSpec,
+    InboxSpec,
+    OrchestratorRecord,
+    PublisherSpec,
+    TranscriptPath,
+    TranscriptSpec,
+    WebhookSpec,
+    WorkerRecord,
+)
+from ._publishers import Unavailable
+from ._registry import ORCHESTRATORS, WORKERS, Registry, id_problem
+from ._transcripts import AgentHomes, claude_project_name, resolve_transcript
+
+__all__ = [
+    "ORCHESTRATORS",
+    "WORKERS",
+    "AgentHomes",
+    "CallbackSpec",
+    "ClaudeSession",
+    "CodexThread",
+    "CommandSpec",
+    "InboxSpec",
+    "OrchestratorRecord",
+    "PublisherSpec",
+    "RefusedInputError",
+    "Registry",
+    "RegistryError",
+    "TranscriptPath",
+    "TranscriptSpec",
+    "Unavailable",
+    "UnknownWorkerError",
+    "WebhookSpec",
+    "WorkerRecord",
+    "claude_project_name",
+    "id_problem",
+    "resolve_transcript",
+]

@@ -1,0 +1,112 @@
+"""What the registry stores: publisher and transcript specs, workers and orchestrators.
+
+Frozen msgspec structs, stored as JSON in the store's application records; tagged
+unions, so a record names its kind (``{"kind": "command", ...}``).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import msgspec
+
+from review_monitor import PrRef
+
+__all__ = [
+    "CallbackSpec",
+    "ClaudeSession",
+    "CodexThread",
+    "CommandSpec",
+    "InboxSpec",
+    "OrchestratorRecord",
+    "PublisherSpec",
+    "TranscriptPath",
+    "TranscriptSpec",
+    "WebhookSpec",
+    "WorkerRecord",
+]
+
+
+class CommandSpec(msgspec.Struct, frozen=True, tag="command", tag_field="kind"):
+    """Run ``argv`` (never through a shell) per notice; ``timeout`` seconds, None: the
+    ``[delivery] publisher_timeout``."""
+
+    argv: tuple[str, ...]
+    timeout: float | None = None
+
+
+class WebhookSpec(msgspec.Struct, frozen=True, tag="webhook", tag_field="kind"):
+    """POST each notice to ``url``, signed with the secret in ``$secret_env`` (the secret
+    itself is never stored)."""
+
+    url: str
+    secret_env: str
+    timeout: float | None = None
+
+
+class InboxSpec(msgspec.Struct, frozen=True, tag="inbox", tag_field="kind"):
+    """Write each notice under ``root``; None: the state directory's ``inbox``."""
+
+    root: str | None = None
+
+
+class CallbackSpec(msgspec.Struct, frozen=True, tag="callback", tag_field="kind"):
+    """Call the Python callable registered as ``name`` in this process (Python API only)."""
+
+    name: str
+    timeout: float | None = None
+
+
+PublisherSpec = CommandSpec | WebhookSpec | InboxSpec | CallbackSpec
+
+
+class TranscriptPath(msgspec.Struct, frozen=True, tag="path", tag_field="kind"):
+    """A transcript file named directly."""
+
+    path: str
+
+
+class ClaudeSession(msgspec.Struct, frozen=True, tag="claude", tag_field="kind"):
+    """A Claude Code session: ``<claude home>/projects/<encoded cwd>/<session_id>.jsonl``.
+
+    ``previous`` keeps the ids the session had before (a headless resume may hand out a
+    new one); their files still hold posts the worker made before the switch.
+    """
+
+    session_id: str
+    cwd: str
+    previous: tuple[str, ...] = ()
+
+
+class CodexThread(msgspec.Struct, frozen=True, tag="codex", tag_field="kind"):
+    """A Codex thread: ``<codex home>/sessions/YYYY/MM/DD/rollout-*-<thread_id>.jsonl``."""
+
+    thread_id: str
+    previous: tuple[str, ...] = ()
+
+
+TranscriptSpec = TranscriptPath | ClaudeSession | CodexThread
+
+
+class WorkerRecord(msgspec.Struct, frozen=True):
+    """A worker bound to one pull request."""
+
+    worker: str
+    pr: PrRef
+    orchestrator: str
+    publisher: PublisherSpec
+    transcripts: tuple[TranscriptSpec, ...] = ()
+    archived: bool = False
+    bound_at: datetime | None = None
+    archived_at: datetime | None = None
+    session_id: str | None = None  # the last one a publisher reported
+
+
+class OrchestratorRecord(msgspec.Struct, frozen=True):
+    """An orchestrator: it spawns workers and takes the notices they can no longer take."""
+
+    id: str
+    publisher: PublisherSpec
+    transcripts: tuple[TranscriptSpec, ...] = ()
+    added_at: datetime | None = None
+    session_id: str | None = None

@@ -1,0 +1,530 @@
+"""``Registry``: workers bound to pull requests, and the orchestrators that spawned them.
+
+Records live in the monitor's store as application records (namespaces
+``comment-wake/workers`` and ``comment-wake/orchestrators``, JSON), so binding a worker and
+adding its ``pr_review_monitor`` watch happen in one transaction, as do unbinding and
+removing it.  Everything is checked before that transaction starts (files, ids, specs)
+or inside it (the orchestrator exists, the PR has no other worker), and a refusal
+raises ``RefusedInputError`` with nothing written.
+
+The registry is the service's ``BindingSource`` (``binding``, ``transcripts``) and gives
+the delivery loop its ``route``, ``orchestrator_of`` and ``on_session``.  It reads with
+short transactions on its own connection, so a daemon should give it its own
+``SyncStore`` rather than share the one its async ``Store`` uses.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Literal, Protocol
+
+import msgspec
+
+from comment_wake._paths import inbox_root as default_inbox_root
+from comment_wake._paths import store_path
+from comment_wake.delivery import NoticeCallback
+from comment_wake.ownpost import TranscriptSource
+from comment_wake.wake import Binding
+from review_monitor import Clock, Gone, PrRef, Publisher, SyncStore, SystemClock
+
+from ._errors import RefusedInputError, UnknownWorkerError
+from ._model import (
+    ClaudeSession,
+    CodexThread,
+    OrchestratorRecord,
+    PublisherSpec,
+    TranscriptPath,
+    TranscriptSpec,
+    WorkerRecord,
+)
+from ._publishers import build_publisher, publisher_problem
+from ._transcripts import (
+    AgentHomes,
+    resolve_transcript,
+    session_id_problem,
+    transcript_files_of,
+)
+
+__all__ = ["ORCHESTRATORS", "WORKERS", "Registry", "id_problem"]
+
+WORKERS = "comment-wake/workers"
+ORCHESTRATORS = "comment-wake/orchestrators"
+
+# The inbox publisher's rule for a directory name: every worker id must be usable there.
+_ID = re.compile(r"[A-Za-z0-9_@+-][A-Za-z0-9._@+-]{0,127}")
+_Role = Literal["worker", "orchestrator", "sibling"]
+_PREVIOUS_KEPT = 16  # session ids a binding remembers after it moved on
+
+
+class _Tx(Protocol):
+    """What the registry needs of the store's record transaction (``RecordTx``)."""
+
+    def get(self, namespace: str, key: str) -> bytes | None: ...
+
+    def items(self, namespace: str) -> tuple[tuple[str, bytes], ...]: ...
+
+    def put(self, namespace: str, key: str, value: bytes) -> None: ...
+
+    def delete(self, namespace: str, key: str) -> bool: ...
+
+    def add_watch(self, thread_id: str, pr: PrRef) -> bool: ...
+
+    def remove_watch(self, thread_id: str, pr: PrRef) -> bool: ...
+
+
+class _RecordStore(Protocol):
+    def write_records(self, *, at: datetime) -> AbstractContextManager[_Tx]: ...
+
+    def record(self, namespace: str, key: str) -> bytes | None: ...
+
+    def records(self, namespace: str) -> tuple[tuple[str, bytes], ...]: ...
+
+
+def id_problem(value: str, what: str) -> str | None:
+    """Why ``value`` cannot be a worker or orchestrator id, or None."""
+    if _ID.fullmatch(value) is None:
+        return (
+            f"{what} {value!r} is not a usable id: use letters, digits and ._@+- "
+            "(at most 128, not starting with a dot)"
+        )
+    return None
+
+
+def _decode_worker(blob: bytes) -> WorkerRecord:
+    return msgspec.json.decode(blob, type=WorkerRecord)
+
+
+def _decode_orchestrator(blob: bytes) -> OrchestratorRecord:
+    return msgspec.json.decode(blob, type=OrchestratorRecord)
+
+
+def _as_specs(transcripts: TranscriptSpec | Sequence[TranscriptSpec] | None) -> tuple[object, ...]:
+    if transcripts is None:
+        return ()
+    if isinstance(transcripts, TranscriptPath | ClaudeSession | CodexThread):
+        return (transcripts,)
+    return tuple(transcripts)
+
+
+class Registry:
+    """The worker and orchestrator registry over one state store (sync API)."""
+
+    def __init__(
+        self,
+        store: SyncStore | _RecordStore,
+        *,
+        inbox_root: Path,
+        clock: Clock | None = None,
+        homes: AgentHomes | None = None,
+        callbacks: Mapping[str, NoticeCallback] | None = None,
+        publisher_timeout: timedelta = timedelta(minutes=2),
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
+        self._store: _RecordStore = store
+        self._owned: SyncStore | None = None
+        self.inbox_root = inbox_root
+        self._clock: Clock = clock or SystemClock()
+        self.homes = homes or AgentHomes.from_env()
+        self._callbacks = dict(callbacks or {})
+        self._timeout = publisher_timeout
+        self._environ = environ
+        self._publishers: dict[tuple[str, bytes], Publisher] = {}
+
+    @classmethod
+    def open(
+        cls,
+        state_dir: Path,
+        *,
+        inbox_root: Path | None = None,
+        clock: Clock | None = None,
+        homes: AgentHomes | None = None,
+        callbacks: Mapping[str, NoticeCallback] | None = None,
+        publisher_timeout: timedelta = timedelta(minutes=2),
+        environ: Mapping[str, str] | None = None,
+    ) -> Registry:
+        """Open (creating and migrating) ``state_dir/state.db``; the default inbox root is
+        ``state_dir/inbox``.  ``close`` closes the store it opened."""
+        store = SyncStore.open(store_path(state_dir), clock=clock)
+        registry = cls(
+            store,
+            inbox_root=inbox_root or default_inbox_root(state_dir),
+            clock=clock,
+            homes=homes,
+            callbacks=callbacks,
+            publisher_timeout=publisher_timeout,
+            environ=environ,
+        )
+        registry._owned = store
+        return registry
+
+    def close(self) -> None:
+        if self._owned is not None:
+            self._owned.close()
+            self._owned = None
+
+    def __enter__(self) -> Registry:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- reads ---------------------------------------------------------------------
+
+    def worker(self, worker: str) -> WorkerRecord | None:
+        blob = self._store.record(WORKERS, worker)
+        return None if blob is None else _decode_worker(blob)
+
+    def orchestrator(self, orchestrator: str) -> OrchestratorRecord | None:
+        blob = self._store.record(ORCHESTRATORS, orchestrator)
+        return None if blob is None else _decode_orchestrator(blob)
+
+    def workers(self) -> tuple[WorkerRecord, ...]:
+        """Every worker, archived ones too, sorted by id."""
+        return tuple(_decode_worker(b) for _, b in self._store.records(WORKERS))
+
+    def orchestrators(self) -> tuple[OrchestratorRecord, ...]:
+        return tuple(_decode_orchestrator(b) for _, b in self._store.records(ORCHESTRATORS))
+
+    def siblings(self, worker: str) -> tuple[WorkerRecord, ...]:
+        """The other workers of ``worker``'s orchestrator, archived ones too."""
+        me = self.worker(worker)
+        if me is None:
+            return ()
+        return tuple(
+            w for w in self.workers() if w.orchestrator == me.orchestrator and w.worker != worker
+        )
+
+    # -- writes --------------------------------------------------------------------
+
+    def add_orchestrator(
+        self,
+        orchestrator: str,
+        publisher: PublisherSpec,
+        transcripts: TranscriptSpec | Sequence[TranscriptSpec] | None = None,
+    ) -> OrchestratorRecord:
+        """Register (or update) an orchestrator: where its hand-offs go, what it wrote."""
+        self._refuse(id_problem(orchestrator, "orchestrator id"))
+        self._refuse(publisher_problem(publisher, self._callbacks))
+        specs = self._checked_transcripts(transcripts)
+        now = self._clock.now()
+        with self._store.write_records(at=now) as tx:
+            if tx.get(WORKERS, orchestrator) is not None:
+                self._refuse(
+                    f"{orchestrator!r} is already a worker's id; give the orchestrator another id"
+                )
+            old = tx.get(ORCHESTRATORS, orchestrator)
+            record = OrchestratorRecord(
+                id=orchestrator,
+                publisher=publisher,
+                transcripts=specs,
+                added_at=now if old is None else _decode_orchestrator(old).added_at,
+            )
+            tx.put(ORCHESTRATORS, orchestrator, msgspec.json.encode(record))
+        return record
+
+    def remove_orchestrator(self, orchestrator: str) -> OrchestratorRecord:
+        """Forget an orchestrator that no worker names any more."""
+        with self._store.write_records(at=self._clock.now()) as tx:
+            blob = tx.get(ORCHESTRATORS, orchestrator)
+            if blob is None:
+                raise UnknownWorkerError(f"no orchestrator {orchestrator!r} is registered")
+            users = [
+                key
+                for key, b in tx.items(WORKERS)
+                if _decode_worker(b).orchestrator == orchestrator
+            ]
+            if users:
+                self._refuse(
+                    f"orchestrator {orchestrator!r} still has workers ({', '.join(users)}); "
+                    "unbind them first"
+                )
+            tx.delete(ORCHESTRATORS, orchestrator)
+        return _decode_orchestrator(blob)
+
+    def bind(
+        self,
+        worker: str,
+        pr: PrRef | str,
+        *,
+        orchestrator: str,
+        publisher: PublisherSpec,
+        transcripts: TranscriptSpec | Sequence[TranscriptSpec] | None = None,
+        host: str = "github.com",
+    ) -> WorkerRecord:
+        """Bind ``worker`` to ``pr`` and watch it, in one transaction.
+
+        Binding a worker again replaces its binding (and moves its watch when the PR
+        changed; an archived worker comes back).  Refused, with nothing written: a bad
+        id or PR reference, an orchestrator that is not registered, a publisher spec that
+        cannot work, a transcript that does not exist, a PR another live worker has.
+        """
+        self._refuse(id_problem(worker, "worker id"))
+        ref = self._pr(pr, host)
+        self._refuse(publisher_problem(publisher, self._callbacks))
+        specs = self._checked_transcripts(transcripts)
+        now = self._clock.now()
+        with self._store.write_records(at=now) as tx:
+            if tx.get(ORCHESTRATORS, orchestrator) is None:
+                self._refuse(
+                    f"unknown orchestrator {orchestrator!r}: register it first with "
+                    f"`comment-wake orchestrator add {orchestrator} ...`"
+                )
+            if tx.get(ORCHESTRATORS, worker) is not None:
+                self._refuse(f"{worker!r} is an orchestrator's id; give the worker another id")
+            for key, blob in tx.items(WORKERS):
+                other = _decode_worker(blob)
+                if key != worker and other.pr == ref and not other.archived:
+                    self._refuse(
+                        f"{ref} is already bound to worker {key!r}; unbind or archive it first"
+                    )
+            old_blob = tx.get(WORKERS, worker)
+            old = None if old_blob is None else _decode_worker(old_blob)
+            if old is not None and old.pr != ref:
+                tx.remove_watch(worker, old.pr)
+            record = WorkerRecord(
+                worker=worker,
+                pr=ref,
+                orchestrator=orchestrator,
+                publisher=publisher,
+                transcripts=specs,
+                bound_at=now,
+            )
+            tx.put(WORKERS, worker, msgspec.json.encode(record))
+            tx.add_watch(worker, ref)
+        self._forget_publisher(worker)
+        return record
+
+    def unbind(self, worker: str) -> WorkerRecord:
+        """Forget ``worker`` and stop watching its PR, in one transaction."""
+        with self._store.write_records(at=self._clock.now()) as tx:
+            blob = tx.get(WORKERS, worker)
+            if blob is None:
+                raise UnknownWorkerError(f"no worker {worker!r} is bound; see `comment-wake list`")
+            record = _decode_worker(blob)
+            tx.delete(WORKERS, worker)
+            tx.remove_watch(worker, record.pr)
+        self._forget_publisher(worker)
+        return record
+
+    def archive(self, worker: str) -> WorkerRecord:
+        """Keep ``worker``'s record (its transcripts still tell its siblings' posts apart)
+        but stop watching its PR; its pending notices go to its orchestrator."""
+        now = self._clock.now()
+        with self._store.write_records(at=now) as tx:
+            blob = tx.get(WORKERS, worker)
+            if blob is None:
+                raise UnknownWorkerError(f"no worker {worker!r} is bound; see `comment-wake list`")
+            record = _decode_worker(blob)
+            if not record.archived:
+                record = msgspec.structs.replace(record, archived=True, archived_at=now)
+                tx.put(WORKERS, worker, msgspec.json.encode(record))
+            tx.remove_watch(worker, record.pr)
+        self._forget_publisher(worker)
+        return record
+
+    def update_session(self, worker: str, session_id: str) -> bool:
+        """A publisher reported that ``worker`` (or an orchestrator) now answers as
+        ``session_id``: its Claude or Codex transcript follows, keeping the old id among
+        ``previous``.  False when nothing changed or nobody has that id."""
+        self._refuse(session_id_problem(session_id, "session id"))
+        with self._store.write_records(at=self._clock.now()) as tx:
+            for namespace in (WORKERS, ORCHESTRATORS):
+                blob = tx.get(namespace, worker)
+                if blob is None:
+                    continue
+                record: WorkerRecord | OrchestratorRecord = (
+                    _decode_worker(blob) if namespace == WORKERS else _decode_orchestrator(blob)
+                )
+                specs = tuple(_follow(s, session_id) for s in record.transcripts)
+                if record.session_id == session_id and specs == record.transcripts:
+                    return False
+                updated = msgspec.structs.replace(record, transcripts=specs, session_id=session_id)
+                tx.put(namespace, worker, msgspec.json.encode(updated))
+                return True
+        return False
+
+    on_session = update_session
+    """The delivery loop's ``on_session(worker, new_session_id)``."""
+
+    # -- the service's binding source ---------------------------------------------
+
+    def binding(self, pr: PrRef) -> Binding:
+        """Who owns ``pr``: its live worker, else its last archived one, else nobody."""
+        found: WorkerRecord | None = None
+        for record in self.workers():
+            if record.pr != pr:
+                continue
+            if not record.archived:
+                found = record
+                break
+            if found is None or (record.archived_at or datetime.min) > (
+                found.archived_at or datetime.min
+            ):
+                found = record
+        if found is None:
+            return Binding(pr=pr, worker=None)
+        return Binding(
+            pr=pr,
+            worker=found.worker,
+            spawned_by=found.orchestrator,
+            archived=found.archived,
+            watched=not found.archived,
+        )
+
+    def transcripts(self, worker: str) -> tuple[TranscriptSource, ...]:
+        """The files to read for ``worker``'s own posts: its own (role ``worker``), its
+        orchestrator's and its siblings'.  Files that do not exist (yet, or any more)
+        are left out; a file is listed once, under the closest role."""
+        me = self.worker(worker)
+        if me is None:
+            return ()
+        groups: list[tuple[_Role, tuple[TranscriptSpec, ...]]] = [("worker", me.transcripts)]
+        boss = self.orchestrator(me.orchestrator)
+        if boss is not None:
+            groups.append(("orchestrator", boss.transcripts))
+        groups.extend(("sibling", s.transcripts) for s in self.siblings(worker))
+        out: list[TranscriptSource] = []
+        seen: set[str] = set()
+        for role, specs in groups:
+            for spec in specs:
+                for path in transcript_files_of(spec, self.homes):
+                    text = str(path)
+                    if text not in seen:
+                        seen.add(text)
+                        out.append(TranscriptSource(path=text, role=role))
+        return tuple(out)
+
+    # -- the delivery loop's routing -----------------------------------------------
+
+    def route(self, worker: str) -> Publisher | Gone | None:
+        """``worker``'s publisher; ``Gone`` once archived; an orchestrator's id routes to
+        the orchestrator (its hand-offs); None for an id nobody has."""
+        record = self.worker(worker)
+        if record is not None:
+            if record.archived:
+                return Gone("archived")
+            return self._publisher(worker, record.publisher)
+        boss = self.orchestrator(worker)
+        if boss is not None:
+            return self._publisher(worker, boss.publisher)
+        return None
+
+    def orchestrator_of(self, worker: str) -> tuple[str, Publisher] | None:
+        """The orchestrator that takes ``worker``'s notices once it is gone."""
+        record = self.worker(worker)
+        if record is None:
+            return None
+        boss = self.orchestrator(record.orchestrator)
+        if boss is None:
+            return None
+        return boss.id, self._publisher(boss.id, boss.publisher)
+
+    def publisher_for(self, spec: PublisherSpec) -> Publisher:
+        """A fresh publisher for ``spec`` (``Unavailable`` when it cannot work now)."""
+        return build_publisher(
+            spec,
+            inbox_root=self.inbox_root,
+            default_timeout=self._timeout,
+            environ=os.environ if self._environ is None else self._environ,
+            callbacks=self._callbacks,
+        )
+
+    # -- helpers -------------------------------------------------------------------
+
+    def _publisher(self, owner: str, spec: PublisherSpec) -> Publisher:
+        # One instance per owner and spec: a webhook publisher keeps its connections.
+        key = (owner, msgspec.json.encode(spec))
+        found = self._publishers.get(key)
+        if found is None:
+            found = self._publishers[key] = self.publisher_for(spec)
+        return found
+
+    def _forget_publisher(self, owner: str) -> None:
+        for key in [k for k in self._publishers if k[0] == owner]:
+            del self._publishers[key]
+
+    @staticmethod
+    def _refuse(problem: str | None) -> None:
+        if problem is not None:
+            raise RefusedInputError(problem)
+
+    @staticmethod
+    def _pr(pr: PrRef | str, host: str) -> PrRef:
+        if isinstance(pr, PrRef):
+            return pr
+        if not isinstance(pr, str):
+            raise RefusedInputError("the pull request must be a PrRef or owner/name#N")
+        if not host or "/" in host or any(c.isspace() for c in host):
+            raise RefusedInputError(f"not a host name: {host!r}; write it as github.example.com")
+        try:
+            return PrRef.parse(pr, host=host.lower())
+        except ValueError as exc:
+            raise RefusedInputError(str(exc)) from None
+
+    def _checked_transcripts(
+        self, transcripts: TranscriptSpec | Sequence[TranscriptSpec] | None
+    ) -> tuple[TranscriptSpec, ...]:
+        out: list[TranscriptSpec] = []
+        for spec in _as_specs(transcripts):
+            out.append(self._checked(spec))
+        return tuple(out)
+
+    def _checked(self, spec: object) -> TranscriptSpec:
+        if isinstance(spec, TranscriptPath):
+            path = Path(spec.path).expanduser()
+            if not path.is_file():
+                raise RefusedInputError(
+                    f"transcript {spec.path} does not exist (or is not a file); give the "
+                    "path of the worker's .jsonl transcript"
+                )
+            return TranscriptPath(str(path.resolve()))
+        if isinstance(spec, ClaudeSession):
+            self._refuse(session_id_problem(spec.session_id, "Claude Code session id"))
+            cwd = Path(spec.cwd).expanduser()
+            if not cwd.is_dir():
+                raise RefusedInputError(
+                    f"--cwd {spec.cwd} is not a directory; give the directory the Claude Code "
+                    "session runs in (its worktree)"
+                )
+            checked = msgspec.structs.replace(spec, cwd=str(cwd.resolve()))
+            if not resolve_transcript(checked, self.homes):
+                raise RefusedInputError(
+                    f"no transcript for Claude Code session {spec.session_id} under "
+                    f"{self.homes.claude / 'projects'} (looked for the folder of {checked.cwd} "
+                    "and every project); check the session id and --cwd, or set "
+                    "CLAUDE_CONFIG_DIR if Claude Code keeps its files elsewhere"
+                )
+            return checked
+        if isinstance(spec, CodexThread):
+            self._refuse(session_id_problem(spec.thread_id, "Codex thread id"))
+            if not resolve_transcript(spec, self.homes):
+                raise RefusedInputError(
+                    f"no rollout for Codex thread {spec.thread_id} under "
+                    f"{self.homes.codex / 'sessions'} or archived_sessions; check the thread "
+                    "id, or set CODEX_HOME if Codex keeps its files elsewhere"
+                )
+            return spec
+        raise RefusedInputError(
+            f"unknown transcript kind {type(spec).__name__}: use TranscriptPath, ClaudeSession "
+            "or CodexThread (--transcript, --claude-session with --cwd, or --codex-thread)"
+        )
+
+    # Last in the class: a method named ``list`` would shadow the builtin below it.
+    def list(self) -> tuple[WorkerRecord, ...]:
+        """Every worker, archived ones too, sorted by id (the same as ``workers``)."""
+        return self.workers()
+
+
+def _follow(spec: TranscriptSpec, session_id: str) -> TranscriptSpec:
+    if isinstance(spec, ClaudeSession) and spec.session_id != session_id:
+        kept = (*(p for p in spec.previous if p != session_id), spec.session_id)
+        return msgspec.structs.replace(spec, session_id=session_id, previous=kept[-_PREVIOUS_KEPT:])
+    if isinstance(spec, CodexThread) and spec.thread_id != session_id:
+        kept = (*(p for p in spec.previous if p != session_id), spec.thread_id)
+        return msgspec.structs.replace(spec, thread_id=session_id, previous=kept[-_PREVIOUS_KEPT:])
+    return spec
