@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from comment_wake.hints._http import MAX_HEAD, HttpError, parse_head, render_answer
 
@@ -73,3 +75,20 @@ def test_an_answer_closes_the_connection_and_states_its_length() -> None:
         b"Content-Type: text/plain; charset=utf-8\r\nContent-Length: 13\r\n\r\n202 Accepted\n"
     )
     assert expected == render_answer(202)
+
+
+@settings(max_examples=200)
+@given(
+    st.lists(
+        st.sampled_from([b"POST /github HTTP/1.1", b"\r\n", b"\n", b"\r", b":", b" ", b"\t"])
+        | st.binary(max_size=12),
+        max_size=12,
+    )
+)
+def test_any_bytes_parse_or_raise_http_error_only(pieces: list[bytes]) -> None:
+    outcome: object
+    try:
+        outcome = parse_head(b"".join(pieces)).target[:1]
+    except HttpError as exc:
+        outcome = exc.status // 100 in (4, 5)
+    assert outcome in ("/", True)
