@@ -16,6 +16,7 @@ __all__ = ["main"]
 # Modules with a ``register(subparsers: argparse._SubParsersAction) -> None``.
 _COMMANDS: tuple[str, ...] = (
     "comment_wake._cli_inbox",
+    "comment_wake._cli_bind",
     "comment_wake._cli_transcripts",
     "comment_wake._cli_replay",
 )

@@ -1,0 +1,339 @@
+"""``comment-wake bind | unbind | archive | list | orchestrator add|remove``.
+
+Each command opens the registry in the state directory for one short transaction, so it
+is safe while the daemon runs.  Exit 0 on success; 2 for a usage error or refused input,
+the message on stderr saying what to fix; 1 when the store itself fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from comment_wake._paths import resolve_state_dir
+from comment_wake.config import AppConfig, ConfigError, find_config, load_config
+from comment_wake.registry import (
+    ClaudeSession,
+    CodexThread,
+    CommandSpec,
+    InboxSpec,
+    OrchestratorRecord,
+    PublisherSpec,
+    Registry,
+    RegistryError,
+    TranscriptPath,
+    TranscriptSpec,
+    WebhookSpec,
+    WorkerRecord,
+)
+from review_monitor import StoreError
+
+__all__ = ["register"]
+
+
+class _Usage(Exception):
+    """A flag combination argparse cannot express; exit 2 with the message."""
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--state-dir",
+        type=Path,
+        default=None,
+        help="the state directory (default: $COMMENT_WAKE_STATE_DIR, the config's state_dir, "
+        "else $XDG_STATE_HOME/comment-wake or ~/.local/state/comment-wake)",
+    )
+    p.add_argument(
+        "--config",
+        type=Path,
+        default=None,
+        help="the configuration file (default: $COMMENT_WAKE_CONFIG, else "
+        "~/.config/comment-wake/config.toml if it exists)",
+    )
+
+
+def _publisher_flags(p: argparse.ArgumentParser) -> None:
+    how = p.add_argument_group("publisher (exactly one)")
+    one = how.add_mutually_exclusive_group(required=True)
+    one.add_argument(
+        "--command",
+        dest="command_argv",
+        nargs=argparse.REMAINDER,
+        metavar="ARGV",
+        help="run this program with its arguments per notice (never through a shell); "
+        "it must come last: everything after it is the command",
+    )
+    one.add_argument("--webhook", metavar="URL", help="POST each notice to this URL")
+    one.add_argument(
+        "--inbox",
+        nargs="?",
+        const="",
+        metavar="DIR",
+        help="write each notice into an inbox (default root: STATE_DIR/inbox)",
+    )
+    how.add_argument(
+        "--secret-env",
+        metavar="NAME",
+        help="with --webhook: the environment variable that holds the signing secret",
+    )
+    how.add_argument(
+        "--timeout",
+        type=float,
+        metavar="SECONDS",
+        help="with --command or --webhook: the time one delivery may take "
+        "(default: [delivery] publisher_timeout)",
+    )
+
+
+def _transcript_flags(p: argparse.ArgumentParser) -> None:
+    where = p.add_argument_group("transcript (at most one)")
+    one = where.add_mutually_exclusive_group()
+    one.add_argument("--transcript", metavar="PATH", help="the transcript file (.jsonl)")
+    one.add_argument(
+        "--claude-session", metavar="ID", help="a Claude Code session id (needs --cwd)"
+    )
+    one.add_argument("--codex-thread", metavar="ID", help="a Codex thread id")
+    where.add_argument(
+        "--cwd", metavar="DIR", help="with --claude-session: the directory it runs in"
+    )
+
+
+def register(subparsers: argparse._SubParsersAction[Any]) -> None:
+    bind = subparsers.add_parser(
+        "bind",
+        help="bind a worker to a pull request and watch it",
+        description="Bind WORKER to the pull request PR (owner/name#N) and watch it: a "
+        "trusted comment on it then wakes WORKER through its publisher.  Binding a worker "
+        "again replaces its binding.",
+    )
+    bind.add_argument("worker", metavar="WORKER", help="the worker's id")
+    bind.add_argument("pr", metavar="PR", help="the pull request, as owner/name#N")
+    bind.add_argument(
+        "--orchestrator", required=True, metavar="ID", help="the orchestrator that spawned it"
+    )
+    bind.add_argument(
+        "--host", default=None, help="the GitHub host (default: [github] host, github.com)"
+    )
+    _publisher_flags(bind)
+    _transcript_flags(bind)
+    _common(bind)
+    bind.set_defaults(handler=_run("bind", _bind))
+
+    for name, verb, fn in (
+        ("unbind", "forget a worker and stop watching its pull request", _unbind),
+        (
+            "archive",
+            "keep a worker's record but stop waking it (its notices go to its orchestrator)",
+            _archive,
+        ),
+    ):
+        p = subparsers.add_parser(name, help=verb, description=verb[0].upper() + verb[1:] + ".")
+        p.add_argument("worker", metavar="WORKER", help="the worker's id")
+        _common(p)
+        p.set_defaults(handler=_run(name, fn))
+
+    listing = subparsers.add_parser(
+        "list",
+        help="list the bound workers and the orchestrators",
+        description="List every worker (archived ones too) and every orchestrator.",
+    )
+    listing.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    _common(listing)
+    listing.set_defaults(handler=_run("list", _list))
+
+    orch = subparsers.add_parser(
+        "orchestrator",
+        help="register the orchestrators that spawn workers",
+        description="Orchestrators spawn workers and take the notices a worker can no longer take.",
+    )
+    actions = orch.add_subparsers(dest="orchestrator_command", metavar="ACTION", required=True)
+    add = actions.add_parser(
+        "add",
+        help="register (or update) an orchestrator",
+        description="Register orchestrator ID: its publisher for hand-offs and its transcript.",
+    )
+    add.add_argument("id", metavar="ID", help="the orchestrator's id")
+    _publisher_flags(add)
+    _transcript_flags(add)
+    _common(add)
+    add.set_defaults(handler=_run("orchestrator add", _add_orchestrator))
+    remove = actions.add_parser(
+        "remove",
+        help="forget an orchestrator that has no workers",
+        description="Forget orchestrator ID; refused while a worker names it.",
+    )
+    remove.add_argument("id", metavar="ID", help="the orchestrator's id")
+    _common(remove)
+    remove.set_defaults(handler=_run("orchestrator remove", _remove_orchestrator))
+
+
+# -- running a command -------------------------------------------------------------------
+
+_Handler = Callable[[argparse.Namespace, Registry, AppConfig], int]
+
+
+def _run(name: str, fn: _Handler) -> Callable[[argparse.Namespace], int]:
+    def handler(args: argparse.Namespace) -> int:
+        try:
+            config = load_config(find_config(args.config))
+            state_dir = resolve_state_dir(args.state_dir, config.state_dir)
+            with Registry.open(
+                state_dir, publisher_timeout=config.delivery.publisher_timeout
+            ) as registry:
+                return fn(args, registry, config)
+        except (_Usage, ConfigError, RegistryError) as exc:
+            print(f"comment-wake {name}: {exc}", file=sys.stderr)
+            return 2
+        except (StoreError, sqlite3.Error, OSError) as exc:
+            print(f"comment-wake {name}: the state store failed: {exc}", file=sys.stderr)
+            return 1
+
+    return handler
+
+
+def _publisher(args: argparse.Namespace) -> PublisherSpec:
+    if args.secret_env is not None and args.webhook is None:
+        raise _Usage("--secret-env goes with --webhook")
+    if args.timeout is not None and args.inbox is not None:
+        raise _Usage("--timeout goes with --command or --webhook")
+    if args.command_argv is not None:
+        if not args.command_argv:
+            raise _Usage("--command needs the program to run, for example --command notify W1")
+        return CommandSpec(tuple(args.command_argv), timeout=args.timeout)
+    if args.webhook is not None:
+        if not args.secret_env:
+            raise _Usage(
+                "--webhook needs --secret-env NAME, the environment variable that holds the "
+                "secret the notices are signed with"
+            )
+        return WebhookSpec(args.webhook, args.secret_env, timeout=args.timeout)
+    root = str(Path(args.inbox).expanduser().absolute()) if args.inbox else None
+    return InboxSpec(root)
+
+
+def _transcripts(args: argparse.Namespace) -> tuple[TranscriptSpec, ...]:
+    if args.cwd is not None and args.claude_session is None:
+        raise _Usage("--cwd goes with --claude-session")
+    if args.transcript is not None:
+        return (TranscriptPath(args.transcript),)
+    if args.claude_session is not None:
+        if args.cwd is None:
+            raise _Usage("--claude-session needs --cwd DIR, the directory the session runs in")
+        return (ClaudeSession(args.claude_session, args.cwd),)
+    if args.codex_thread is not None:
+        return (CodexThread(args.codex_thread),)
+    return ()
+
+
+def _bind(args: argparse.Namespace, registry: Registry, config: AppConfig) -> int:
+    record = registry.bind(
+        args.worker,
+        args.pr,
+        orchestrator=args.orchestrator,
+        publisher=_publisher(args),
+        transcripts=_transcripts(args),
+        host=args.host or config.github.host,
+    )
+    print(
+        f"bound {record.worker} to {record.pr} on {record.pr.host} "
+        f"(orchestrator {record.orchestrator}); watching it"
+    )
+    return 0
+
+
+def _unbind(args: argparse.Namespace, registry: Registry, config: AppConfig) -> int:
+    record = registry.unbind(args.worker)
+    print(f"unbound {record.worker} from {record.pr}; no longer watching it")
+    return 0
+
+
+def _archive(args: argparse.Namespace, registry: Registry, config: AppConfig) -> int:
+    record = registry.archive(args.worker)
+    print(f"archived {record.worker} ({record.pr}); its notices now go to {record.orchestrator}")
+    return 0
+
+
+def _add_orchestrator(args: argparse.Namespace, registry: Registry, config: AppConfig) -> int:
+    record = registry.add_orchestrator(args.id, _publisher(args), _transcripts(args))
+    print(f"orchestrator {record.id} registered ({_describe_publisher(record.publisher)})")
+    return 0
+
+
+def _remove_orchestrator(args: argparse.Namespace, registry: Registry, config: AppConfig) -> int:
+    record = registry.remove_orchestrator(args.id)
+    print(f"orchestrator {record.id} removed")
+    return 0
+
+
+# -- list ----------------------------------------------------------------------------------
+
+
+def _describe_publisher(spec: PublisherSpec) -> str:
+    if isinstance(spec, CommandSpec):
+        return "command " + " ".join(spec.argv)
+    if isinstance(spec, WebhookSpec):
+        return f"webhook {spec.url} (secret in ${spec.secret_env})"
+    if isinstance(spec, InboxSpec):
+        return f"inbox {spec.root}" if spec.root else "inbox"
+    return f"callback {spec.name}"
+
+
+def _describe_transcripts(specs: Sequence[TranscriptSpec]) -> str:
+    parts = []
+    for spec in specs:
+        if isinstance(spec, TranscriptPath):
+            parts.append(spec.path)
+        elif isinstance(spec, ClaudeSession):
+            parts.append(f"claude {spec.session_id} in {spec.cwd}")
+        else:
+            parts.append(f"codex {spec.thread_id}")
+    return ", ".join(parts) or "-"
+
+
+def _worker_json(record: WorkerRecord) -> dict[str, Any]:
+    out: dict[str, Any] = msgspec.to_builtins(record)
+    out["pr"] = {"ref": str(record.pr), **out["pr"]}
+    return out
+
+
+def _orchestrator_json(record: OrchestratorRecord) -> dict[str, Any]:
+    out: dict[str, Any] = msgspec.to_builtins(record)
+    return out
+
+
+def _list(args: argparse.Namespace, registry: Registry, config: AppConfig) -> int:
+    workers = registry.list()
+    orchestrators = registry.orchestrators()
+    if args.json:
+        document = {
+            "workers": [_worker_json(w) for w in workers],
+            "orchestrators": [_orchestrator_json(o) for o in orchestrators],
+        }
+        sys.stdout.write(msgspec.json.format(msgspec.json.encode(document)).decode() + "\n")
+        return 0
+    if not workers and not orchestrators:
+        print(
+            "no workers and no orchestrators; add them with `comment-wake orchestrator add` "
+            "and `comment-wake bind`"
+        )
+        return 0
+    for w in workers:
+        state = "archived" if w.archived else "bound"
+        print(
+            f"worker {w.worker}  {w.pr} ({w.pr.host})  {state}  orchestrator {w.orchestrator}\n"
+            f"  publisher: {_describe_publisher(w.publisher)}\n"
+            f"  transcripts: {_describe_transcripts(w.transcripts)}"
+        )
+    for o in orchestrators:
+        print(
+            f"orchestrator {o.id}\n"
+            f"  publisher: {_describe_publisher(o.publisher)}\n"
+            f"  transcripts: {_describe_transcripts(o.transcripts)}"
+        )
+    return 0
