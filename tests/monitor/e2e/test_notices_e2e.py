@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
 M = timedelta(minutes=1)
 REPOS = ("octo-org/alpha", "octo-org/beta", "octo-org/gamma")
+NOT_PASSED = "was not passed on"
 SNEAKY_TITLE = "Fix\u202e the\nparser \u200bnow"
 
 
@@ -71,7 +72,7 @@ def kinds(world: World) -> list[tuple[str, str]]:
 
 @pytest.mark.anyio
 async def test_many_prs_give_each_notice_once_and_nothing_for_strangers_or_baselines(
-    world: World, logs: pytest.LogCaptureFixture
+    world: World,
 ) -> None:
     prs = populate(world)
     await world.watch(list(prs.values()))
@@ -81,7 +82,6 @@ async def test_many_prs_give_each_notice_once_and_nothing_for_strangers_or_basel
         await world.run_for(4 * M)
     got = kinds(world)
     assert (sorted(expected), 7) == (sorted(set(got)), len(got))
-    assert "STRANGER-TEXT" not in logs.text and "mallory" not in logs.text
 
 
 @pytest.mark.anyio
@@ -134,6 +134,24 @@ async def test_no_notice_is_repeated_across_a_restart_and_what_happened_meanwhil
         sorted((n.worker, n.kind) for n in second),
         [k for k, c in Counter(world.committed).items() if c > 1],
     )
+
+
+@pytest.mark.anyio
+async def test_a_strangers_verdict_gives_one_log_line_without_its_author_or_text(
+    world: World, logs: pytest.LogCaptureFixture
+) -> None:
+    prs = populate(world)
+    await world.watch([prs["alpha4"]])
+    async with world.monitor() as monitor, world.running(monitor):
+        await world.run_for(M)
+        world.fake.post_review(prs["alpha4"], "mallory", "CHANGES_REQUESTED", "STRANGER-TEXT")
+        await world.run_for(2 * M)
+    lines = [r.getMessage() for r in logs.records if "without write access" in r.getMessage()]
+    assert (
+        (),
+        [f"a review verdict on {prs['alpha4']} by an account without write access {NOT_PASSED}"],
+        False,
+    ) == (world.entries(), lines, "mallory" in logs.text or "STRANGER-TEXT" in logs.text)
 
 
 @pytest.mark.anyio
