@@ -180,24 +180,38 @@ def test_an_issue_comment_with_a_null_pull_request_marker_is_a_plain_issue() -> 
     assert pr_of_delivery("issue_comment", payload) is None
 
 
+_leaf = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=12)
 _json = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+    _leaf,
     lambda children: (
-        st.lists(children, max_size=4)
-        | st.dictionaries(
-            st.sampled_from(["repository", "full_name", "html_url", "number", "issue"])
-            | st.sampled_from(["pull_request"])
-            | st.text(max_size=8),
-            children,
-            max_size=4,
-        )
+        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=6), children, max_size=3)
     ),
-    max_leaves=20,
+    max_leaves=8,
+)
+_name = st.sampled_from(["octo/repo", "octo", "a/b/c", "", "o/..", "Ωx/y"]) | st.text(max_size=12)
+_url = st.sampled_from(["https://github.com/octo/repo", "https://x:1/octo/repo"]) | st.text(
+    max_size=30
+)
+_repository = st.fixed_dictionaries(
+    {}, optional={"full_name": _name | _leaf, "html_url": _url | _leaf}
+)
+_number = st.integers(min_value=-2, max_value=10**11) | _leaf
+_pull = st.fixed_dictionaries(
+    {}, optional={"number": _number, "pull_request": st.none() | _json | st.just({})}
+)
+_payload = st.fixed_dictionaries(
+    {},
+    optional={
+        "repository": _repository | _json,
+        "pull_request": _pull | _json,
+        "issue": _pull | _json,
+        "number": _number,
+    },
 )
 
 
 @settings(max_examples=150)
-@given(event=st.sampled_from(sorted(HINT_EVENTS)), payload=st.dictionaries(st.text(), _json))
+@given(event=st.sampled_from(sorted(HINT_EVENTS)), payload=_payload)
 def test_an_arbitrary_payload_never_raises(event: str, payload: dict[str, Any]) -> None:
     result = pr_of_delivery(event, payload)
     assert result is None or isinstance(result, PrRef)
