@@ -27,6 +27,11 @@ def register(subparsers: Any) -> None:
 
 
 def _replay(args: argparse.Namespace) -> int:
+    import logging
+
+    # The output is the replay's lines; library warnings (retries, malformed items) are
+    # already there as log lines or do not matter to a scenario.
+    logging.getLogger().addHandler(logging.NullHandler())
     from comment_wake.replay import (
         ScenarioError,
         format_json,
