@@ -136,8 +136,14 @@ def clock() -> VirtualClock:
 
 
 @pytest.fixture
-def fake(clock: VirtualClock) -> FakeGitHub:
-    return FakeGitHub(clock=clock, token=TOKEN, hang_seconds=1.5)
+def graphql_limit() -> int:
+    """FakeGitHub's hourly GraphQL budget (a test parametrizes it to squeeze the poll)."""
+    return 5000
+
+
+@pytest.fixture
+def fake(clock: VirtualClock, graphql_limit: int) -> FakeGitHub:
+    return FakeGitHub(clock=clock, token=TOKEN, hang_seconds=1.5, graphql_limit=graphql_limit)
 
 
 @pytest.fixture
