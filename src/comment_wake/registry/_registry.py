@@ -58,7 +58,8 @@ ORCHESTRATORS = "comment-wake/orchestrators"
 # The inbox publisher's rule for a directory name: every worker id must be usable there.
 _ID = re.compile(r"[A-Za-z0-9_@+-][A-Za-z0-9._@+-]{0,127}")
 _Role = Literal["worker", "orchestrator", "sibling"]
-_PREVIOUS_KEPT = 16  # session ids a binding remembers after it moved on
+_PREVIOUS_KEPT = 16
+_RESOLVE_TTL = timedelta(minutes=1)  # session ids a binding remembers after it moved on
 
 
 class _Tx(Protocol):
@@ -134,6 +135,7 @@ class Registry:
         self._timeout = publisher_timeout
         self._environ = environ
         self._publishers: dict[tuple[str, bytes], Publisher] = {}
+        self._resolved: dict[bytes, tuple[datetime, tuple[Path, ...]]] = {}
 
     @classmethod
     def open(
@@ -392,7 +394,7 @@ class Registry:
         seen: set[str] = set()
         for role, specs in groups:
             for spec in specs:
-                for path in transcript_files_of(spec, self.homes):
+                for path in self._files(spec):
                     text = str(path)
                     if text not in seen:
                         seen.add(text)
@@ -435,6 +437,26 @@ class Registry:
         )
 
     # -- helpers -------------------------------------------------------------------
+
+    def _files(self, spec: TranscriptSpec) -> tuple[Path, ...]:
+        # ``transcripts`` runs on the daemon's event loop at every look; a Codex lookup
+        # lists every day folder, so a found answer is kept a minute while its files exist
+        # (a new compaction window or a moved session shows up at the next lookup).
+        key = msgspec.json.encode(spec)
+        now = self._clock.now()
+        cached = self._resolved.get(key)
+        if (
+            cached is not None
+            and now - cached[0] < _RESOLVE_TTL
+            and all(p.is_file() for p in cached[1])
+        ):
+            return cached[1]
+        files = tuple(transcript_files_of(spec, self.homes))
+        if files:
+            self._resolved[key] = (now, files)
+        else:
+            self._resolved.pop(key, None)
+        return files
 
     def _publisher(self, owner: str, spec: PublisherSpec) -> Publisher:
         # One instance per owner and spec: a webhook publisher keeps its connections.

@@ -237,3 +237,32 @@ def test_a_registered_callback_receives_the_notice(
 def test_bound_at_is_the_clock_time(registry: Registry, clock: FixedClock) -> None:
     record = registry.bind("w1", PR, orchestrator="o1", publisher=InboxSpec())
     assert clock.now() == record.bound_at
+
+
+def test_a_resolved_codex_rollout_is_looked_up_again_after_a_minute(
+    registry: Registry, homes: AgentHomes, clock: FixedClock
+) -> None:
+    tid = "019a0b1c-2d3e-7f40-8a5b-6c7d8e9f0a1b"
+    day = homes.codex / "sessions" / "2026" / "01" / "02"
+    first = _file(day / f"rollout-2026-01-02T03-04-05-{tid}.jsonl")
+    registry.bind("w1", PR, orchestrator="o1", publisher=InboxSpec(), transcripts=CodexThread(tid))
+    registry.transcripts("w1")
+    window = _file(day / f"rollout-2026-01-02T03-04-05-{tid}_2.jsonl")
+    within = [s.path for s in registry.transcripts("w1")]
+    clock.advance(timedelta(minutes=1))
+    after = [s.path for s in registry.transcripts("w1")]
+    assert ([str(first)], [str(first), str(window)]) == (within, after)
+
+
+def test_a_cached_transcript_that_moved_is_found_again_at_once(
+    registry: Registry, homes: AgentHomes
+) -> None:
+    tid = "019a0b1c-2d3e-7f40-8a5b-6c7d8e9f0a1b"
+    name = f"rollout-2026-01-02T03-04-05-{tid}.jsonl"
+    live = _file(homes.codex / "sessions" / "2026" / "01" / "02" / name)
+    registry.bind("w1", PR, orchestrator="o1", publisher=InboxSpec(), transcripts=CodexThread(tid))
+    registry.transcripts("w1")
+    archived = homes.codex / "archived_sessions" / name
+    archived.parent.mkdir(parents=True)
+    live.rename(archived)
+    assert (TranscriptSource(str(archived), "worker"),) == registry.transcripts("w1")
