@@ -6,8 +6,17 @@ from datetime import timedelta
 from pathlib import Path
 
 import anyio
+import pytest
 
-from comment_wake.delivery import CommandPublisher, InboxPublisher, WebhookPublisher
+from comment_wake.delivery import (
+    CommandPublisher,
+    DeliveryLoop,
+    InboxPublisher,
+    OnSession,
+    OrchestratorOf,
+    Route,
+    WebhookPublisher,
+)
 from comment_wake.ownpost import TranscriptSource
 from comment_wake.registry import (
     AgentHomes,
@@ -24,7 +33,7 @@ from comment_wake.registry import (
 )
 from comment_wake.service import BindingSource
 from comment_wake.wake import Binding
-from review_monitor import Delivered, Gone, Notice, NoticePr, PrRef, Refused, SyncStore
+from review_monitor import Delivered, Gone, Notice, NoticePr, PrRef, Refused, Store, SyncStore
 from review_monitor.testing import FixedClock
 
 PR = PrRef("octo", "repo", 7)
@@ -266,3 +275,28 @@ def test_a_cached_transcript_that_moved_is_found_again_at_once(
     archived.parent.mkdir(parents=True)
     live.rename(archived)
     assert (TranscriptSource(str(archived), "worker"),) == registry.transcripts("w1")
+
+
+@pytest.mark.anyio
+async def test_the_delivery_loop_hands_an_archived_workers_notice_to_its_orchestrator(
+    tmp_path: Path, homes: AgentHomes, clock: FixedClock
+) -> None:
+    state = tmp_path / "state"
+    with (
+        Registry.open(state, clock=clock, homes=homes) as reg,
+        Store.open(state / "state.db", clock=clock) as store,
+    ):
+        reg.add_orchestrator("o1", InboxSpec(str(tmp_path / "boss-box")))
+        reg.bind("w1", PR, orchestrator="o1", publisher=InboxSpec(str(tmp_path / "w1-box")))
+        reg.archive("w1")
+        await store.enqueue([_notice()], at=clock.now())
+        route: Route = reg.route
+        orchestrator_of: OrchestratorOf = reg.orchestrator_of
+        on_session: OnSession = reg.on_session
+        loop = DeliveryLoop(
+            store, route=route, clock=clock, orchestrator_of=orchestrator_of, on_session=on_session
+        )
+        await loop.run_once()
+        await loop.run_once()
+    written = sorted(p.name for p in (tmp_path / "boss-box").rglob("*") if p.is_file())
+    assert (False, True) == ((tmp_path / "w1-box").exists(), bool(written))
