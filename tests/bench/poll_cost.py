@@ -1,11 +1,14 @@
 """Poll cost over a simulated hour against FakeGitHub (a script, not a test).
 
-    .venv/bin/python tests/bench/poll_cost.py [--prs 1000] [--interval 60]
+    .venv/bin/python tests/bench/poll_cost.py [--prs 1000] [--interval 60] [--readers]
 
-1,000 PRs in batches of 100, polled every 60 s for an hour of simulated time, through the
-real ``GitHubClient`` on FakeGitHub's in-process transport, with ``read_badges`` and
-``read_details`` (the poller's own readers).  FakeGitHub prices each query with GitHub's
-formula, so the points are what GitHub would charge.
+1,000 PRs in batches of 100, polled every 60 s for an hour of simulated time by the
+assembled ``Monitor``: the real ``Poller`` (with its budget governor and the monitor's own
+notices listener), the real store in a temporary directory and the real ``GitHubClient``
+on FakeGitHub's in-process transport, all on a ``VirtualClock``.  A second listener reads
+the bodies of new comments as the comment wake does.  FakeGitHub prices each query with
+GitHub's formula, so the points are what GitHub would charge.  ``--readers`` also runs the
+same hour by calling ``read_badges`` and ``read_details`` directly, as a cross-check.
 
 - ``points_per_hour``: quiet polls (nothing new).
 - ``busy_points_per_hour``: 1% of the PRs get a new comment before every poll, and every
@@ -25,24 +28,30 @@ import argparse
 import json
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import anyio
 import msgspec
 
 from review_monitor import (
     GitHubClient,
+    GitHubConfig,
+    Monitor,
+    MonitorConfig,
     PrRef,
     PrStatus,
     RetryPolicy,
+    Watch,
     parse_badge,
     read_badges,
     read_details,
 )
 from review_monitor._queries import badge_query
-from review_monitor.testing import FakeGitHub, FixedClock
+from review_monitor.testing import FakeGitHub, FixedClock, VirtualClock
 
 START = datetime(2030, 1, 2, 3, 0, tzinfo=UTC)
 BATCH = 100
@@ -62,14 +71,15 @@ def batches(prs: Sequence[PrRef]) -> list[Sequence[PrRef]]:
     return [prs[i : i + BATCH] for i in range(0, len(prs), BATCH)]
 
 
-def populate(fake: FakeGitHub, clock: FixedClock, count: int) -> list[PrRef]:
+def populate(fake: FakeGitHub, clock: FixedClock | VirtualClock, count: int) -> list[PrRef]:
     prs = [fake.add_pr(f"octo-org/repo-{i % 40}", i + 1) for i in range(count)]
     for k, pr in enumerate(prs):
         for j in range(k % 4):
             fake.post_comment(pr, "alice" if j % 2 else "renovate[bot]", f"note {j}")
         if k % 5 == 0:
             fake.post_review(pr, "bob", "APPROVED", "")
-    clock.advance(timedelta(minutes=1))
+    if isinstance(clock, FixedClock):
+        clock.advance(timedelta(minutes=1))
     return prs
 
 
@@ -107,6 +117,66 @@ async def simulate_hour(count: int, interval: int, busy_share: float) -> tuple[i
             previous = current
         spent = sum(r.cost for r in fake.requests[first:] if r.path == "/graphql")
         return spent, extra, polls
+
+
+class BodyReader:
+    """A listener that reads the bodies of new comments, as the comment wake does."""
+
+    name = "bench-bodies"
+
+    def __init__(self, api: GitHubClient) -> None:
+        self._api = api
+
+    async def on_poll(
+        self, watches: Sequence[Watch], new: PrStatus, old: PrStatus | None, now: datetime
+    ) -> None:
+        if old is None:
+            return
+        fresh = new_items({new.pr: old}, {new.pr: new})
+        if fresh:
+            await read_details(self._api, fresh)
+
+
+async def poller_hour(count: int, interval: int, busy_share: float) -> tuple[int, int, int, int]:
+    """Through the assembled Monitor: points spent in an hour, requests beyond badges on
+    the last round, rounds, and how many rounds the governor stretched."""
+    clock = VirtualClock(START)
+    fake = FakeGitHub(clock=clock)
+    prs = populate(fake, clock, count)
+    busy = max(1, round(count * busy_share)) if busy_share else 0
+    config = MonitorConfig(poll_interval=timedelta(seconds=interval), batch_size=BATCH)
+    with tempfile.TemporaryDirectory() as tmp:
+        monitor = Monitor(
+            store_path=Path(tmp) / "state.db",
+            github=GitHubConfig(api_url="http://fake.invalid"),
+            config=config,
+            clock=clock,
+            token="bench-token",
+            transport=fake.transport(),
+        )
+        async with monitor:
+            for k, pr in enumerate(prs):
+                await monitor.store.add_watch(f"worker-{k}", pr, at=clock.now())
+            monitor.add_listener(BodyReader(monitor.client))
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(monitor.run)
+                await clock.advance(timedelta(seconds=interval - 1))  # the baseline round
+                first = len(fake.requests)
+                rounds = 3600 // interval
+                extra = 0
+                for n in range(rounds):
+                    for k in range(busy):
+                        pr = prs[(n * busy + k) % count]
+                        fake.post_comment(pr, "alice", f"poll {n} item {k}")
+                    before = len(fake.requests)
+                    await clock.advance(timedelta(seconds=interval))
+                    extra = sum(1 for r in fake.requests[before:] if r.kind != "badge")
+                tg.cancel_scope.cancel()
+            stretched = (
+                1 if monitor.poller.governor.plan(count // BATCH, clock.now()).stretched else 0
+            )
+    spent = sum(r.cost for r in fake.requests[first:] if r.path == "/graphql")
+    return spent, extra, rounds, stretched
 
 
 def naive_points(count: int, interval: int) -> int:
@@ -160,11 +230,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--prs", type=int, default=1000)
     parser.add_argument("--interval", type=int, default=60)
+    parser.add_argument(
+        "--readers", action="store_true", help="also run the hour with the readers directly"
+    )
     args = parser.parse_args(argv)
-    quiet, quiet_extra, polls = anyio.run(simulate_hour, args.prs, args.interval, 0.0)
-    print(f"quiet hour: {polls} polls, {quiet} points", file=sys.stderr)
-    busy, _, _ = anyio.run(simulate_hour, args.prs, args.interval, 0.01)
-    print(f"busy hour: {busy} points", file=sys.stderr)
+    quiet, quiet_extra, polls, q_stretch = anyio.run(poller_hour, args.prs, args.interval, 0.0)
+    print(f"poller, quiet hour: {polls} rounds, {quiet} points", file=sys.stderr)
+    busy, _, _, b_stretch = anyio.run(poller_hour, args.prs, args.interval, 0.01)
+    print(f"poller, busy hour: {busy} points", file=sys.stderr)
+    if q_stretch or b_stretch:
+        print("the budget governor stretched the interval", file=sys.stderr)
+    if args.readers:
+        r_quiet, _, _ = anyio.run(simulate_hour, args.prs, args.interval, 0.0)
+        r_busy, _, _ = anyio.run(simulate_hour, args.prs, args.interval, 0.01)
+        print(f"readers: quiet {r_quiet} points, busy {r_busy} points", file=sys.stderr)
     result = {
         "prs": args.prs,
         "interval_s": args.interval,
