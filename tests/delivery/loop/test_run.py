@@ -1,0 +1,136 @@
+"""``run``: scheduling on a virtual clock, cancellation, and the dry run."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from datetime import timedelta
+from pathlib import Path
+
+import anyio
+import pytest
+
+from comment_wake.delivery import DeliveryConfig, DeliveryLoop
+from review_monitor import Delivered, Notice, Publisher, Store
+from review_monitor.testing import InMemoryPublisher, VirtualClock
+
+pytestmark = pytest.mark.anyio
+
+NoticeFactory = Callable[..., Notice]
+
+
+def loop_for(
+    store: Store, clock: VirtualClock, publisher: Publisher, **options: object
+) -> DeliveryLoop:
+    return DeliveryLoop(
+        store,
+        route=lambda worker: publisher,
+        clock=clock,
+        config=DeliveryConfig.model_validate({"backoff_base": "10s", "backoff_jitter": 0.0}),
+        rng=random.Random(1),
+        **options,  # type: ignore[arg-type]
+    )
+
+
+async def test_run_delivers_a_poked_notice_without_waiting(
+    tmp_path: Path, make_notice: NoticeFactory
+) -> None:
+    clock = VirtualClock()
+    publisher = InMemoryPublisher()
+    notice = make_notice()
+    with Store.open(tmp_path / "s.db", clock=clock) as store:
+        loop = loop_for(store, clock, publisher)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(loop.run)
+            await clock.settle()
+            await store.enqueue([notice], at=clock.now())
+            loop.poke()
+            await clock.settle()
+            tg.cancel_scope.cancel()
+    assert [notice.key] == publisher.delivered_keys
+
+
+async def test_run_retries_a_busy_head_when_its_backoff_ends(
+    tmp_path: Path, make_notice: NoticeFactory
+) -> None:
+    clock = VirtualClock()
+    publisher = InMemoryPublisher()
+    publisher.busy()
+    notice = make_notice()
+    with Store.open(tmp_path / "s.db", clock=clock) as store:
+        await store.enqueue([notice], at=clock.now())
+        loop = loop_for(store, clock, publisher)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(loop.run)
+            await clock.advance(timedelta(seconds=9))
+            before = list(publisher.delivered_keys)
+            await clock.advance(timedelta(seconds=1))
+            tg.cancel_scope.cancel()
+    assert ([], [notice.key]) == (before, publisher.delivered_keys)
+
+
+async def test_cancelling_mid_publish_leaves_the_notice_pending(
+    tmp_path: Path, make_notice: NoticeFactory
+) -> None:
+    started = anyio.Event()
+
+    class Slow:
+        async def publish(self, notice: Notice) -> Delivered:
+            started.set()
+            await anyio.sleep_forever()
+            raise AssertionError("unreachable")
+
+    clock = VirtualClock()
+    notice = make_notice()
+    with Store.open(tmp_path / "s.db", clock=clock) as store:
+        await store.enqueue([notice], at=clock.now())
+        loop = loop_for(store, clock, Slow())
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(loop.run)
+            await started.wait()
+            tg.cancel_scope.cancel()
+        entry = await store.entry_by_key(notice.key)
+    assert entry is not None
+    assert ("pending", 0) == (entry.status, entry.attempts)
+
+
+async def test_dry_run_decides_and_logs_but_publishes_and_writes_nothing(
+    tmp_path: Path, make_notice: NoticeFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    clock = VirtualClock()
+    publisher = InMemoryPublisher()
+    notice = make_notice()
+    with Store.open(tmp_path / "s.db", clock=clock) as store:
+        await store.enqueue([notice], at=clock.now())
+        loop = loop_for(store, clock, publisher, dry_run=True)
+        with caplog.at_level("INFO", logger="comment_wake.delivery"):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(loop.run)
+                await clock.advance(timedelta(minutes=1))
+                tg.cancel_scope.cancel()
+        entry = await store.entry_by_key(notice.key)
+    assert entry is not None
+    assert ([], "pending", 0, 1) == (
+        publisher.attempts,
+        entry.status,
+        entry.attempts,
+        sum("dry run: would publish" in r.getMessage() for r in caplog.records),
+    )
+
+
+async def test_plan_names_the_hand_off_for_a_worker_without_a_publisher(
+    tmp_path: Path, make_notice: NoticeFactory
+) -> None:
+    clock = VirtualClock()
+    orchestrator = InMemoryPublisher()
+    notice = make_notice()
+    with Store.open(tmp_path / "s.db", clock=clock) as store:
+        await store.enqueue([notice], at=clock.now())
+        loop = DeliveryLoop(
+            store,
+            route=lambda worker: None,
+            clock=clock,
+            orchestrator_of=lambda worker: ("orch", orchestrator),
+        )
+        plan = await loop.plan()
+    assert [("hand-off", "orch")] == [(d.action, d.target) for d in plan]
