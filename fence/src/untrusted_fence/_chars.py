@@ -140,6 +140,7 @@ def _mark_or_keep(cp: int) -> int | None:
 
 
 _NON_ASCII_RE = re.compile(r"[^\x00-\x7f]++")
+_NON_ASCII_SPLIT_RE = re.compile(r"([^\x00-\x7f]++)")
 
 
 def strip_marks(text: str) -> str:
@@ -183,7 +184,25 @@ def fold(text: str) -> str:
     """
     if text.isascii():
         text = text.encode("ascii").translate(_ASCII_FOLD_BYTES).decode("ascii")
-        for char, folded in _ASCII_EXPANDING:
+    else:
+        # ASCII through a byte table (bytes >= 0x80 map to themselves), the rest run by run.
+        raw = text.encode("utf-8", "surrogatepass").translate(_ASCII_FOLD_BYTES)
+        parts = _NON_ASCII_SPLIT_RE.split(raw.decode("utf-8", "surrogatepass"))
+        parts[1::2] = [_RUN_CACHE.get(run) or _fold_run(run) for run in parts[1::2]]
+        text = "".join(parts)
+    for char, folded in _ASCII_EXPANDING:
+        if char in text:
             text = text.replace(char, folded)
-        return text.replace("rn", "m")
-    return _translate(text, _FOLDMAP, _fold_char).replace("rn", "m")
+    return text.replace("rn", "m")
+
+
+_RUN_CACHE: dict[str, str] = {}
+
+
+def _fold_run(run: str) -> str:
+    folded = _translate(run, _FOLDMAP, _fold_char)
+    if len(run) <= 16:
+        if len(_RUN_CACHE) > 1 << 14:
+            _RUN_CACHE.clear()
+        _RUN_CACHE[run] = folded
+    return folded

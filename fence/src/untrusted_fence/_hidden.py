@@ -24,6 +24,7 @@ _BACKTICKS_RE = re.compile(r"`++")
 # a language name is treated as hidden text like the rest of the info string.
 _LANGUAGE_RE = re.compile(r"[A-Za-z0-9+#._-]{1,32}")
 _BLANK_LINE_RE = re.compile(r"\n[ \t]*+\n")
+_HTML_BLOCK_START_RE = re.compile(r"[ \t]{0,3}+<[A-Za-z/!?]")
 _HTML_START_RE = re.compile(r"<(?:!--|\?|!\[CDATA\[|![A-Za-z])")
 _HTML_END = {"<!--": "-->", "<?": "?>", "<![CDATA[": "]]>"}
 _ATTR = (
@@ -54,7 +55,7 @@ _LINK_DEF_RE = re.compile(
 )
 _FOOTNOTE_DEF_RE = re.compile(
     rf"{_CONTAINER}\[\^([^\]\n]++)\]:[^\n]*+"
-    rf"(?:\n(?![ \t]*+\n)(?![ \t]{{0,3}}\[\^)[^\n]++|\n[ \t]*+\n(?=[ \t]{{4}}))*+",
+    rf"(?:\n(?![ \t]*+\n)(?![ \t]{{0,3}}\[\^)[^\n]++|\n[ \t]*+\n(?=[ \t]{{4}})[^\n]++)*+",
     re.M,
 )
 _FOOTNOTE_REF_RE = re.compile(r"\[\^([^\]\n]++)\](?!:)")
@@ -93,7 +94,23 @@ def mark_spans(text: str) -> list[tuple[int, int]]:
     return [m.span() for m in _MARK_RE.finditer(text)]
 
 
-def _code_fences(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+class _HtmlBlocks:
+    """Whether a position lies in a block that starts like raw HTML (GitHub passes such a
+    block through as HTML up to the next blank line, so code syntax inside it is inert)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.blank_ends = [m.end() for m in _BLANK_LINE_RE.finditer(text)]
+
+    def contains(self, pos: int) -> bool:
+        i = bisect_right(self.blank_ends, pos) - 1
+        start = self.blank_ends[i] if i >= 0 else 0
+        return _HTML_BLOCK_START_RE.match(self.text, start) is not None and start < pos
+
+
+def _code_fences(
+    text: str, html: _HtmlBlocks
+) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     """Fenced code blocks (whole, fence lines included) and hidden info-string tails."""
     blocks: list[tuple[int, int]] = []
     hidden: list[tuple[int, int]] = []
@@ -105,6 +122,8 @@ def _code_fences(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]
         if opener is None:
             if fence[0] == "`" and "`" in m.group(2):
                 continue  # not a fence: backticks in the info string
+            if html.contains(m.start()):
+                continue
             opener = m
             info = m.group(2)
             words = info.strip().split(maxsplit=1)
@@ -123,11 +142,11 @@ def _code_fences(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]
     return blocks, hidden
 
 
-def _code_spans(text: str, fenced: _Regions) -> list[tuple[int, int]]:
+def _code_spans(text: str, fenced: _Regions, html: _HtmlBlocks) -> list[tuple[int, int]]:
     if "`" not in text:
         return []
     runs = [(m.start(), m.end()) for m in _BACKTICKS_RE.finditer(text)]
-    runs = [r for r in runs if not fenced.contains(r[0])]
+    runs = [r for r in runs if not fenced.contains(r[0]) and not html.contains(r[0])]
     by_len: dict[int, list[int]] = {}
     for i, (s, e) in enumerate(runs):
         by_len.setdefault(e - s, []).append(i)
@@ -184,9 +203,10 @@ def _footnotes(text: str, code: _Regions) -> list[tuple[int, int]]:
 
 def hidden_spans(text: str) -> list[tuple[int, int]]:
     """Spans of ``text`` that GitHub does not display (merged, sorted)."""
-    blocks, info_tails = _code_fences(text)
+    html = _HtmlBlocks(text)
+    blocks, info_tails = _code_fences(text, html)
     fenced = _Regions(blocks)
-    code = _Regions(blocks + _code_spans(text, fenced))
+    code = _Regions(blocks + _code_spans(text, fenced, html))
     spans = list(info_tails)
     if "<" in text:
         spans += _html(text, code)

@@ -39,6 +39,8 @@ _SEPS = " \t._-*|/\\"
 _DELIMS = "-=%#*~_<>{}|+:^\u2010\u2011\u2012\u2013\u2014\u2015\u2212\u2500\u2501\u2550"
 
 View = Callable[[str], str]
+# Every chat-token, tag and role-line rule needs one of these substrings in the casefold view.
+_HINTS = ("<", "[inst]", "[/inst]", "human", "assistant", "system", "##")
 
 
 def _casefold(text: str) -> str:
@@ -56,7 +58,7 @@ def _word(word: str, view: View, sep: str) -> str:
     return sep.join(re.escape(c) for c in folded if c not in _SEPS or c == "_")
 
 
-def _build(view: View, full: bool) -> re.Pattern[str]:
+def _rules(view: View, full: bool) -> list[str]:
     sep = _sep_class(view)
     start = r"(?<![^\W_])"  # a marker word starts a word in the view
     bounds = "|".join(_word(b, view, sep) for b in _BOUNDS)
@@ -81,7 +83,59 @@ def _build(view: View, full: bool) -> re.Pattern[str]:
             r"(?m:^[ \t]*+(?:human|assistant|system)[ \t]*+:)",
             r"(?m:^[ \t]*+#{2,}+[ \t]*+(?:system|instructions?|response)(?![^\W_]))",
         ]
-    return re.compile("|".join(f"(?:{r})" for r in rules))
+    return rules
+
+
+def _build(view: View, full: bool) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{r})" for r in _rules(view, full)))
+
+
+def _compact(text: str) -> str:
+    for sep in _SEPS:
+        if sep in text:
+            text = text.replace(sep, "")
+    return text
+
+
+class _Detector:
+    """Cheap exact-substring tests on the compacted view decide which rules can match at all;
+    only those run.  Each test is implied by its rule, so nothing is missed."""
+
+    def __init__(self, view: View, full: bool) -> None:
+        rules = [re.compile(r) for r in _rules(view, full)]
+        compact = [_compact(view(w)) for w in _NOUNS]
+        bounds = [_compact(view(b)) for b in _BOUNDS]
+        self.view = view
+        self.keyword = rules[0]
+        self.combo = re.compile(
+            "(?:" + "|".join(map(re.escape, bounds)) + ")"
+            + f"(?:{re.escape(view('of'))})?(?:{re.escape(view('the'))})?"
+            + "(?:" + "|".join(map(re.escape, compact)) + ")"
+        )  # fmt: skip
+        self.nouns = compact
+        self.own = _compact(view("untrusted")) + _compact(view("fence"))
+        self.bounds = bounds
+        self.full = full
+        if full:
+            self.delim = rules[2:4]
+            self.delim_run = re.compile("[" + "".join(re.escape(c) for c in _DELIMS) + "]{3}")
+            self.other = re.compile("|".join(f"(?:{r})" for r in _rules(view, True)[4:]))
+
+    def search(self, text: str) -> bool:
+        view = self.view(text)
+        compact = _compact(view)
+        if self.own in compact:
+            return True
+        nouns = any(n in compact for n in self.nouns)
+        if nouns and self.combo.search(compact) and self.keyword.search(view):
+            return True
+        if not self.full:
+            return False
+        delimited = self.delim_run.search(view) and any(b in compact for b in self.bounds)
+        if delimited and any(rx.search(view) for rx in self.delim):
+            return True
+        hint = any(h in view for h in _HINTS)
+        return bool(hint and self.other.search(view))
 
 
 _CASEFOLD_RE = _build(_casefold, full=True)
@@ -90,6 +144,7 @@ _ENTITY_RE = re.compile(
     r"&(?:#[0-9]{1,8}+;?|#[xX][0-9a-fA-F]{1,8}+;?|[A-Za-z][A-Za-z0-9]{1,31}+;?)"
 )
 _VIEWS: tuple[tuple[View, re.Pattern[str]], ...] = ((_casefold, _CASEFOLD_RE), (fold, _FOLD_RE))
+_DETECTORS = (_Detector(_casefold, full=True), _Detector(fold, full=False))
 
 
 def _visible(text: str, marks: list[tuple[int, int]]) -> str:
@@ -110,7 +165,7 @@ def _any_match(text: str) -> bool:
         variants.append(_visible(text, marks))
         if "&" in text:
             variants.append(html.unescape(variants[-1]))
-    return any(rx.search(view(v)) for v in variants for view, rx in _VIEWS)
+    return any(d.search(v) for v in variants for d in _DETECTORS)
 
 
 def find_markers(text: str) -> bool:
