@@ -652,6 +652,41 @@ class SyncStore:
             ).fetchall()
         return tuple((str(r[0]), bytes(r[1])) for r in rows)
 
+    # -- housekeeping (the daemon's periodic prune) --------------------------------------
+
+    def records_under(self, prefix: str) -> tuple[tuple[str, str, bytes], ...]:
+        """Every ``(namespace, key, value)`` whose namespace starts with ``prefix``, sorted
+        by namespace then key."""
+        with self._read() as c:
+            rows = c.execute(
+                "SELECT namespace, key, value FROM app_records "
+                "WHERE substr(namespace, 1, ?) = ? ORDER BY namespace, key",
+                (len(prefix), prefix),
+            ).fetchall()
+        return tuple((str(r[0]), str(r[1]), bytes(r[2])) for r in rows)
+
+    def prune_records(self, prefix: str, *, before: datetime) -> int:
+        """Delete application records whose namespace starts with ``prefix`` (never empty)
+        and that were last written before ``before``; returns how many."""
+        if not prefix:
+            raise ValueError("prune_records needs a namespace prefix")
+        with self._write() as c:
+            cur = c.execute(
+                "DELETE FROM app_records WHERE substr(namespace, 1, ?) = ? AND updated_at < ?",
+                (len(prefix), prefix, _ts(before)),
+            )
+            return cur.rowcount
+
+    def prune_reactions(self, *, before: datetime) -> int:
+        """Delete finished reactions (done or given up) last touched before ``before``;
+        pending ones stay whatever their age.  Returns how many."""
+        with self._write() as c:
+            cur = c.execute(
+                "DELETE FROM reactions WHERE status IN ('done', 'failed') AND updated_at < ?",
+                (_ts(before),),
+            )
+            return cur.rowcount
+
 
 class RecordTx:
     """Application records and watches inside one ``SyncStore.write_records`` transaction."""
@@ -891,3 +926,12 @@ class Store:
             detail=detail,
             retry_at=retry_at,
         )
+
+    async def records_under(self, prefix: str) -> tuple[tuple[str, str, bytes], ...]:
+        return await self._run(self.sync.records_under, prefix)
+
+    async def prune_records(self, prefix: str, *, before: datetime) -> int:
+        return await self._run(self.sync.prune_records, prefix, before=before)
+
+    async def prune_reactions(self, *, before: datetime) -> int:
+        return await self._run(self.sync.prune_reactions, before=before)

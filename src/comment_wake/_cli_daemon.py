@@ -1,0 +1,232 @@
+"""``comment-wake run | status | explain | doctor``.
+
+``run`` is the daemon (until SIGTERM or SIGINT; exit 0 after a clean stop, 1 when another
+daemon owns the store or the daemon fails, 2 for a configuration or token problem).
+``status`` and ``explain`` read the store in short transactions, so they are safe while
+the daemon runs; ``doctor`` checks a setup before a first run (exit 1 if a check fails).
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import os
+import sqlite3
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import anyio
+import msgspec
+
+from comment_wake._logging import configure_logging
+from comment_wake._paths import resolve_state_dir, store_path
+from comment_wake.config import AppConfig, ConfigError, find_config, load_config
+from comment_wake.daemon import Daemon
+from comment_wake.daemon._doctor import run_checks
+from comment_wake.daemon._explain import explain_records, find_records, render
+from comment_wake.daemon._status import read_status, render_status
+from comment_wake.hints import WebhookSecretError, load_secret
+from comment_wake.registry import Registry
+from review_monitor import PrRef, StoreError, StoreLockedError, SyncStore, TokenNotFoundError
+from review_monitor import find_token as _find_token
+
+__all__ = ["register"]
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--config",
+        type=Path,
+        default=None,
+        help="the configuration file (default: $COMMENT_WAKE_CONFIG, else "
+        "~/.config/comment-wake/config.toml if it exists)",
+    )
+    p.add_argument(
+        "--state-dir",
+        type=Path,
+        default=None,
+        help="the state directory (default: $COMMENT_WAKE_STATE_DIR, the config's state_dir, "
+        "else $XDG_STATE_HOME/comment-wake or ~/.local/state/comment-wake)",
+    )
+
+
+def register(subparsers: argparse._SubParsersAction[Any]) -> None:
+    run = subparsers.add_parser(
+        "run",
+        help="run the daemon against GitHub",
+        description="Poll the watched pull requests, wake their workers on trusted comments "
+        "and deliver the notices, until SIGTERM or SIGINT.  The token comes from GH_TOKEN, "
+        "GITHUB_TOKEN, then `gh auth token`.",
+    )
+    _common(run)
+    run.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="decide and log everything on a copy of the store; deliver nothing, react to "
+        "nothing, and leave the real store untouched",
+    )
+    run.set_defaults(handler=_run)
+
+    status = subparsers.add_parser(
+        "status",
+        help="what the daemon is doing: per PR, per worker, the API budget",
+        description="Per watched PR the floor, comments handled, wakes left, held comments "
+        "and permission retries; the outbox per worker; the last poll and the API budget.",
+    )
+    _common(status)
+    status.add_argument("--json", action="store_true", help="one JSON object")
+    status.set_defaults(handler=_status)
+
+    explain = subparsers.add_parser(
+        "explain",
+        help="why a comment did or did not wake its worker",
+        description="Each rule in order with its verdict and the evidence recorded when the "
+        "daemon decided (the permission answer, the own-post match, the rate limit).",
+    )
+    _common(explain)
+    explain.add_argument("pr", metavar="PR", help="the pull request, as owner/name#N")
+    explain.add_argument(
+        "comment", metavar="COMMENT", help="the comment's GraphQL id, database id or URL"
+    )
+    explain.add_argument("--json", action="store_true", help="the records and rules as JSON")
+    explain.set_defaults(handler=_explain)
+
+    doctor = subparsers.add_parser(
+        "doctor",
+        help="check the token, access, transcripts and publishers before a first run",
+        description="One line per check, ok, WARN or FAIL with what to fix; exit 1 when "
+        "any check fails.",
+    )
+    _common(doctor)
+    doctor.set_defaults(handler=_doctor)
+
+
+def _load(args: argparse.Namespace, name: str) -> tuple[AppConfig, Path] | None:
+    try:
+        config = load_config(find_config(args.config))
+    except ConfigError as exc:
+        print(f"comment-wake {name}: {exc}", file=sys.stderr)
+        return None
+    return config, resolve_state_dir(args.state_dir, config.state_dir)
+
+
+def _run(args: argparse.Namespace) -> int:
+    loaded = _load(args, "run")
+    if loaded is None:
+        return 2
+    config, state_dir = loaded
+    redactor = configure_logging(config.log_format, config.log_level)
+    try:
+        token = _find_token(config.github.host)
+    except TokenNotFoundError as exc:
+        print(f"comment-wake run: {exc}", file=sys.stderr)
+        return 2
+    redactor.add_secret(token)
+    if config.webhook.enabled:
+        try:
+            redactor.add_secret(load_secret(config.webhook, os.environ).decode("utf-8"))
+        except WebhookSecretError as exc:
+            print(f"comment-wake run: {exc}", file=sys.stderr)
+            return 2
+    daemon = Daemon(config, state_dir, token=token, dry_run=args.dry_run)
+    try:
+        return anyio.run(daemon.serve)
+    except StoreLockedError as exc:
+        print(f"comment-wake run: {exc}", file=sys.stderr)
+        return 1
+    except (StoreError, sqlite3.Error, OSError) as exc:
+        print(f"comment-wake run: the state store failed: {exc}", file=sys.stderr)
+        return 1
+
+
+def _open_store(state_dir: Path, name: str) -> SyncStore | None:
+    path = store_path(state_dir)
+    if not path.exists():
+        print(
+            f"comment-wake {name}: no state store at {path}; bind a worker first "
+            "(comment-wake bind --help) or pass --state-dir",
+            file=sys.stderr,
+        )
+        return None
+    return SyncStore.open(path)
+
+
+def _status(args: argparse.Namespace) -> int:
+    loaded = _load(args, "status")
+    if loaded is None:
+        return 2
+    config, state_dir = loaded
+    store = _open_store(state_dir, "status")
+    if store is None:
+        return 1
+    try:
+        report = read_status(store, config.wake, datetime.now(UTC))
+    finally:
+        store.close()
+    if args.json:
+        sys.stdout.write(msgspec.json.encode(report).decode() + "\n")
+    else:
+        sys.stdout.write(render_status(report))
+    return 0
+
+
+def _explain(args: argparse.Namespace) -> int:
+    loaded = _load(args, "explain")
+    if loaded is None:
+        return 2
+    config, state_dir = loaded
+    try:
+        pr = PrRef.parse(args.pr, host=config.github.host.lower())
+    except ValueError as exc:
+        print(f"comment-wake explain: {exc}", file=sys.stderr)
+        return 2
+    store = _open_store(state_dir, "explain")
+    if store is None:
+        return 1
+    try:
+        records = find_records(store, pr, args.comment)
+    finally:
+        store.close()
+    if args.json:
+        out = [{"record": r, "rules": explain_records(r)} for r in records]
+        sys.stdout.write(msgspec.json.encode(out).decode() + "\n")
+    else:
+        sys.stdout.write(render(pr, args.comment, records))
+    return 0 if records else 1
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    loaded = _load(args, "doctor")
+    if loaded is None:
+        return 2
+    config, state_dir = loaded
+    token: str | None = None
+    problem: str | None = None
+    try:
+        token = _find_token(config.github.host)
+    except TokenNotFoundError as exc:
+        problem = str(exc)
+    try:
+        registry = Registry.open(state_dir, publisher_timeout=config.delivery.publisher_timeout)
+    except (StoreError, sqlite3.Error, OSError) as exc:
+        print(f"FAIL  state store: {exc}")
+        return 1
+    try:
+        checks = anyio.run(
+            functools.partial(
+                run_checks,
+                config,
+                registry,
+                token=token,
+                token_problem=problem,
+                now=datetime.now(UTC),
+            )
+        )
+    finally:
+        registry.close()
+    print(f"ok    state store: {store_path(state_dir)}")
+    for c in checks:
+        print(f"{c.status:<5} {c.name}: {c.message}")
+    return 1 if any(c.status == "FAIL" for c in checks) else 0

@@ -1,0 +1,194 @@
+"""``comment-wake doctor``: the checks worth making before a first run, one line each.
+
+Reactions: adding one is a write that notifies nobody but is visible, so doctor never
+probes with a real reaction.  A classic token lists its scopes in ``X-OAuth-Scopes``;
+``repo`` (or ``public_repo`` for public repositories) lets it react, and doctor says
+so or fails.  Fine-grained and app tokens list no scopes: doctor cannot tell without
+writing, so it warns and says which permission the token needs.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import Literal
+
+import httpx
+import msgspec
+
+from comment_wake.config import AppConfig
+from comment_wake.registry import (
+    CallbackSpec,
+    CommandSpec,
+    InboxSpec,
+    PublisherSpec,
+    Registry,
+    WebhookSpec,
+    WorkerRecord,
+)
+from review_monitor import GitHubClient, GitHubError, Permissions, is_valid_login
+
+__all__ = ["Check", "run_checks"]
+
+Status = Literal["ok", "WARN", "FAIL"]
+
+
+class Check(msgspec.Struct, frozen=True):
+    name: str
+    status: Status
+    message: str
+
+
+async def run_checks(
+    config: AppConfig,
+    registry: Registry,
+    *,
+    token: str | None,
+    token_problem: str | None,
+    now: datetime,
+    transport: httpx.AsyncBaseTransport | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> list[Check]:
+    environ = os.environ if environ is None else environ
+    checks: list[Check] = []
+    workers = [w for w in registry.workers() if not w.archived]
+    if token is None:
+        checks.append(Check("token", "FAIL", token_problem or "no token"))
+    else:
+        checks += await _github_checks(config, token, workers, now, transport)
+    for w in workers:
+        checks.append(_transcripts_check(registry, w.worker))
+        checks.append(await _publisher_check(f"publisher {w.worker}", w.publisher, registry))
+    for o in registry.orchestrators():
+        checks.append(await _publisher_check(f"publisher {o.id}", o.publisher, registry))
+    if not workers:
+        checks.append(Check("bindings", "WARN", "no worker is bound yet: comment-wake bind --help"))
+    return checks
+
+
+async def _github_checks(
+    config: AppConfig,
+    token: str,
+    workers: list[WorkerRecord],
+    now: datetime,
+    transport: httpx.AsyncBaseTransport | None,
+) -> list[Check]:
+    out: list[Check] = []
+    async with GitHubClient(token, config.github, transport=transport) as client:
+        try:
+            answer = await client.rest_get("/user")
+        except GitHubError as exc:
+            what = type(exc).__name__
+            fix = (
+                "the token is wrong or expired: set GH_TOKEN (or run gh auth login)"
+                if "Auth" in what
+                else f"check [github] host/api_url ({config.github.api_url or 'default'})"
+            )
+            return [Check("token", "FAIL", f"GET /user failed ({what}); {fix}")]
+        body = answer.body
+        login = body.get("login") if isinstance(body, dict) else None
+        if answer.status != 200 or not isinstance(login, str) or not is_valid_login(login):
+            return [
+                Check("token", "FAIL", f"GET /user answered HTTP {answer.status}; set GH_TOKEN")
+            ]
+        out.append(Check("token", "ok", f"authenticated as {login} on {client.host}"))
+        permissions = Permissions(client, config.monitor)
+        repos = sorted({w.pr.repo for w in workers})
+        for repo in repos:
+            try:
+                problem = await permissions.preflight(repo, login, now)
+            except (GitHubError, ValueError) as exc:
+                problem = f"the permission call on {repo} failed ({type(exc).__name__})"
+            if problem is None:
+                out.append(Check(f"push access {repo}", "ok", "collaborator permissions readable"))
+            else:
+                out.append(Check(f"push access {repo}", "FAIL", problem))
+        out.append(_reaction_check(config, answer.headers))
+    return out
+
+
+def _reaction_check(config: AppConfig, headers: Mapping[str, str]) -> Check:
+    if config.delivery.reaction_content is None:
+        return Check("reactions", "ok", "acknowledgement reactions are off ([delivery] reaction)")
+    lowered = {k.lower(): v for k, v in headers.items()}
+    scopes = lowered.get("x-oauth-scopes")
+    if scopes is None:
+        return Check(
+            "reactions",
+            "WARN",
+            "the token lists no scopes (fine-grained or app token), so this cannot be "
+            "checked without reacting; give it 'Pull requests: Read and write' (and "
+            "'Issues: Read and write') on the bound repositories",
+        )
+    have = {s.strip() for s in scopes.split(",") if s.strip()}
+    if have & {"repo", "public_repo"}:
+        return Check("reactions", "ok", f"the token's scopes allow reactions ({scopes})")
+    return Check(
+        "reactions",
+        "FAIL",
+        "the token's scopes do not allow reactions: add the repo scope (gh auth refresh "
+        '-s repo), or set [delivery] reaction = ""',
+    )
+
+
+def _transcripts_check(registry: Registry, worker: str) -> Check:
+    record = registry.worker(worker)
+    name = f"transcripts {worker}"
+    if record is None or not record.transcripts:
+        return Check(
+            name,
+            "WARN",
+            "no transcript is bound: the worker's own posts are recognised only by "
+            "[wake] agent_logins; bind with --transcript, --claude-session or --codex-thread",
+        )
+    found = registry.transcripts(worker)
+    own = [t for t in found if t.role == "worker"]
+    if not own:
+        return Check(
+            name,
+            "FAIL",
+            "the bound transcript cannot be found now; check the session id or path "
+            "(comment-wake list) and CLAUDE_CONFIG_DIR / CODEX_HOME",
+        )
+    for t in found:
+        try:
+            with open(t.path, "rb") as f:
+                f.read(1)
+        except OSError as exc:
+            return Check(name, "FAIL", f"{t.path} is not readable ({exc.strerror})")
+    return Check(name, "ok", f"{len(found)} transcript file(s) readable")
+
+
+async def _publisher_check(name: str, spec: PublisherSpec, registry: Registry) -> Check:
+    if isinstance(spec, CommandSpec):
+        program = spec.argv[0]
+        found = shutil.which(program)
+        if found is None:
+            return Check(name, "FAIL", f"{program} is not an executable file or on PATH")
+        return Check(name, "ok", f"command {found}")
+    if isinstance(spec, InboxSpec):
+        root = Path(spec.root) if spec.root else registry.inbox_root
+        probe = root if root.exists() else next((p for p in root.parents if p.exists()), root)
+        if os.access(probe, os.W_OK | os.X_OK):
+            return Check(name, "ok", f"inbox under {root}")
+        return Check(name, "FAIL", f"{probe} is not writable; fix its permissions or --inbox DIR")
+    if isinstance(spec, WebhookSpec):
+        if not os.environ.get(spec.secret_env):
+            return Check(name, "FAIL", f"set the environment variable {spec.secret_env}")
+        try:
+            async with httpx.AsyncClient(timeout=5.0, follow_redirects=False) as http:
+                response = await http.request("OPTIONS", spec.url)
+        except httpx.HTTPError as exc:
+            return Check(name, "FAIL", f"{spec.url} does not answer ({type(exc).__name__})")
+        return Check(name, "ok", f"{spec.url} answers (HTTP {response.status_code} to OPTIONS)")
+    if isinstance(spec, CallbackSpec):
+        return Check(
+            name,
+            "FAIL",
+            f"callback {spec.name!r} exists only inside the process that registered it; the "
+            "daemon cannot call it: bind with --command, --webhook or --inbox",
+        )
+    return Check(name, "FAIL", f"unknown publisher kind {type(spec).__name__}")  # type: ignore[unreachable]
