@@ -19,6 +19,7 @@ _COMMANDS: tuple[str, ...] = (
     "comment_wake._cli_bind",
     "comment_wake._cli_transcripts",
     "comment_wake._cli_replay",
+    "comment_wake._cli_daemon",
 )
 
 
