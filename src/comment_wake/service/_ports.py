@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Protocol
 
@@ -27,9 +27,13 @@ class BindingSource(Protocol):
 
 class WakeSink(Protocol):
     """Where decisions, wakes and log lines go once a step is committed (the replay prints
-    them; the daemon records them for ``explain``)."""
+    them; the daemon records them for ``explain``).  Nothing is told before its commit.
 
-    def decided(self, decisions: Sequence[Decision]) -> None: ...
+    ``decided`` gets each decided comment's creation time by id, for output that orders
+    the decisions of one instant by creation time across steps.
+    """
+
+    def decided(self, decisions: Sequence[Decision], created: Mapping[str, datetime]) -> None: ...
 
     def woke(self, at: datetime, notice: Notice, comments: Sequence[str]) -> None: ...
 

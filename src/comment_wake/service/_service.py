@@ -5,14 +5,22 @@ Per PR and look (a badge poll, or a timer with the last badge): load the mark, c
 own-post verdicts) and call ``step`` again with the facts; then write the new mark and
 enqueue the notices in one store transaction, and only then tell the sink.
 
-A GitHub fault during the reads commits nothing, so the mark never moves on a fault:
-the PR is looked at again at its next poll.  Everything in memory (the last badge per PR,
-the timers) is rebuilt from the marks by the polls after a restart.
+A GitHub fault during the reads, or a transcript the own-post check cannot read, commits
+nothing ("when unsure, record nothing"), so the mark never moves on a fault: the PR is
+looked at again at its next poll, and the fault is one warning line naming neither an
+author nor any text.  Everything in memory (the last badge per PR, the timers) is rebuilt
+from the marks by the polls after a restart.
+
+When the binding source says a PR is no longer bound (its worker unbound or archived, or
+the watch removed) while its mark still holds comments waiting on the rate limit or on a
+permission retry, the core's ``finish`` decides them (``drop`` / ``skip``), so nothing
+is left pending for a worker that will never be woken.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import random
 from collections.abc import Mapping, Sequence
 from datetime import datetime
@@ -24,6 +32,7 @@ import msgspec
 from comment_wake import ownpost
 from comment_wake.wake import (
     MARK_VERSION,
+    Binding,
     Connection,
     Facts,
     LogLine,
@@ -34,6 +43,7 @@ from comment_wake.wake import (
     WakeMark,
     decode_mark,
     encode_mark,
+    finish,
     next_due,
     step,
 )
@@ -45,6 +55,7 @@ from review_monitor import (
     GitHubError,
     ItemDetail,
     LookupFailed,
+    Mark,
     MonitorConfig,
     PermissionAnswer,
     PermissionChecker,
@@ -68,7 +79,9 @@ _log = logging.getLogger("comment_wake.service")
 
 
 class _ReadFailed(Exception):
-    def __init__(self, what: str, cause: GitHubError) -> None:
+    """A read the step needs failed (a GitHub fault, an unreadable transcript)."""
+
+    def __init__(self, what: str, cause: GitHubError | OSError) -> None:
         super().__init__(what)
         self.what = what
         self.cause = cause
@@ -128,7 +141,9 @@ class CommentWake:
             now = self._clock.now()
             due = sorted(pr for pr, t in self._due.items() if t <= now)
             for pr in due:
-                if self._due.get(pr, now) <= now:
+                # A look meanwhile (a poll) may have moved or cleared this PR's timer.
+                t = self._due.get(pr)
+                if t is not None and t <= now:
                     self._due.pop(pr, None)
                     try:
                         await self.look(pr, now)
@@ -166,19 +181,41 @@ class CommentWake:
     # -- one look ----------------------------------------------------------------------
 
     async def look(self, pr: PrRef, now: datetime) -> Step | None:
-        """Step ``pr`` with its last badge; None when no badge was seen or a read failed."""
+        """Step ``pr`` with its last badge; None when nothing was committed (no badge seen
+        and nothing to finish, or a read failed).
+
+        Without a badge (after a restart, or for a PR no longer polled) it still decides
+        what the mark holds when the PR is no longer bound, so a session manager may call
+        it right after unbinding or archiving a worker.
+        """
         lock = self._locks.setdefault(pr, anyio.Lock())
         async with lock:
-            status = self._last.get(pr)
-            if status is None:
-                return None
-            return await self._look(status, now)
+            return await self._look(pr, self._last.get(pr), now)
 
-    async def _look(self, status: PrStatus, now: datetime) -> Step | None:
-        pr = status.pr
+    async def _look(self, pr: PrRef, status: PrStatus | None, now: datetime) -> Step | None:
         stored = await self._store.load_mark(pr, self.name)
         mark = None if stored is None else decode_mark(stored.blob)
         binding = self._bindings.binding(pr)
+        if status is None:
+            if mark is None or not _unfinished(binding, mark):
+                return None
+            closed = finish(binding, mark, None, config=self._config, now=now)
+            return await self._commit(pr, stored, closed, _created(None, Facts(), mark), now)
+        stepped, facts = await self._steps(binding, mark, status, now)
+        if stepped is None:
+            return None
+        if _unfinished(binding, stepped.mark):
+            closing = finish(binding, stepped.mark, status, config=self._config, now=now)
+            stepped = msgspec.structs.replace(
+                stepped, mark=closing.mark, decisions=(*stepped.decisions, *closing.decisions)
+            )
+        return await self._commit(pr, stored, stepped, _created(status, facts, mark), now)
+
+    async def _steps(
+        self, binding: Binding, mark: WakeMark | None, status: PrStatus, now: datetime
+    ) -> tuple[Step | None, Facts]:
+        """Step until the core needs no more reads; (None, ...) when a read failed."""
+        pr = status.pr
         facts = Facts()
         for _ in range(_MAX_ROUNDS):
             result = step(
@@ -197,21 +234,35 @@ class CommentWake:
                 facts = await self._read(result.needs, facts, status, mark, binding.worker, now)
             except _ReadFailed as exc:
                 self._sink.logged(now, pr, _fault_line(pr, exc))
-                return None
+                return None, facts
         else:
             raise RuntimeError(f"the wake core kept asking for reads on {pr}")
+        return result, facts
+
+    async def _commit(
+        self,
+        pr: PrRef,
+        stored: Mark | None,
+        result: Step,
+        created: Mapping[str, datetime],
+        now: datetime,
+    ) -> Step:
+        """Write the mark and enqueue the notices in one transaction, then tell the sink:
+        if the commit raises, the sink has heard nothing and the next look decides again."""
         blob = encode_mark(result.mark)
         if stored is None or stored.blob != blob or result.notices:
             await self._store.commit(
                 pr, self.name, mark=(MARK_VERSION, blob), notices=result.notices, at=now
             )
-        self._tell(pr, result, now)
+        self._tell(pr, result, created, now)
         self._schedule(pr, result.mark)
         return result
 
-    def _tell(self, pr: PrRef, result: Step, now: datetime) -> None:
+    def _tell(
+        self, pr: PrRef, result: Step, created: Mapping[str, datetime], now: datetime
+    ) -> None:
         if result.decisions:
-            self._sink.decided(result.decisions)
+            self._sink.decided(result.decisions, created)
         for notice in result.notices:
             woken = [d.comment for d in result.decisions if d.outcome == "wake"]
             self._sink.woke(now, notice, woken)
@@ -279,18 +330,48 @@ class CommentWake:
         now: datetime,
     ) -> tuple[bytes, Mapping[str, OwnPostVerdict]]:
         state = _decode_own(blob)
-        sources = tuple(self._bindings.transcripts(worker)) if worker is not None else ()
         window = self._config.own_post_window
+        try:
+            sources = tuple(self._bindings.transcripts(worker)) if worker is not None else ()
 
-        def scan() -> ownpost.OwnPostState:
-            return ownpost.scan(state, sources, now, window=window)
+            def scan() -> ownpost.OwnPostState:
+                _check_readable(sources)
+                return ownpost.scan(state, sources, now, window=window)
 
-        # Transcript reads are file I/O: off the event loop.
-        scanned = await anyio.to_thread.run_sync(scan)
+            # Transcript reads are file I/O: off the event loop.
+            scanned = await anyio.to_thread.run_sync(scan)
+        except OSError as exc:
+            # A post the worker made may be in the file we could not read: deciding now
+            # could wake the worker on its own words, so decide nothing this time.
+            raise _ReadFailed("a transcript for the own-post check", exc) from None
         matched, verdicts = ownpost.match(
             scanned, pr, comments, window=window, skew=self._config.post_clock_skew
         )
         return msgspec.msgpack.encode(matched), verdicts
+
+
+def _unfinished(binding: Binding, mark: WakeMark) -> bool:
+    """No longer bound, yet the mark still holds comments that wait for a wake or a retry."""
+    return not binding.is_bound and bool(mark.held or mark.pending)
+
+
+def _created(status: PrStatus | None, facts: Facts, mark: WakeMark | None) -> dict[str, datetime]:
+    """The creation time of every comment a look may decide, by id."""
+    found: dict[str, datetime] = {}
+    if mark is not None:
+        found.update((h.item.id, h.item.created_at) for h in mark.held)
+        found.update((p.item.id, p.item.created_at) for p in mark.pending)
+    if status is not None:
+        found.update((i.id, i.created_at) for i in _items(status, facts.gaps).values())
+    return found
+
+
+def _check_readable(sources: Sequence[ownpost.TranscriptSource]) -> None:
+    """Raise ``OSError`` when a transcript file cannot be opened: the scan itself passes
+    over a file it cannot open, which would read as "the worker posted nothing"."""
+    for source in sources:
+        for path in ownpost.transcript_files(source.path):
+            os.close(os.open(path, os.O_RDONLY))
 
 
 def _decode_own(blob: bytes) -> ownpost.OwnPostState:
@@ -323,8 +404,10 @@ def _comment_text(item: BadgeItem, detail: ItemDetail) -> ownpost.CommentText:
     )
 
 
-def _reason(exc: GitHubError) -> str:
-    """A fault in one phrase: its type and status, never a body or a token."""
+def _reason(exc: GitHubError | OSError) -> str:
+    """A fault in one phrase: its type and status, never a body, a path or a token."""
+    if isinstance(exc, OSError):
+        return type(exc).__name__
     if isinstance(exc, RateLimitedError):
         return "rate limited"
     if isinstance(exc, TransientError) and exc.status is not None:
