@@ -64,6 +64,16 @@ def _problems(expect: Mapping[str, Any], result: ReplayResult) -> list[str]:
                 sorted(want),
                 sorted({d["comment"] for d in decisions if d["outcome"] == outcome}),
             )
+        elif key == "final":
+            got_final = {
+                c: " ".join(str(d.get(k)) for k in ("outcome", "reason"))
+                for c in want
+                for d in finals.get(c, [{}])[-1:]
+            }
+            differ("final decisions", dict(want), got_final)
+        elif key == "final_times":
+            got_times = {c: finals.get(c, [{}])[-1].get("at") for c in want}
+            differ("final decision times", dict(want), got_times)
         elif key == "retries":
             got_retries = Counter(d["comment"] for d in decisions if d["outcome"] == "retry")
             differ("retries", dict(want), {c: got_retries[c] for c in want})

@@ -29,14 +29,22 @@ class Line:
     at: datetime
     fields: Mapping[str, Any]
     seq: int  # arrival order: keeps a step's own order within one instant and PR
+    created: datetime | None = None  # a decision's comment creation time, when known
 
     def to_json(self) -> dict[str, Any]:
         return {"type": self.type, "at": iso(self.at), **self.fields}
 
 
 def sort_lines(lines: Iterable[Line]) -> list[Line]:
-    def key(line: Line) -> tuple[datetime, int, str, int]:
-        return (line.at, _RANK[line.type], str(line.fields.get("pr") or ""), line.seq)
+    """Time order; within one instant by type, then PR; decisions then by the comment's
+    creation time and id (several steps of one PR may decide at one instant)."""
+
+    def key(line: Line) -> tuple[datetime, int, str, datetime, str, int]:
+        pr = str(line.fields.get("pr") or "")
+        if line.type != "decision":
+            return (line.at, _RANK[line.type], pr, line.at, "", line.seq)
+        created = line.created if line.created is not None else line.at
+        return (line.at, _RANK[line.type], pr, created, str(line.fields["comment"]), line.seq)
 
     return sorted(lines, key=key)
 

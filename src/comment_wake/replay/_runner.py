@@ -16,7 +16,7 @@ import json
 import logging
 import random
 import tempfile
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -26,7 +26,7 @@ import anyio
 import anyio.lowlevel
 
 from comment_wake.ownpost import TranscriptSource
-from comment_wake.service import CommentWake
+from comment_wake.service import LISTENER_NAME, CommentWake
 from comment_wake.wake import NOTICE_KIND, Binding, Decision, LogLine
 from review_monitor import (
     GitHubClient,
@@ -81,10 +81,12 @@ class _Sink:
     def __init__(self) -> None:
         self.lines: list[Line] = []
 
-    def _add(self, type_: str, at: datetime, fields: dict[str, Any]) -> None:
-        self.lines.append(Line(type_, at, fields, len(self.lines)))
+    def _add(
+        self, type_: str, at: datetime, fields: dict[str, Any], created: datetime | None = None
+    ) -> None:
+        self.lines.append(Line(type_, at, fields, len(self.lines), created))
 
-    def decided(self, decisions: Sequence[Decision]) -> None:
+    def decided(self, decisions: Sequence[Decision], created: Mapping[str, datetime]) -> None:
         for d in decisions:
             fields = {
                 "pr": str(d.pr),
@@ -93,7 +95,7 @@ class _Sink:
                 "reason": d.reason,
                 "detail": d.detail,
             }
-            self._add("decision", d.at, fields)
+            self._add("decision", d.at, fields, created.get(d.comment))
 
     def woke(self, at: datetime, notice: Notice, comments: Sequence[str]) -> None:
         pr = f"{notice.pr.repo}#{notice.pr.number}"
@@ -137,6 +139,9 @@ class _Registry:
 
     def archive(self, worker: str) -> None:
         self._archived.add(worker)
+
+    def is_archived(self, worker: str) -> bool:
+        return worker in self._archived
 
     def binding(self, pr: PrRef) -> Binding:
         spec = self._prs[pr]
@@ -217,6 +222,7 @@ class _Replay:
         self._order = 0
         self._log_handler = _PollerLog(self.sink, self.clock)
         self._tg: anyio.abc.TaskGroup | None = None
+        self._seeded = False
 
     # -- set-up ----------------------------------------------------------------------
 
@@ -300,7 +306,7 @@ class _Replay:
             assert pr is not None
             getattr(self.fake, e.kind)(pr)
         elif e.kind == "archive":
-            self.registry.archive(a["worker"])
+            self._archive(a["worker"])
         elif e.kind == "permission-change":
             self._set_permission(a["login"], a["permission"])
         elif e.kind == "github-outage":
@@ -314,6 +320,15 @@ class _Replay:
         elif e.kind == "poll":
             assert self.poller is not None
             await self.poller.poll_round()
+
+    def _archive(self, worker: str) -> None:
+        """As ``comment-wake archive`` does: the worker stays known, its watch goes, so
+        its PR is no longer polled; the wake's timers still run for what it holds."""
+        self.registry.archive(worker)
+        assert self.store is not None
+        for spec in self.s.prs:
+            if spec.worker == worker:
+                self.store.sync.remove_watch(worker, spec.ref)
 
     @staticmethod
     def _fault(
@@ -381,8 +396,17 @@ class _Replay:
         s = self.s
         self.store = _InlineStore.open(self.dir / "state.db", clock=self.clock)
         for spec in s.prs:
-            if spec.worker is not None:
+            if spec.worker is not None and not self.registry.is_archived(spec.worker):
                 self.store.sync.add_watch(spec.worker, spec.ref, at=self.clock.now())
+        if not self._seeded:
+            self._seeded = True
+            for spec in s.prs:
+                if spec.mark_v0 is not None:
+                    # What an earlier build stored: version 0, a JSON list of handled ids.
+                    blob = json.dumps(list(spec.mark_v0)).encode()
+                    self.store.sync.commit(
+                        spec.ref, LISTENER_NAME, mark=(0, blob), at=self.clock.now()
+                    )
         self.client = GitHubClient(
             "replay-token",
             GitHubConfig(host=s.host),

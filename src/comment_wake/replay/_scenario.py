@@ -110,6 +110,9 @@ class PrSpec:
     state: str = "OPEN"
     worker: str | None = None
     watched: bool = True
+    # An earlier build's mark (version 0, plain handled ids), in the store before the
+    # first poll; None: no mark, so the first look is a baseline.
+    mark_v0: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -269,7 +272,7 @@ def _config(table: Mapping[str, Any], poll_every: timedelta) -> tuple[WakeConfig
 def _pr(raw: object, k: int, host: str) -> PrSpec:
     where = f"prs[{k}]"
     table = _table(raw, where)
-    _only(table, {"repo", "number", "title", "state", "worker", "watched"}, where)
+    _only(table, {"repo", "number", "title", "state", "worker", "watched", "mark_v0"}, where)
     repo = _str(_need(table, "repo", where), f"{where}.repo")
     number = _int(_need(table, "number", where), f"{where}.number")
     try:
@@ -280,12 +283,21 @@ def _pr(raw: object, k: int, host: str) -> PrSpec:
     if state not in _PR_STATES:
         raise ScenarioError(f"{where}.state: {state!r} is not one of {', '.join(_PR_STATES)}")
     worker = table.get("worker")
+    mark_v0: tuple[str, ...] | None = None
+    if "mark_v0" in table:
+        ids = table["mark_v0"]
+        if not isinstance(ids, list):
+            raise ScenarioError(f"{where}.mark_v0: expected an array of comment ids")
+        mark_v0 = tuple(_str(i, f"{where}.mark_v0[{n}]") for n, i in enumerate(ids, 1))
+        if not all(mark_v0):
+            raise ScenarioError(f"{where}.mark_v0: a comment id is empty")
     return PrSpec(
         ref=ref,
         title=_str(table.get("title", "A change"), f"{where}.title"),
         state=state,
         worker=None if worker is None else _str(worker, f"{where}.worker"),
         watched=_bool(table.get("watched", True), f"{where}.watched"),
+        mark_v0=mark_v0,
     )
 
 
