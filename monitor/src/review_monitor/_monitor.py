@@ -190,6 +190,7 @@ class _Watches:
         self._checked: set[str] = set()
         self._foreign: set[PrRef] = set()
         self._viewer_failed = False
+        self._viewer_refused = False  # GitHub will not say who the token is (an app token)
 
     async def watches(self) -> Sequence[Watch]:
         found = await self._store.watches()
@@ -224,7 +225,7 @@ class _Watches:
                 _log.error("%s", message)
 
     async def _viewer_login(self) -> str | None:
-        if self._viewer is not None:
+        if self._viewer is not None or self._viewer_refused:
             return self._viewer
         why: str | None = None
         try:
@@ -238,12 +239,14 @@ class _Watches:
                 self._viewer = login
                 return login
             why = f"HTTP {answer.status}"
+            # A refusal will not change by asking again; only a fault is worth a retry.
+            self._viewer_refused = 400 <= answer.status < 500
         if not self._viewer_failed:
             self._viewer_failed = True
             _log.warning(
-                "could not read the token's own login (%s); the permission preflight "
-                "waits for the next poll",
+                "could not read the token's own login (%s); the permission preflight %s",
                 why,
+                "is skipped" if self._viewer_refused else "waits for the next poll",
             )
         return None
 

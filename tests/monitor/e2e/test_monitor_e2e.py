@@ -195,3 +195,22 @@ def test_the_monitor_is_unusable_before_it_is_entered(tmp_path: Path) -> None:
     monitor = Monitor(store_path=tmp_path / "state.db", token="t")
     with pytest.raises(RuntimeError, match="not open"):
         monitor.poll_now(PrRef("octo-org", "app", 1))
+
+
+@pytest.mark.anyio
+async def test_a_token_that_cannot_say_who_it_is_skips_the_preflight_after_one_line(
+    world: World, logs: pytest.LogCaptureFixture
+) -> None:
+    from review_monitor.testing import Fault
+
+    await prs_in(world, 3)
+    world.fake.inject(
+        Fault(status=403, kind="other", path_contains="/user", message="Resource not accessible")
+    )
+    async with world.monitor() as monitor, world.running(monitor):
+        await world.run_for(3 * M)
+    asked = [r.path for r in world.fake.requests if r.path == "/user"]
+    assert (
+        ["/user"],
+        ["could not read the token's own login (HTTP 403); the permission preflight is skipped"],
+    ) == (asked, lines_of(logs, "review_monitor.monitor")[1:-1])
