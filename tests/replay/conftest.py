@@ -19,6 +19,52 @@ SCENARIOS = Path(__file__).resolve().parents[2] / "fixtures" / "scenarios"
 
 Check = Callable[[Mapping[str, Any], ReplayResult], list[str]]
 
+# The output contract (docs/scenarios.md), checked on every scenario's output.
+_KEYS = {
+    "decision": ["type", "at", "pr", "comment", "outcome", "reason", "detail"],
+    "wake": ["type", "at", "pr", "worker", "comments", "notice"],
+    "notice": ["type", "at", "pr", "worker", "kind", "items"],
+    "log": ["type", "at", "level", "pr", "message"],
+}
+_RANK = {"decision": 0, "wake": 1, "notice": 2, "log": 3}
+_SKIP_REASONS = {
+    "baseline", "old", "unbound", "pr-closed", "no-author", "minimized", "bot", "verdict",
+    "blank", "rereview-command", "own-post", "not-writer", "lookup-failed", "invalid-login",
+    "flood-gap",
+}  # fmt: skip
+_REASONS = {
+    "wake": {"writer"},
+    "held": {"rate-limit"},
+    "retry": {"lookup-failed"},
+    "drop": {"pr-closed", "unbound"},
+    "skip": _SKIP_REASONS,
+}
+# Per comment: a retry per failed lookup, at most one held, at most one final decision.
+_GRAMMAR = re.compile(r"(retry )*(held )?((wake|skip|drop) )?")
+
+
+def _contract(lines: list[dict[str, Any]]) -> list[str]:
+    """How the lines break the output contract, whatever the scenario expects."""
+    out: list[str] = []
+    for line in lines:
+        if list(line) != _KEYS.get(line["type"]):
+            out.append(f"a {line['type']} line has the keys {list(line)}")
+        if not str(line["at"]).endswith("Z"):
+            out.append(f"a time without Z: {line['at']}")
+    for a, b in itertools.pairwise(lines):
+        when_a, when_b = datetime.fromisoformat(a["at"]), datetime.fromisoformat(b["at"])
+        if (when_b, _RANK[b["type"]]) < (when_a, _RANK[a["type"]]):
+            out.append(f"a {b['type']} line at {b['at']} after a {a['type']} line at {a['at']}")
+    sequences: dict[str, str] = {}
+    for d in (line for line in lines if line["type"] == "decision"):
+        if d["reason"] not in _REASONS[d["outcome"]]:
+            out.append(f"{d['comment']}: {d['outcome']} with reason {d['reason']!r}")
+        sequences[d["comment"]] = sequences.get(d["comment"], "") + d["outcome"] + " "
+    for comment, seq in sorted(sequences.items()):
+        if _GRAMMAR.fullmatch(seq) is None:
+            out.append(f"{comment}: decided {seq.strip()!r}, not retry* held? final?")
+    return out
+
 
 def _problems(expect: Mapping[str, Any], result: ReplayResult) -> list[str]:
     """Every way ``result`` differs from ``expect``; empty when it matches."""
@@ -27,7 +73,7 @@ def _problems(expect: Mapping[str, Any], result: ReplayResult) -> list[str]:
     wakes = [w for w in lines if w["type"] == "wake"]
     logs = [g["message"] for g in lines if g["type"] == "log"]
     notices = "\n".join(w["notice"] for w in wakes)
-    out: list[str] = []
+    out: list[str] = _contract(lines)
 
     def differ(what: str, want: object, got: object) -> None:
         if want != got:

@@ -1,7 +1,7 @@
 """The replay harness: run a scenario (``docs/scenarios.md``) through the real service on a
 virtual clock, against ``FakeGitHub``, and print what it decided."""
 
-from ._output import Line, format_json, format_timeline, iso
+from ._output import Line, format_json, format_timeline, iso, sort_lines
 from ._runner import ReplayResult, run_scenario, run_scenario_sync
 from ._scenario import (
     EVENT_KINDS,
@@ -32,4 +32,5 @@ __all__ = [
     "parse_scenario",
     "run_scenario",
     "run_scenario_sync",
+    "sort_lines",
 ]
