@@ -165,3 +165,42 @@ def test_a_bad_scenario_is_refused_naming_what_is_wrong(change: dict[str, Any], 
     with pytest.raises(ScenarioError) as caught:
         parse_scenario({**_scenario([]), **change})
     assert named in str(caught.value)
+
+
+def _with_mark_v0(value: Any) -> dict[str, Any]:
+    raw = _scenario([])
+    raw["prs"] = [{**raw["prs"][0], "mark_v0": value}]
+    return raw
+
+
+@pytest.mark.parametrize(
+    ("value", "named"),
+    [("IC_1", "prs[1].mark_v0: expected an array"), ([1], "prs[1].mark_v0[1]"), ([""], "empty")],
+)
+def test_a_bad_mark_v0_is_refused_naming_the_key(value: object, named: str) -> None:
+    with pytest.raises(ScenarioError) as caught:
+        parse_scenario(_with_mark_v0(value))
+    assert named in str(caught.value)
+
+
+def test_mark_v0_is_read_as_the_prs_earlier_ids() -> None:
+    scenario = parse_scenario(_with_mark_v0(["IC_1", "IC_2"]))
+    assert ("IC_1", "IC_2") == scenario.prs[0].mark_v0
+
+
+@pytest.mark.anyio
+async def test_mark_v0_is_in_the_store_before_the_first_poll_so_it_is_no_baseline() -> None:
+    before = T0 - timedelta(minutes=10)
+    comments = [
+        {"at": before, "kind": "comment", "id": "IC_old", "author": "bob", "body": "Old."},
+        {"at": before, "kind": "comment", "id": "IC_new", "author": "carol", "body": "New."},
+    ]
+    raw = _with_mark_v0(["IC_old"])
+    raw["events"] = comments
+    result = await run_scenario(parse_scenario(raw))
+    decided = [
+        (line.fields["comment"], line.fields["outcome"])
+        for line in result.lines
+        if line.type == "decision"
+    ]
+    assert [("IC_new", "wake")] == decided
