@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import logging
 import os
 import sqlite3
 import sys
@@ -118,6 +119,9 @@ def _run(args: argparse.Namespace) -> int:
         return 2
     config, state_dir = loaded
     redactor = configure_logging(config.log_format, config.log_level)
+    if config.log_level != "debug":
+        # One line per HTTP request would bury the one summary line per poll.
+        logging.getLogger("httpx").setLevel(logging.WARNING)
     try:
         token = _find_token(config.github.host)
     except TokenNotFoundError as exc:
