@@ -145,11 +145,8 @@ reaction_backoff_cap = "2s"
         )
 
     def env(self, **extra: str) -> dict[str, str]:
-        env = {
-            k: v
-            for k, v in os.environ.items()
-            if k not in ("GH_TOKEN", "GITHUB_TOKEN", "COMMENT_WAKE_STATE_DIR", "COMMENT_WAKE_CONFIG")
-        }
+        dropped = ("GH_TOKEN", "GITHUB_TOKEN", "COMMENT_WAKE_STATE_DIR", "COMMENT_WAKE_CONFIG")
+        env = {k: v for k, v in os.environ.items() if k not in dropped}
         env.update(
             GH_TOKEN=TOKEN,
             HOME=str(self.tmp / "home"),
@@ -188,7 +185,9 @@ reaction_backoff_cap = "2s"
         self.processes.append(p)
         return p
 
-    def cli(self, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    def cli(
+        self, *args: str, env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [
                 sys.executable,
@@ -213,7 +212,7 @@ reaction_backoff_cap = "2s"
 
     def delivered_texts(self) -> list[str]:
         """The texts of every notice file in the worker's inbox (taken or not)."""
-        out = []
+        out: list[str] = []
         folder = self.inbox()
         if not folder.is_dir():
             return out
