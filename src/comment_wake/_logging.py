@@ -154,6 +154,9 @@ class TextFormatter(logging.Formatter):
 _HANDLER_MARK = "_comment_wake_handler"
 
 
+_QUIET_LIBRARIES = ("httpx", "httpcore")
+
+
 def configure_logging(
     log_format: Literal["auto", "json", "text"] = "auto",
     level: str = "info",
@@ -180,6 +183,11 @@ def configure_logging(
             old.close()
     root.addHandler(handler)
     root.setLevel(level.upper())
+    # httpx and httpcore log every request URL at INFO and DEBUG; a URL can name a
+    # comment's author (a permission lookup) or carry a receiver's query-string secret.
+    # The GitHub client logs its own faults with the route only.
+    for noisy in _QUIET_LIBRARIES:
+        logging.getLogger(noisy).setLevel(logging.WARNING)
     return redactor
 
 

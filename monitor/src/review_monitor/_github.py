@@ -118,6 +118,15 @@ def _usable(data: Any) -> bool:
 
 
 _ERROR_TYPE = re.compile(r"^[A-Z][A-Z_]{0,39}$")
+# A path segment that names a person (a comment's author, in a permission lookup).  Log
+# lines and error messages name the route, never the person: the rules forbid a
+# warning that carries a comment's author.
+_PERSON_SEGMENT = re.compile(r"(?<=/collaborators/)[^/?#]+|(?<=/users/)[^/?#]+")
+
+
+def loggable_path(path: str) -> str:
+    """``path`` with any login in it replaced by ``{login}``, and no query string."""
+    return _PERSON_SEGMENT.sub("{login}", path.split("?", 1)[0])
 
 
 def _error_types(errors: list[dict[str, Any]]) -> str:
@@ -437,7 +446,7 @@ class GitHubClient:
         retry: bool,
         idempotent: bool,
     ) -> httpx.Response:
-        where = url.removeprefix(self._rest_base) or "/"
+        where = loggable_path(url.removeprefix(self._rest_base) or "/")
         attempts = self._retry.attempts if retry else 1
         attempt = 0
         while True:

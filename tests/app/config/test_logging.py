@@ -147,3 +147,16 @@ def test_ordinary_words_with_a_token_prefix_are_kept() -> None:
 
 def test_a_secret_too_short_to_be_a_token_does_not_blank_words() -> None:
     assert "the poll is done" == redact("the poll is done", ["the"])
+
+
+def test_request_urls_logged_by_httpx_do_not_reach_the_log(restore_root: None) -> None:
+    stream = io.StringIO()
+    configure_logging("json", "debug", stream=stream)
+    try:
+        logging.getLogger("httpx").info("HTTP Request: GET /repos/o/r/collaborators/alice/perm")
+        logging.getLogger("httpcore.http11").debug("send_request_headers.started")
+    finally:
+        for name in ("httpx", "httpcore"):
+            logging.getLogger(name).setLevel(logging.NOTSET)
+
+    assert "" == stream.getvalue()
