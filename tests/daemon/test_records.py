@@ -1,0 +1,101 @@
+"""Decision records in the store: pruned by age, explained rule by rule (in process)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from comment_wake.daemon import DecisionRecord, PermissionEvidence, namespace_of
+from comment_wake.daemon._explain import comment_query, explain_records
+from comment_wake.daemon._records import encode_record, record_key
+from review_monitor import Notice, NoticePr, PrRef, SyncStore
+
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+PR = PrRef("octo", "repo", 1)
+
+
+def _record(
+    comment: str, at: datetime, reason: str = "writer", outcome: str = "wake"
+) -> DecisionRecord:
+    return DecisionRecord(
+        at=at, host=PR.host, pr=str(PR), comment=comment, outcome=outcome, reason=reason
+    )
+
+
+def _put(store: SyncStore, r: DecisionRecord) -> None:
+    with store.write_records(at=r.at) as tx:
+        tx.put(namespace_of(PR), record_key(r), encode_record(r))
+
+
+def test_prune_records_deletes_only_old_records_under_the_prefix(tmp_path: Path) -> None:
+    store = SyncStore.open(tmp_path / "state.db")
+    _put(store, _record("IC_old", T0))
+    _put(store, _record("IC_new", T0 + timedelta(days=40)))
+    with store.write_records(at=T0) as tx:
+        tx.put("comment-wake/workers", "w1", b"{}")
+    pruned = store.prune_records("comment-wake/decisions/", before=T0 + timedelta(days=10))
+    kept = [key.split("/")[0] for _, key, _ in store.records_under("comment-wake/decisions/")]
+    assert (1, ["IC_new"]) == (pruned, kept)
+    assert b"{}" == store.record("comment-wake/workers", "w1")
+    store.close()
+
+
+def test_prune_reactions_keeps_pending_ones_whatever_their_age(tmp_path: Path) -> None:
+    store = SyncStore.open(tmp_path / "state.db")
+    _enqueue_and_deliver(store)
+    store.settle_reactions("EYES", done=["IC_done"], at=T0)
+    pruned = store.prune_reactions(before=T0 + timedelta(days=1))
+    left = [r.subject_id for r in store.reactions()]
+    assert (1, ["IC_pending"]) == (pruned, left)
+    store.close()
+
+
+def _enqueue_and_deliver(store: SyncStore) -> None:
+    notice = Notice(
+        version=1,
+        kind="comment-wake",
+        key="k1",
+        worker="w1",
+        pr=NoticePr(host="github.com", repo="octo/repo", number=1, url="", title=""),
+        items=(),
+        text="x",
+        created_at=T0,
+    )
+    [seq] = store.enqueue([notice], at=T0)
+    store.mark_delivered_with_reactions(
+        seq, at=T0, subject_ids=["IC_done", "IC_pending"], content="EYES", host="github.com"
+    )
+
+
+def test_explain_stops_at_the_rule_that_decided_and_leaves_the_rest_unreached() -> None:
+    r = _record("IC_x", T0, reason="bot", outcome="skip")
+    rules = [(line.rule, line.verdict) for line in explain_records(r)]
+    assert ("author", "pass") == rules[2]
+    assert ("bot", "stop") == rules[4]
+    assert all(v == "not reached" for _, v in rules[5:])
+
+
+def test_explain_a_wake_passes_every_rule_and_shows_the_permission_answer() -> None:
+    answer = PermissionEvidence(login="maintainer", permission="write", checked_at=T0)
+    r = DecisionRecord(
+        at=T0,
+        host=PR.host,
+        pr=str(PR),
+        comment="IC_x",
+        outcome="wake",
+        reason="writer",
+        permission=answer,
+    )
+    lines = explain_records(r)
+    assert all(line.verdict == "pass" for line in lines)
+    access = next(line for line in lines if line.rule == "write-access")
+    assert f"maintainer has write, answered {T0.isoformat()}" == access.evidence
+
+
+def test_a_comment_is_found_by_node_id_database_id_or_url() -> None:
+    url = "https://github.com/octo/repo/pull/1#issuecomment-1234"
+    assert [("IC_abc", None), (None, 1234), (None, 1234)] == [
+        comment_query("IC_abc"),
+        comment_query("1234"),
+        comment_query(url),
+    ]
