@@ -120,12 +120,13 @@ async def simulate_hour(count: int, interval: int, busy_share: float) -> tuple[i
 
 
 class BodyReader:
-    """A listener that reads the bodies of new comments, as the comment wake does."""
+    """A listener that reads the bodies of new comments, as the comment wake does, through
+    ``Monitor.read_details`` (served from the bodies the monitor read for the batch)."""
 
     name = "bench-bodies"
 
-    def __init__(self, api: GitHubClient) -> None:
-        self._api = api
+    def __init__(self, monitor: Monitor) -> None:
+        self._monitor = monitor
 
     async def on_poll(
         self, watches: Sequence[Watch], new: PrStatus, old: PrStatus | None, now: datetime
@@ -134,7 +135,7 @@ class BodyReader:
             return
         fresh = new_items({new.pr: old}, {new.pr: new})
         if fresh:
-            await read_details(self._api, fresh)
+            await self._monitor.read_details(fresh)
 
 
 async def poller_hour(count: int, interval: int, busy_share: float) -> tuple[int, int, int, int]:
@@ -157,7 +158,7 @@ async def poller_hour(count: int, interval: int, busy_share: float) -> tuple[int
         async with monitor:
             for k, pr in enumerate(prs):
                 await monitor.store.add_watch(f"worker-{k}", pr, at=clock.now())
-            monitor.add_listener(BodyReader(monitor.client))
+            monitor.add_listener(BodyReader(monitor))
             async with anyio.create_task_group() as tg:
                 tg.start_soon(monitor.run)
                 await clock.advance(timedelta(seconds=interval - 1))  # the baseline round

@@ -35,7 +35,7 @@ from ._errors import GitHubError
 from ._github import GitHubClient, RetryPolicy
 from ._governor import BudgetGovernor, Pace
 from ._listener import Listener, Watch
-from ._model import BadgeBatch, PrRef
+from ._model import BadgeBatch, ItemDetail, PrRef
 from ._notices import MonitorNotices
 from ._permissions import Permissions, is_valid_login
 from ._poller import Poller
@@ -139,7 +139,7 @@ class _Tally:
             faults.append(f"{r.missing} PR(s) missing")
         interval = f", interval {format_duration(r.interval)}" if r.interval else ""
         _poll_log.info(
-            "poll round: %d PRs in %d batch(es), %d points, %s points left%s%s%s",
+            "poll round: %d PRs in %d batch(es), %d badge points, %s points left%s%s%s",
             r.prs,
             r.batches,
             r.cost,
@@ -175,14 +175,75 @@ class _TallyGovernor(BudgetGovernor):
         self._tally.recorded(batch)
 
 
+class _Prefetch:
+    """Bodies of a batch's new items, read in one detail query before its listeners run.
+
+    Listeners are called one PR at a time, so a listener that reads bodies itself sends one
+    detail query per busy PR.  Right after a badge batch is read, the monitor reads the
+    bodies of every item that is new since its previous badge of the same PR (up to
+    ``detail_batch``, one query) and serves them to ``Monitor.read_details`` until the
+    next batch.  A failed prefetch is dropped: the listeners then read for themselves.
+    """
+
+    def __init__(self, client: GitHubClient, config: MonitorConfig) -> None:
+        self._client = client
+        self._config = config
+        self._listed: dict[PrRef, frozenset[str]] = {}
+        self._bodies: dict[str, ItemDetail] = {}
+
+    async def after_read(self, result: BadgeBatch) -> None:
+        self._bodies = {}
+        fresh: list[str] = []
+        for pr, status in result.statuses.items():
+            ids = [i.id for i in (*status.comments, *status.reviews)]
+            before = self._listed.get(pr)
+            self._listed[pr] = frozenset(ids)
+            if before is not None:
+                fresh.extend(i for i in ids if i not in before)
+        if not fresh:
+            return
+        c = self._config
+        try:
+            self._bodies = await read_details(
+                self._client,
+                fresh[: c.detail_batch],
+                batch=c.detail_batch,
+                inline_window=c.inline_window,
+            )
+        except GitHubError:
+            self._bodies = {}
+
+    def forget(self, keep: set[PrRef]) -> None:
+        for pr in [pr for pr in self._listed if pr not in keep]:
+            del self._listed[pr]
+
+    async def read(self, ids: Sequence[str]) -> dict[str, ItemDetail]:
+        found = {i: self._bodies[i] for i in ids if i in self._bodies}
+        rest = [i for i in ids if i not in found]
+        if rest:
+            c = self._config
+            found.update(
+                await read_details(
+                    self._client, rest, batch=c.detail_batch, inline_window=c.inline_window
+                )
+            )
+        return found
+
+
 class _Watches:
     """The store's watch registry as the poller sees it: PRs on this client's host only,
     and each newly watched repository preflighted once."""
 
     def __init__(
-        self, store: Store, client: GitHubClient, permissions: Permissions, clock: Clock
+        self,
+        store: Store,
+        client: GitHubClient,
+        permissions: Permissions,
+        clock: Clock,
+        prefetch: _Prefetch,
     ) -> None:
         self._store = store
+        self._prefetch = prefetch
         self._client = client
         self._permissions = permissions
         self._clock = clock
@@ -205,6 +266,7 @@ class _Watches:
                     w.pr.host,
                     host,
                 )
+        self._prefetch.forget({w.pr for w in kept})
         repos = sorted({w.pr.repo for w in kept} - self._checked)
         if repos:
             await self._preflight(repos)
@@ -293,6 +355,7 @@ class Monitor:
         self._listeners: list[Listener] = list(listeners)
         self._tasks: list[Task] = []
         self._tally = _Tally(self.client)
+        self._prefetch = _Prefetch(self.client, self.config)
         self._store: Store | None = None
         self._notices: MonitorNotices | None = None
         self._poller: Poller | None = None
@@ -312,9 +375,7 @@ class Monitor:
         self._notices = MonitorNotices(
             store=self._store,
             permissions=self.permissions,
-            read_details=functools.partial(
-                read_details, self.client, batch=c.detail_batch, inline_window=c.inline_window
-            ),
+            read_details=self.read_details,
             read_checks=functools.partial(read_failing_checks, self.client),
             review_bots=c.review_bots,
             permission_retries=c.permission_retries,
@@ -382,7 +443,7 @@ class Monitor:
             comments_window=c.comments_window,
             reviews_window=c.reviews_window,
         )
-        tally = self._tally
+        tally, prefetch = self._tally, self._prefetch
 
         async def read(batch: Sequence[PrRef]) -> BadgeBatch:
             try:
@@ -391,10 +452,11 @@ class Monitor:
                 tally.failed(batch)
                 raise
             tally.read(batch, result)
+            await prefetch.after_read(result)
             return result
 
         self._poller = Poller(
-            watches=_Watches(self.store, self.client, self.permissions, self.clock),
+            watches=_Watches(self.store, self.client, self.permissions, self.clock, prefetch),
             read_badges=read,
             listeners=self._all_listeners(),
             clock=self.clock,
@@ -436,6 +498,13 @@ class Monitor:
             await self.poller.poll_round()
         finally:
             self._tally.report()
+
+    async def read_details(self, ids: Sequence[str]) -> dict[str, ItemDetail]:
+        """Bodies by node id, like ``read_details`` on the monitor's client, but served
+        from the bodies the monitor read for the current batch when it has them: a
+        listener that reads its new items through here costs one detail query per batch
+        instead of one per busy PR."""
+        return await self._prefetch.read(ids)
 
     def poll_now(self, pr: PrRef) -> None:
         """Poll ``pr`` soon (a webhook saw activity); call it from the event loop."""

@@ -77,11 +77,11 @@ async def test_each_round_logs_one_summary_line_without_any_author_or_text(
     async with world.monitor() as monitor, world.running(monitor):
         await world.run_for(2 * M + 50 * S)
     assert [
-        "poll round: 120 PRs in 3 batch(es), 3 points, 4997 points left (resets 10:00:00Z), "
+        "poll round: 120 PRs in 3 batch(es), 3 badge points, 4997 points left (resets 10:00:00Z), "
         "interval 1m",
-        "poll round: 120 PRs in 3 batch(es), 3 points, 4994 points left (resets 10:00:00Z), "
+        "poll round: 120 PRs in 3 batch(es), 3 badge points, 4994 points left (resets 10:00:00Z), "
         "interval 1m",
-        "poll round: 120 PRs in 3 batch(es), 3 points, 4991 points left (resets 10:00:00Z), "
+        "poll round: 120 PRs in 3 batch(es), 3 badge points, 4991 points left (resets 10:00:00Z), "
         "interval 1m",
     ] == lines_of(logs, "review_monitor.poll")
 
@@ -98,7 +98,7 @@ async def test_a_round_with_a_failed_batch_says_so_in_its_summary(
         world.fake.inject(Fault(status=503, kind="badge", times=2))
         await world.run_for(M)
     assert (
-        "poll round: 3 PRs in 1 batch(es), 0 points, 4999 points left (resets 10:00:00Z), "
+        "poll round: 3 PRs in 1 batch(es), 0 badge points, 4999 points left (resets 10:00:00Z), "
         "interval 1m; 1 batch(es) failed"
     ) == lines_of(logs, "review_monitor.poll")[-1]
 
@@ -214,3 +214,19 @@ async def test_a_token_that_cannot_say_who_it_is_skips_the_preflight_after_one_l
         ["/user"],
         ["could not read the token's own login (HTTP 403); the permission preflight is skipped"],
     ) == (asked, lines_of(logs, "review_monitor.monitor")[1:-1])
+
+
+@pytest.mark.anyio
+async def test_new_bodies_of_one_batch_are_read_in_one_detail_query(world: World) -> None:
+    prs = await prs_in(world, 3)
+    world.fake.set_permission("octo-org/repo0", "alice", "write")
+    async with world.monitor() as monitor, world.running(monitor):
+        await world.run_for(30 * S)
+        for pr in prs:
+            world.fake.post_review(pr, "alice", "APPROVED", f"BODY-{pr.number}")
+        await world.run_for(M)
+    texts = sorted(e.notice.text for e in world.entries())
+    assert (1, [True, True, True]) == (
+        world.fake.count("detail"),
+        [f"BODY-{n}" in t for n, t in zip((1, 2, 3), texts, strict=True)],
+    )
