@@ -1,0 +1,539 @@
+"""Mutation checks of the comment-wake core, the own-post matcher and the permission cache.
+
+Each mutation is one exact textual edit of one source file that re-opens a hole the
+rules close (the seed's list of mutation checks, plus the gap read and the host-keyed
+permission cache).  For each one the script applies the edit, runs the test folders
+that should notice, records which tests failed, and puts the file back byte for byte.
+A mutation no test notices is a missing test: the script exits non-zero.
+
+Run it from anywhere with the project's interpreter::
+
+    .venv/bin/python tests/mutation/run.py            # every mutation
+    .venv/bin/python tests/mutation/run.py --list     # the table, without running
+    .venv/bin/python tests/mutation/run.py --only floor-removed --all-failures
+
+By default the mutations are applied to a scratch copy of the last commit (``git archive
+HEAD``), imported ahead of the editable install through ``PYTHONPATH``, so tests other
+people run in the working tree meanwhile never see a mutated file; commit what you want
+checked.  ``--in-place`` mutates the working tree itself instead.  Either way the script
+refuses to start while a file it mutates has uncommitted changes, refuses a mutation
+whose ``old`` snippet does not occur exactly once (a refactor made it stale: update it,
+never delete it), requires the unmutated suites to pass first, restores every file in a
+``finally`` and checks it is byte-identical afterwards.
+
+The last line printed is one JSON object: ``{"mutations": n, "caught": m}``.
+Exit status: 0 all caught, 1 some not caught, 2 the run could not be made.
+
+This file is not a test module: pytest collects nothing from ``tests/mutation/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import io
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
+
+REPO = Path(__file__).resolve().parents[2]
+CORE = "src/comment_wake/wake/_core.py"
+RATE = "src/comment_wake/wake/_rate.py"
+POSTS = "src/comment_wake/ownpost/_posts.py"
+READERS = "src/comment_wake/ownpost/_readers.py"
+MATCH = "src/comment_wake/ownpost/_match.py"
+PERMISSIONS = "monitor/src/review_monitor/_permissions.py"
+
+WAKE_SUITES = ("tests/wake", "tests/replay")
+OWNPOST_SUITES = ("tests/ownpost", "tests/replay")
+CLIENT_SUITES = ("tests/monitor/client", "tests/replay")
+# Source roots put ahead of the editable install when running on a scratch copy.
+SOURCE_ROOTS = ("src", "monitor/src", "fence/src")
+PYTEST_TIMEOUT_S = 1200
+
+
+@dataclass(frozen=True, slots=True)
+class Mutation:
+    name: str
+    check: str  # which rule it breaks, in the seed's or the issue's words
+    path: str  # relative to the repository root
+    old: str  # must occur exactly once in the file
+    new: str
+    suites: tuple[str, ...]
+
+
+MUTATIONS: tuple[Mutation, ...] = (
+    Mutation(
+        "floor-removed",
+        "seed: removing the floor fails the replay test",
+        CORE,
+        "if i.id not in known and i.id not in legacy and (floor is None or i.created_at > floor)",
+        "if i.id not in known and i.id not in legacy",
+        WAKE_SUITES,
+    ),
+    Mutation(
+        "links-from-read-gh-pr-view",
+        "seed: taking links from read calls fails the gh pr view test",
+        POSTS,
+        '    if argv[1] == "api":\n        return _gh_api(cmd, argv[2:], env)\n    return None\n',
+        '    if argv[1] == "api":\n        return _gh_api(cmd, argv[2:], env)\n'
+        '    if argv[1:3] == ("pr", "view"):\n'
+        '        return PlannedPost(tool="gh pr view", pr=NamedPr(named=False), body_known=False)\n'
+        "    return None\n",
+        OWNPOST_SUITES,
+    ),
+    Mutation(
+        "links-from-read-gh-api-get",
+        "seed: taking links from read calls fails the gh api GET test",
+        POSTS,
+        '        if method is None or method.upper() != "POST":\n            return None\n',
+        "        if method is None:\n            return None\n",
+        OWNPOST_SUITES,
+    ),
+    Mutation(
+        "sibling-bodies-match",
+        'seed: matching sibling bodies fails the "Thanks!" test',
+        MATCH,
+        '    if post.role == "sibling":\n        return False\n',
+        '    if post.role == "sibling":\n'
+        "        return _same_pr(post.pr, pr, require_repo=False)\n",
+        OWNPOST_SUITES,
+    ),
+    Mutation(
+        "retry-timer-first-pending-only",
+        "seed: removing the earliest-due retry timer fails the stranded-retry test",
+        CORE,
+        "    due = [p.next_retry for p in mark.pending]\n",
+        "    due = [p.next_retry for p in mark.pending[:1]]\n",
+        WAKE_SUITES,
+    ),
+    Mutation(
+        "retry-timer-latest-due",
+        "seed: removing the earliest-due retry timer (timer set for the latest instead)",
+        CORE,
+        "    return min(due, default=None)\n",
+        "    return max(due, default=None)\n",
+        WAKE_SUITES,
+    ),
+    Mutation(
+        "grace-window-removed",
+        "seed: removing the grace window fails the late-comment test",
+        CORE,
+        "    return None if newest is None else newest - config.floor_lag\n",
+        "    return newest\n",
+        WAKE_SUITES,
+    ),
+    Mutation(
+        "posting-call-links-regardless",
+        "seed: taking a posting call's links regardless fails the chained-read test",
+        READERS,
+        "        links_count = plan.all_post and len(links) <= len(plan.posts)\n",
+        "        links_count = True\n",
+        OWNPOST_SUITES,
+    ),
+    Mutation(
+        "posting-call-links-beyond-its-posts",
+        "seed: a call that printed more links than it posted still counts its links",
+        READERS,
+        "        links_count = plan.all_post and len(links) <= len(plan.posts)\n",
+        "        links_count = plan.all_post\n",
+        OWNPOST_SUITES,
+    ),
+    Mutation(
+        "flood-gap-floor-removed",
+        "seed: removing the flood-gap floor fails the flood-skip test (gap_pages = 0)",
+        CORE,
+        "    raises = (_lag_floor(handled, ctx.config), whole_from)\n",
+        "    raises = (_lag_floor(handled, ctx.config), None)\n",
+        WAKE_SUITES,
+    ),
+    Mutation(
+        "p8-floor-raised-first",
+        "seed: the previous order (floor raised before new comments) fails the P8 test",
+        CORE,
+        "    floor = mark.floor\n    new = sorted(\n",
+        "    floor = _max_time(mark.floor, whole_from)\n    new = sorted(\n",
+        WAKE_SUITES,
+    ),
+    Mutation(
+        "non-gh-command-harmless",
+        "seed: treating a non-gh command as harmless fails the curl test",
+        POSTS,
+        "        if _is_read(cmd):\n            reads += 1\n        others += 1\n",
+        "        if _is_read(cmd):\n            reads += 1\n"
+        '        others += 1 if cmd.name == "gh" else 0\n',
+        OWNPOST_SUITES,
+    ),
+    Mutation(
+        "retry-timer-kept-while-merged",
+        "seed: leaving the retry time set after a merge fails the reopen test (timer runs)",
+        CORE,
+        "    if not mark.active:\n        return None\n    due = ",
+        "    due = ",
+        WAKE_SUITES,
+    ),
+    Mutation(
+        "retry-timer-not-rearmed-on-reopen",
+        "seed: leaving the retry time set after a merge fails the reopen test (stranded)",
+        CORE,
+        "        pending=tuple(pending),\n        active=ctx.eligible,\n",
+        "        pending=tuple(pending),\n        active=mark.active and ctx.eligible,\n",
+        WAKE_SUITES,
+    ),
+    Mutation(
+        "rate-limit-removed",
+        "seed: removing the rate limit fails four tests, including the loop cap",
+        CORE,
+        "    release = release_at(wakes, ctx.config)\n",
+        "    release = None\n",
+        WAKE_SUITES,
+    ),
+    Mutation(
+        "rate-limit-min-gap-removed",
+        "issue: wakes at least 1 minute apart",
+        RATE,
+        "    earliest = ordered[-1] + config.wake_min_gap\n",
+        "    earliest = ordered[-1]\n",
+        WAKE_SUITES,
+    ),
+    Mutation(
+        "rate-limit-hourly-cap-removed",
+        "issue: at most 6 wakes in any 60 minutes",
+        RATE,
+        "        (config.wakes_per_hour, config.wake_hour_window),\n",
+        "",
+        WAKE_SUITES,
+    ),
+    Mutation(
+        "rate-limit-daily-cap-removed",
+        "issue: at most 24 wakes in any 24 hours",
+        RATE,
+        "        (config.wakes_per_day, config.wake_day_window),\n",
+        "",
+        WAKE_SUITES,
+    ),
+    Mutation(
+        "handled-capacity-rise-removed",
+        "seed: more than 64 handled inside the window raises the floor",
+        CORE,
+        "    if excess > 0:\n",
+        "    if False:\n",
+        WAKE_SUITES,
+    ),
+    Mutation(
+        "gap-read-removed",
+        "issue: after a flood, read the gap back to the floor (never asked for)",
+        CORE,
+        "        elif mark.floor is not None and ctx.config.gap_pages > 0 and page.start_cursor:\n",
+        "        elif False:\n",
+        WAKE_SUITES,
+    ),
+    Mutation(
+        "gap-read-items-ignored",
+        "issue: the comments a gap read found are decided too",
+        CORE,
+        "        for item in (*(gap.items if gap is not None else ()), *listed):\n",
+        "        for item in listed:\n",
+        WAKE_SUITES,
+    ),
+    Mutation(
+        "permission-cache-ignores-host",
+        "issue: the permission cache is keyed by host, repo and login",
+        PERMISSIONS,
+        "        return (self._api.host.casefold(), repo.casefold(), login.casefold())\n",
+        '        return ("", repo.casefold(), login.casefold())\n',
+        CLIENT_SUITES,
+    ),
+)
+
+
+class SetupError(Exception):
+    """The run cannot be made as asked; nothing was mutated."""
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    mutation: Mutation
+    caught: bool
+    failed: tuple[str, ...]  # tests that failed or errored
+    note: str
+    seconds: float
+
+
+# -- preparing ---------------------------------------------------------------------------
+
+
+def dirty_files(paths: Sequence[str]) -> list[str]:
+    """Files among ``paths`` whose working copy differs from HEAD (or is untracked)."""
+    result = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all", "--", *paths],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return [line[3:] for line in result.stdout.splitlines() if line.strip()]
+
+
+def check_snippets(root: Path, mutations: Sequence[Mutation]) -> None:
+    """Every ``old`` occurs exactly once, and the edit changes the file."""
+    problems = []
+    for m in mutations:
+        text = (root / m.path).read_text(encoding="utf-8")
+        count = text.count(m.old)
+        if count != 1:
+            problems.append(f"{m.name}: its snippet occurs {count} times in {m.path} (stale?)")
+        elif m.old == m.new:
+            problems.append(f"{m.name}: the edit changes nothing")
+    if problems:
+        raise SetupError("refusing to run:\n  " + "\n  ".join(problems))
+
+
+@contextmanager
+def snapshot_of_head() -> Iterator[Path]:
+    """The last commit extracted to a scratch directory, beside a link to ``../shared``."""
+    with tempfile.TemporaryDirectory(prefix="comment-wake-mutation-") as tmp:
+        work = Path(tmp) / REPO.name
+        archive = subprocess.run(
+            ["git", "archive", "--format=tar", "HEAD"], cwd=REPO, capture_output=True, check=True
+        )
+        with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+            tar.extractall(work, filter="data")
+        shared = REPO.parent / "shared"
+        if shared.is_dir():
+            (Path(tmp) / "shared").symlink_to(shared, target_is_directory=True)
+        yield work
+
+
+def pytest_env(work: Path, *, in_place: bool) -> dict[str, str]:
+    env = dict(os.environ)
+    # A mutated file and its revert can share an mtime second; never trust a stale .pyc.
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    if not in_place:
+        roots = [str(work / r) for r in SOURCE_ROOTS]
+        if env.get("PYTHONPATH"):
+            roots.append(env["PYTHONPATH"])
+        env["PYTHONPATH"] = os.pathsep.join(roots)
+    return env
+
+
+def check_imports_from(work: Path, env: dict[str, str]) -> None:
+    code = (
+        "import comment_wake, review_monitor, untrusted_fence\n"
+        "for m in (comment_wake, review_monitor, untrusted_fence): print(m.__file__)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=work, env=env, capture_output=True, text=True
+    )
+    files = out.stdout.split()
+    if out.returncode != 0 or len(files) != 3:
+        raise SetupError(f"cannot import the packages: {out.stderr.strip()}")
+    outside = [f for f in files if not Path(f).resolve().is_relative_to(work.resolve())]
+    if outside:
+        raise SetupError(f"the packages do not import from {work}: {outside}")
+
+
+# -- running -----------------------------------------------------------------------------
+
+
+def run_pytest(
+    work: Path, suites: Sequence[str], env: dict[str, str], *, fail_fast: bool
+) -> tuple[int | None, tuple[str, ...], str]:
+    """(exit code or None on timeout, failing test ids, the tail of the output)."""
+    with tempfile.TemporaryDirectory(prefix="mutation-junit-") as tmp:
+        junit = Path(tmp) / "junit.xml"
+        cmd = [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--hypothesis-seed=0",
+            f"--junitxml={junit}",
+            *(["-x"] if fail_fast else []),
+            *suites,
+        ]
+        proc = subprocess.Popen(
+            cmd,
+            cwd=work,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
+        try:
+            output, _ = proc.communicate(timeout=PYTEST_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            output, _ = proc.communicate()
+            return None, (), output[-2000:]
+        failed = failing_tests(junit) if junit.exists() else ()
+        return proc.returncode, failed, output[-2000:]
+
+
+def failing_tests(junit: Path) -> tuple[str, ...]:
+    failed = []
+    for case in ET.parse(junit).iter("testcase"):
+        if case.find("failure") is not None or case.find("error") is not None:
+            module = case.get("classname", "")
+            failed.append(f"{module.rsplit('.', 1)[-1]}::{case.get('name', '?')}")
+    return tuple(failed)
+
+
+def existing(work: Path, suites: Sequence[str]) -> tuple[str, ...]:
+    return tuple(s for s in suites if (work / s).is_dir())
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def apply_and_run(work: Path, m: Mutation, env: dict[str, str], *, fail_fast: bool) -> Outcome:
+    target = work / m.path
+    original = target.read_bytes()
+    before = digest(original)
+    text = original.decode("utf-8")
+    if text.count(m.old) != 1:
+        raise SetupError(f"{m.name}: its snippet no longer occurs exactly once in {m.path}")
+    mutated = text.replace(m.old, m.new, 1)
+    compile(mutated, str(target), "exec")  # a mutation must be valid Python, not a crash
+    started = time.monotonic()
+    try:
+        target.write_text(mutated, encoding="utf-8")
+        code, failed, tail = run_pytest(work, existing(work, m.suites), env, fail_fast=fail_fast)
+    finally:
+        target.write_bytes(original)
+        if digest(target.read_bytes()) != before:
+            raise SystemExit(f"FATAL: {target} was not restored byte for byte")
+    seconds = time.monotonic() - started
+    if code is None:
+        return Outcome(m, True, (), f"timed out after {PYTEST_TIMEOUT_S} s", seconds)
+    if code == 1 and failed:
+        return Outcome(m, True, failed, "", seconds)
+    if code == 0:
+        return Outcome(m, False, (), "every test passed", seconds)
+    # Collection errors, usage errors, no tests: not a catch, and not a clean miss.
+    last = tail.strip().splitlines()[-1:] or ["no output"]
+    return Outcome(m, False, failed, f"pytest exit {code}: {last[0]}", seconds)
+
+
+# -- reporting ---------------------------------------------------------------------------
+
+
+def print_table(outcomes: Sequence[Outcome]) -> None:
+    width = max(len(o.mutation.name) for o in outcomes)
+    print(f"{'mutation':<{width}}  caught  tests that caught it")
+    print(f"{'-' * width}  ------  --------------------")
+    for o in outcomes:
+        caught = "yes" if o.caught else "NO"
+        tests = list(o.failed) or [o.note or "-"]
+        print(f"{o.mutation.name:<{width}}  {caught:<6}  {tests[0]}")
+        for extra in tests[1:]:
+            print(f"{'':<{width}}  {'':<6}  {extra}")
+        if o.note and o.failed:
+            print(f"{'':<{width}}  {'':<6}  ({o.note})")
+
+
+def print_list(mutations: Sequence[Mutation]) -> None:
+    for m in mutations:
+        print(f"{m.name}\n  {m.check}\n  {m.path}  ->  {', '.join(m.suites)}")
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", nargs="+", metavar="NAME", help="run only these mutations")
+    parser.add_argument("--list", action="store_true", help="list the mutations and stop")
+    parser.add_argument(
+        "--in-place", action="store_true", help="mutate the working tree, not a copy of HEAD"
+    )
+    parser.add_argument(
+        "--all-failures",
+        action="store_true",
+        help="run each suite to the end (no -x) to name every test that catches a mutation",
+    )
+    return parser.parse_args(argv)
+
+
+def select(names: Sequence[str] | None) -> tuple[Mutation, ...]:
+    if not names:
+        return MUTATIONS
+    known = {m.name: m for m in MUTATIONS}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise SetupError(f"unknown mutation(s): {', '.join(unknown)}")
+    return tuple(known[n] for n in names)
+
+
+def _terminate(signum: int, frame: FrameType | None) -> None:
+    # Turn SIGTERM into an exception so every ``finally`` restores its file.
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def run(args: argparse.Namespace) -> int:
+    mutations = select(args.only)
+    if args.list:
+        print_list(mutations)
+        return 0
+    paths = sorted({m.path for m in mutations})
+    dirty = dirty_files(paths)
+    if dirty:
+        raise SetupError(
+            "refusing to start: uncommitted changes in files it mutates: " + ", ".join(dirty)
+        )
+    with contextmanager_for(args.in_place) as work:
+        check_snippets(work, mutations)
+        env = pytest_env(work, in_place=args.in_place)
+        check_imports_from(work, env)
+        suites = existing(work, sorted({s for m in mutations for s in m.suites}))
+        print(f"baseline: {' '.join(suites)} in {work}", flush=True)
+        code, failed, tail = run_pytest(work, suites, env, fail_fast=True)
+        if code != 0:
+            raise SetupError(f"the unmutated suites do not pass ({code}): {failed}\n{tail}")
+        outcomes = []
+        for m in mutations:
+            print(f"mutating: {m.name} ({m.path})", flush=True)
+            outcomes.append(apply_and_run(work, m, env, fail_fast=not args.all_failures))
+    print()
+    print_table(outcomes)
+    caught = sum(o.caught for o in outcomes)
+    print(json.dumps({"mutations": len(outcomes), "caught": caught}))
+    return 0 if caught == len(outcomes) else 1
+
+
+@contextmanager
+def contextmanager_for(in_place: bool) -> Iterator[Path]:
+    if in_place:
+        yield REPO
+    else:
+        with snapshot_of_head() as work:
+            yield work
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    signal.signal(signal.SIGTERM, _terminate)
+    if shutil.which("git") is None:
+        print("git is required", file=sys.stderr)
+        return 2
+    try:
+        return run(parse_args(argv))
+    except SetupError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
