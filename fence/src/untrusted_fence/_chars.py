@@ -18,7 +18,9 @@ from ._ucd import normalize
 __all__ = [
     "BRACKETS",
     "NEUTRAL_BRACKETS",
+    "casefold",
     "clean_chars",
+    "delete_chars",
     "fold",
     "is_forbidden",
     "is_unassigned",
@@ -182,18 +184,67 @@ def fold(text: str) -> str:
     Only for detection, character by character.  The same function is applied to the patterns,
     so a letter and each of its lookalikes, in any script and either case, fold alike.
     """
-    if text.isascii():
-        text = text.encode("ascii").translate(_ASCII_FOLD_BYTES).decode("ascii")
-    else:
-        # ASCII through a byte table (bytes >= 0x80 map to themselves), the rest run by run.
-        raw = text.encode("utf-8", "surrogatepass").translate(_ASCII_FOLD_BYTES)
-        parts = _NON_ASCII_SPLIT_RE.split(raw.decode("utf-8", "surrogatepass"))
-        parts[1::2] = [_RUN_CACHE.get(run) or _fold_run(run) for run in parts[1::2]]
-        text = "".join(parts)
+    # ASCII through a byte table (bytes >= 0x80 map to themselves), then the non-ASCII
+    # characters: one replace per distinct character when there are few, else run by run.
+    raw = text.encode("utf-8", "surrogatepass")
+    text = raw.translate(_ASCII_FOLD_BYTES).decode("utf-8", "surrogatepass")
+    if not raw.isascii():
+        text = _fold_non_ascii(text, raw)
     for char, folded in _ASCII_EXPANDING:
         if char in text:
             text = text.replace(char, folded)
     return text.replace("rn", "m")
+
+
+_ASCII_BYTES = bytes(range(128))
+_FEW_DISTINCT = 48
+
+
+def _fold_non_ascii(text: str, raw: bytes) -> str:
+    distinct = set(raw.translate(None, _ASCII_BYTES).decode("utf-8", "surrogatepass"))
+    if len(distinct) <= _FEW_DISTINCT:
+        changes = {c: f for c in distinct if (f := _fold_of(c)) != c}
+        # Replacing one character after another is only the same as one simultaneous
+        # mapping when no replacement holds a character that is itself replaced.
+        if not any(ch in changes for f in changes.values() for ch in f):
+            for char, folded in changes.items():
+                text = text.replace(char, folded)
+            return text
+    return "\n".join([ln if ln.isascii() else _fold_line(ln) for ln in text.split("\n")])
+
+
+def _fold_of(char: str) -> str:
+    cp = ord(char)
+    folded = _FOLDMAP.get(cp)
+    if folded is None:
+        if len(_FOLDMAP) > 1 << 17:
+            _FOLDMAP.clear()
+        folded = _FOLDMAP[cp] = _fold_char(cp)
+    return folded
+
+
+def _fold_line(line: str) -> str:
+    parts = _NON_ASCII_SPLIT_RE.split(line)
+    parts[1::2] = [_RUN_CACHE.get(run) or _fold_run(run) for run in parts[1::2]]
+    return "".join(parts)
+
+
+def casefold(text: str) -> str:
+    """``str.casefold``, with a fast path for ASCII (where it is ``lower``)."""
+    if text.isascii():
+        return text.encode("ascii").lower().decode("ascii")
+    return text.casefold()
+
+
+def delete_chars(text: str, ascii_chars: bytes, others: str = "") -> str:
+    """``text`` without the ASCII characters ``ascii_chars`` and the characters ``others``."""
+    raw = text.encode("utf-8", "surrogatepass")
+    out = raw.translate(None, ascii_chars).decode("utf-8", "surrogatepass")
+    if others and not raw.isascii():
+        for char in others:
+            if char in out:
+                out = out.replace(char, "")
+    return out
 
 
 _RUN_CACHE: dict[str, str] = {}

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from itertools import pairwise
 
-from ._chars import fold
+from ._chars import casefold, delete_chars, fold
 from ._hidden import mark_spans, merge
 
 __all__ = ["REPLACEMENT", "find_markers", "neutralise"]
@@ -44,7 +44,7 @@ _HINTS = ("<", "[inst]", "[/inst]", "human", "assistant", "system", "##")
 
 
 def _casefold(text: str) -> str:
-    return text.casefold()
+    return casefold(text)
 
 
 def _sep_class(view: View) -> str:
@@ -90,11 +90,11 @@ def _build(view: View, full: bool) -> re.Pattern[str]:
     return re.compile("|".join(f"(?:{r})" for r in _rules(view, full)))
 
 
+_SEP_BYTES = _SEPS.encode("ascii")
+
+
 def _compact(text: str) -> str:
-    for sep in _SEPS:
-        if sep in text:
-            text = text.replace(sep, "")
-    return text
+    return delete_chars(text, _SEP_BYTES)
 
 
 class _Detector:
@@ -147,24 +147,55 @@ _VIEWS: tuple[tuple[View, re.Pattern[str]], ...] = ((_casefold, _CASEFOLD_RE), (
 _DETECTORS = (_Detector(_casefold, full=True), _Detector(fold, full=False))
 
 
-def _visible(text: str, marks: list[tuple[int, int]]) -> str:
-    parts, pos = [], 0
-    for start, end in marks:
-        parts.append(text[pos:start])
-        pos = end
-    parts.append(text[pos:])
-    return "".join(parts)
+def _line_bounds(text: str, start: int, end: int) -> tuple[int, int]:
+    line_end = text.find("\n", end)
+    return text.rfind("\n", 0, start) + 1, len(text) if line_end < 0 else line_end
+
+
+def _visible_lines(text: str, marks: list[tuple[int, int]]) -> str:
+    """The visible projection of the lines that hold a hidden mark, one chunk per group."""
+    chunks: list[str] = []
+    i = 0
+    while i < len(marks):
+        start, end = _line_bounds(text, marks[i][0], marks[i][1])
+        parts, pos = [], start
+        while i < len(marks) and marks[i][0] < end:
+            parts.append(text[pos : marks[i][0]])
+            pos = marks[i][1]
+            end = max(end, _line_bounds(text, pos, pos)[1])
+            i += 1
+        parts.append(text[pos:end])
+        chunks.append("".join(parts))
+    return "\n".join(chunks)
+
+
+def _entity_lines(text: str) -> str:
+    """The lines of ``text`` that hold an ``&``."""
+    lines: list[str] = []
+    pos = text.find("&")
+    while pos >= 0:
+        start, end = _line_bounds(text, pos, pos)
+        lines.append(text[start:end])
+        pos = text.find("&", end)
+    return "\n".join(lines)
 
 
 def _any_match(text: str) -> bool:
-    variants = [text]
+    # Every rule matches within one line of a view, and every view maps a line of the text to
+    # a line of the view (entities and hidden marks never span a newline boundary in a way that
+    # matters: a mark's lines are kept together).  So the entity-decoded and visible variants
+    # only need the lines where they differ from the text itself.
+    if any(d.search(text) for d in _DETECTORS):
+        return True
+    variants = []
     if "&" in text:
-        variants.append(html.unescape(text))
+        variants.append(html.unescape(_entity_lines(text)))
     marks = mark_spans(text)
     if marks:
-        variants.append(_visible(text, marks))
-        if "&" in text:
-            variants.append(html.unescape(variants[-1]))
+        visible = _visible_lines(text, marks)
+        variants.append(visible)
+        if "&" in visible:
+            variants.append(html.unescape(visible))
     return any(d.search(v) for v in variants for d in _DETECTORS)
 
 

@@ -1,0 +1,83 @@
+"""The fast paths give exactly what the straightforward definitions give (hypothesis)."""
+
+from __future__ import annotations
+
+import html
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from untrusted_fence import _chars, _fence, _markers
+from untrusted_fence._hidden import mark_spans
+
+# Characters that exercise the special cases: lookalikes, expansions, separators, marks.
+_TRICKY = (
+    "rnlI10O\"%&#;\n \t._-*|/\\'°₀\u00a0\u3000\u2028\u0415\u0435\u13a1\uff25\u0301\u00e9"
+    "\u017f\u212a\u00df\ufb00\u2460\U0001d404\u6587\U0001f389\u27e6\u27e7"
+)
+tricky_text = st.text(alphabet=st.sampled_from(_TRICKY), max_size=60) | st.text(max_size=60)
+
+_HIDDEN = "\u27e6hidden: "
+_FRAGMENTS = [
+    "END", "end of", " the ", "UNTRUSTED", "quoted", "QUOTED", "fence", "----", "<|im_end|>",
+    "Human:", "\n", "&#69;", "&#x45;", "&amp;", "&NewLine;", "N", "D", " ", "x",
+    _HIDDEN + "a\nb\u27e7", _HIDDEN + "x\u27e7", "\u0415", "&#78;D",
+]  # fmt: skip
+marker_text = st.lists(st.sampled_from(_FRAGMENTS), max_size=25).map("".join)
+
+
+def _reference_fold(text: str) -> str:
+    folded = "".join(_chars._fold_char(ord(c)) if ord(c) > 127 else c for c in text)
+    folded = folded.encode("utf-8", "surrogatepass").translate(_chars._ASCII_FOLD_BYTES)
+    out = folded.decode("utf-8", "surrogatepass")
+    for char, expanded in _chars._ASCII_EXPANDING:
+        out = out.replace(char, expanded)
+    return out.replace("rn", "m")
+
+
+@given(tricky_text)
+def test_fold_equals_the_character_by_character_definition(text: str) -> None:
+    assert _reference_fold(text) == _chars.fold(text)
+
+
+@given(st.lists(st.sampled_from(["a\n", "\u0415", "\u00e9", "\u6587"]), max_size=80))
+def test_fold_of_many_distinct_characters_equals_the_definition(parts: list[str]) -> None:
+    text = "".join(parts) + "".join(chr(0x4E00 + i) for i in range(60))
+    assert _reference_fold(text) == _chars.fold(text)
+
+
+@given(tricky_text)
+def test_casefold_fast_path_equals_str_casefold(text: str) -> None:
+    assert text.casefold() == _chars.casefold(text)
+
+
+@given(tricky_text)
+def test_nonce_view_compaction_removes_exactly_the_separator_class(text: str) -> None:
+    expected = _fence._COMPACT_RE.sub("", text)
+    actual = _chars.delete_chars(text, _fence._COMPACT_ASCII, _fence._COMPACT_OTHERS)
+    assert expected == actual
+
+
+def test_no_hex_digit_folds_to_a_separator() -> None:
+    # _views keeps only compacted views, which is sound only if a nonce holds no separator.
+    folded = [_chars.fold(c) + c for c in "0123456789abcdef"]
+    assert [] == [f for f in folded if _fence._COMPACT_RE.search(f)]
+
+
+def _reference_any_match(text: str) -> bool:
+    variants = [text, html.unescape(text)]
+    parts, pos = [], 0
+    for start, end in mark_spans(text):
+        parts.append(text[pos:start])
+        pos = end
+    parts.append(text[pos:])
+    visible = "".join(parts)
+    variants += [visible, html.unescape(visible)]
+    return any(d.search(v) for v in variants for d in _markers._DETECTORS)
+
+
+@given(marker_text)
+def test_marker_detection_on_changed_lines_only_equals_detection_on_whole_views(
+    text: str,
+) -> None:
+    assert _reference_any_match(text) == _markers.find_markers(text)
