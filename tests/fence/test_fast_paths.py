@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import html
+import re
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from untrusted_fence import _chars, _fence, _markers
+from untrusted_fence import _ansi, _chars, _fence, _markers
 from untrusted_fence._hidden import mark_spans
 
 # Characters that exercise the special cases: lookalikes, expansions, separators, marks.
@@ -20,7 +21,8 @@ tricky_text = st.text(alphabet=st.sampled_from(_TRICKY), max_size=60) | st.text(
 _HIDDEN = "\u27e6hidden: "
 _FRAGMENTS = [
     "END", "end of", " the ", "UNTRUSTED", "quoted", "QUOTED", "fence", "----", "<|im_end|>",
-    "Human:", "\n", "&#69;", "&#x45;", "&amp;", "&NewLine;", "N", "D", " ", "x",
+    "Human:", "\n", "## System", "<s>", "[INST]", "<|x|>", "===", "\u2014", "&#69;", "&#x45;",
+    "&amp;", "&NewLine;", "N", "D", " ", "x",
     _HIDDEN + "a\nb\u27e7", _HIDDEN + "x\u27e7", "\u0415", "&#78;D",
 ]  # fmt: skip
 marker_text = st.lists(st.sampled_from(_FRAGMENTS), max_size=25).map("".join)
@@ -28,8 +30,8 @@ marker_text = st.lists(st.sampled_from(_FRAGMENTS), max_size=25).map("".join)
 
 def _reference_fold(text: str) -> str:
     folded = "".join(_chars._fold_char(ord(c)) if ord(c) > 127 else c for c in text)
-    folded = folded.encode("utf-8", "surrogatepass").translate(_chars._ASCII_FOLD_BYTES)
-    out = folded.decode("utf-8", "surrogatepass")
+    raw = folded.encode("utf-8", "surrogatepass").translate(_chars._ASCII_FOLD_BYTES)
+    out = raw.decode("utf-8", "surrogatepass")
     for char, expanded in _chars._ASCII_EXPANDING:
         out = out.replace(char, expanded)
     return out.replace("rn", "m")
@@ -81,3 +83,70 @@ def test_marker_detection_on_changed_lines_only_equals_detection_on_whole_views(
     text: str,
 ) -> None:
     assert _reference_any_match(text) == _markers.find_markers(text)
+
+
+def _reference_tidy(text: str) -> str:
+    text = re.sub(r"[ \t]{33,}+", lambda m: m.group()[:32], text)
+    text = re.sub(r"[ \t]++(?=\n|\Z)", "", text)
+    return re.sub(r"\n{4,}+", "\n\n\n", text).strip("\n")
+
+
+spacey_text = st.lists(
+    st.sampled_from([" ", "\t", "\n", "a", "\u00e9", " " * 20, "\t" * 13, "\n\n\n"]), max_size=40
+).map("".join)
+
+
+@given(spacey_text)
+def test_whitespace_tidying_equals_the_three_regex_definition(text: str) -> None:
+    assert _reference_tidy(text) == _chars.tidy_whitespace(text)
+
+
+ansi_text = st.lists(
+    st.sampled_from(
+        [
+            "\x1b[",
+            "\x9b",
+            "31",
+            "8",
+            ";",
+            ":",
+            "m",
+            "x",
+            "\n",
+            "\x1b]",
+            "\x07",
+            "\x1b\\",
+            "0",
+            "\x1b",
+        ]
+    ),
+    max_size=30,
+).map("".join)
+
+
+@given(ansi_text)
+def test_ansi_removal_without_strings_or_conceal_equals_the_full_walk(text: str) -> None:
+    assert _ansi._strip_with_hidden(text) == _ansi.strip_ansi(text)
+
+
+@given(ansi_text)
+def test_conceal_prefilter_finds_every_sgr_8(text: str) -> None:
+    expected = any("8" in re.split("[;:]", p) for p in _ansi._SGR_RE.findall(text))
+    assert expected == (_ansi._CONCEAL_RE.search(text) is not None)
+
+
+@given(marker_text | tricky_text)
+def test_delimiter_run_prefilter_equals_the_regex(text: str) -> None:
+    view = _chars.casefold(text) + "---"[: len(text) % 4]
+    assert (_markers._DELIM_RUN_RE.search(view) is not None) == _markers._has_delim_run(view)
+
+
+@given(marker_text | tricky_text)
+def test_split_line_rules_equal_the_combined_rule(text: str) -> None:
+    view = _chars.casefold(text)
+    combined = re.compile(
+        "|".join(f"(?:{r})" for r in _markers._rules(_markers._casefold, True)[4:])
+    )
+    split = _markers._DETECTORS[0].other
+    expected = combined.search(view) is not None
+    assert expected == any(at_start.match(view) or rx.search(view) for at_start, rx in split)

@@ -45,9 +45,22 @@ def _conceal_change(run: str, concealed: bool) -> bool:
     return concealed
 
 
+_STRING_OPEN_RE = re.compile(_STRING_OPEN)
+# An SGR sequence with a parameter that is exactly 8 (conceal).
+_CONCEAL_RE = re.compile(r"(?:\x1b\[|\x9b)(?:[0-9;:]*[;:])?8(?:[;:][0-9;:]*+)?m")
+
+
 def strip_ansi(text: str) -> AnsiResult:
     if _TRIGGER_RE.search(text) is None:
         return AnsiResult(text, (), text)
+    if _STRING_OPEN_RE.search(text) is None and _CONCEAL_RE.search(text) is None:
+        # Without a command string or a conceal there is nothing hidden: only removal is left.
+        out = _ANSI_RE.sub("", text)
+        return AnsiResult(out, (), out)
+    return _strip_with_hidden(text)
+
+
+def _strip_with_hidden(text: str) -> AnsiResult:
     out: list[str] = []
     masked: list[str] = []
     hidden: list[tuple[int, int]] = []

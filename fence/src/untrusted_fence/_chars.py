@@ -123,15 +123,23 @@ def clean_chars(text: str) -> str:
 
 
 _LONG_SPACE_RE = re.compile(r"[ \t]{33,}+")
-_TRAILING_SPACE_RE = re.compile(r"[ \t]++(?=\n|\Z)")
 _BLANK_LINES_RE = re.compile(r"\n{4,}+")
 
 
 def tidy_whitespace(text: str) -> str:
     """Trailing spaces go, runs of spaces are capped at 32, runs of blank lines at two."""
-    text = _LONG_SPACE_RE.sub(lambda m: m.group()[:32], text)
-    text = _TRAILING_SPACE_RE.sub("", text)
-    return _BLANK_LINES_RE.sub("\n\n\n", text).strip("\n")
+    # Each regex runs only when a plain substring test says it can match (scanning every
+    # space with a regex costs more than the whole test).
+    raw = text.encode("utf-8", "surrogatepass")
+    if b"\t" in raw:
+        raw = raw.replace(b"\t", b" ")
+    if b" " * 33 in raw:
+        text = _LONG_SPACE_RE.sub(lambda m: m.group()[:32], text)
+    if b" \n" in raw or raw.endswith(b" "):
+        text = "\n".join([line.rstrip(" \t") for line in text.split("\n")])
+    if "\n\n\n\n" in text:
+        text = _BLANK_LINES_RE.sub("\n\n\n", text)
+    return text.strip("\n")
 
 
 _MARKMAP: dict[int, int | None] = {}

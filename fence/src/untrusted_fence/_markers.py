@@ -118,8 +118,7 @@ class _Detector:
         self.full = full
         if full:
             self.delim = rules[2:4]
-            self.delim_run = re.compile("[" + "".join(re.escape(c) for c in _DELIMS) + "]{3}")
-            self.other = re.compile("|".join(f"(?:{r})" for r in _rules(view, True)[4:]))
+            self.other = [_line_rule(r) for r in _rules(view, True)[4:]]
 
     def search(self, text: str) -> bool:
         view = self.view(text)
@@ -131,11 +130,40 @@ class _Detector:
             return True
         if not self.full:
             return False
-        delimited = self.delim_run.search(view) and any(b in compact for b in self.bounds)
+        delimited = any(b in compact for b in self.bounds) and _has_delim_run(view)
         if delimited and any(rx.search(view) for rx in self.delim):
             return True
-        hint = any(h in view for h in _HINTS)
-        return bool(hint and self.other.search(view))
+        if not any(h in view for h in _HINTS):
+            return False
+        return any(at_start.match(view) or rx.search(view) for at_start, rx in self.other)
+
+
+_NEVER = re.compile(r"(?!)")
+
+
+def _line_rule(rule: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """A rule as (match at 0, search): a line-start rule becomes a search for a newline, which
+    the regex engine finds with a fast literal scan instead of trying every position."""
+    if rule.startswith("(?m:^") and rule.endswith(")"):
+        inner = rule[len("(?m:^") : -1]
+        return re.compile(inner), re.compile("\n" + inner)
+    return _NEVER, re.compile(rule)
+
+
+_DELIM_ASCII = "".join(c for c in _DELIMS if c.isascii())
+_DELIM_OTHERS = "".join(c for c in _DELIMS if not c.isascii())
+# ASCII delimiters become NUL, every other ASCII byte "a"; non-ASCII bytes stay.
+_DELIM_BYTES = bytes(0 if chr(b) in _DELIM_ASCII else 0x61 for b in range(128)) + bytes(
+    range(128, 256)
+)
+_DELIM_RUN_RE = re.compile("[" + "".join(re.escape(c) for c in _DELIMS) + "]{3}")
+
+
+def _has_delim_run(view: str) -> bool:
+    """Whether three delimiters follow each other in ``view``."""
+    if any(c in view for c in _DELIM_OTHERS):
+        return _DELIM_RUN_RE.search(view) is not None
+    return b"\0\0\0" in view.encode("utf-8", "surrogatepass").translate(_DELIM_BYTES)
 
 
 _CASEFOLD_RE = _build(_casefold, full=True)
