@@ -27,9 +27,13 @@ MINUTE = timedelta(minutes=1)
 
 
 def _leaks(rig: ServiceRig, caplog: pytest.LogCaptureFixture) -> list[str]:
-    """Log text naming the author or quoting the body: the sink's lines and comment-wake's
-    own Python logging (the monitor's client logs its failed request paths itself)."""
-    ours = [r.getMessage() for r in caplog.records if r.name.startswith("comment_wake")]
+    """Log text naming the author or quoting the body: the sink's lines and the Python
+    logging of comment-wake and the monitor (its client logs routes, never logins)."""
+    ours = [
+        r.getMessage()
+        for r in caplog.records
+        if r.name.startswith(("comment_wake", "review_monitor"))
+    ]
     texts = [line.message for line in rig.sink.lines] + ours
     return [t for t in texts if MARK in t or "bob" in t.lower() or "octo-user" in t.lower()]
 
@@ -476,3 +480,32 @@ async def test_a_look_without_a_badge_leaves_a_bound_pr_alone(rig: ServiceRig) -
     restarted = rig.restart()
     assert None is await restarted.look(rig.pr, rig.clock.now())
     assert told == len(rig.sink.told)
+
+
+async def test_an_injected_detail_reader_serves_the_bodies_without_a_query_of_its_own(
+    rig: ServiceRig,
+) -> None:
+    from comment_wake.service import CommentWake
+    from review_monitor import read_details
+
+    asked: list[list[str]] = []
+
+    async def batch_reader(ids: Any) -> Any:
+        asked.append(list(ids))
+        return await read_details(rig.client, ids)
+
+    rig.wake = CommentWake(
+        store=rig.store,
+        api=rig.client,
+        permissions=rig.permissions,
+        bindings=rig.bindings,
+        sink=rig.sink,
+        clock=rig.clock,
+        details=batch_reader,
+    )
+    await _baseline(rig)
+    _comment(rig, "IC_1")
+    await rig.clock.advance(MINUTE)
+    await rig.poll()
+
+    assert ([["IC_1"]], [("IC_1", "wake", "writer")]) == (asked, rig.sink.outcomes())

@@ -268,6 +268,7 @@ class Daemon:
             clock=self.clock,
             config=c.wake,
             monitor=c.monitor,
+            details=monitor.read_details,
         )
         monitor.add_listener(Observer(index))
         monitor.add_listener(wake, run=wake.run)

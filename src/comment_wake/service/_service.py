@@ -50,6 +50,7 @@ from comment_wake.wake import (
 from review_monitor import (
     BadgeItem,
     Clock,
+    DetailReader,
     GapRead,
     GitHubApi,
     GitHubError,
@@ -104,8 +105,12 @@ class CommentWake:
         config: WakeConfig | None = None,
         monitor: MonitorConfig | None = None,
         rng: random.Random | None = None,
+        details: DetailReader | None = None,
     ) -> None:
         self._store = store
+        # ``Monitor.read_details`` serves a batch's new bodies from one query for all its
+        # PRs; without it, each look reads its own.
+        self._details = details
         self._api = api
         self._permissions = permissions
         self._bindings = bindings
@@ -285,11 +290,15 @@ class CommentWake:
         gone = set(facts.gone)
         if needs.details:
             try:
-                found = await read_details(
-                    self._api,
-                    needs.details,
-                    batch=self._monitor.detail_batch,
-                    inline_window=self._monitor.inline_window,
+                found = (
+                    await self._details(needs.details)
+                    if self._details is not None
+                    else await read_details(
+                        self._api,
+                        needs.details,
+                        batch=self._monitor.detail_batch,
+                        inline_window=self._monitor.inline_window,
+                    )
                 )
             except GitHubError as exc:
                 raise _ReadFailed("comment details", exc) from None
