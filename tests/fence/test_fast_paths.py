@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import html
 import re
+from bisect import bisect_right
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from untrusted_fence import _ansi, _chars, _fence, _markers
+from untrusted_fence import _ansi, _chars, _fence, _hidden, _markers
 from untrusted_fence._hidden import mark_spans
 
 # Characters that exercise the special cases: lookalikes, expansions, separators, marks.
@@ -130,9 +131,10 @@ def test_ansi_removal_without_strings_or_conceal_equals_the_full_walk(text: str)
 
 
 @given(ansi_text)
-def test_conceal_prefilter_finds_every_sgr_8(text: str) -> None:
-    expected = any("8" in re.split("[;:]", p) for p in _ansi._SGR_RE.findall(text))
-    assert expected == (_ansi._CONCEAL_RE.search(text) is not None)
+def test_conceal_prefilter_finds_every_7_bit_sgr_8(text: str) -> None:
+    sgrs = _ansi._SGR_RE.findall(text.replace("\x9b", "\x1b\\"))
+    expected = any("8" in re.split("[;:]", p) for p in sgrs)
+    assert expected == (_ansi._CONCEAL_7_RE.search(text) is not None)
 
 
 @given(marker_text | tricky_text)
@@ -150,3 +152,63 @@ def test_split_line_rules_equal_the_combined_rule(text: str) -> None:
     split = _markers._DETECTORS[0].other
     expected = combined.search(view) is not None
     assert expected == any(at_start.match(view) or rx.search(view) for at_start, rx in split)
+
+
+class _ReferenceHtmlBlocks:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.blank_ends = [m.end() for m in _hidden._BLANK_LINE_RE.finditer(text)]
+
+    def contains(self, pos: int) -> bool:
+        i = bisect_right(self.blank_ends, pos) - 1
+        start = self.blank_ends[i] if i >= 0 else 0
+        return _hidden._HTML_BLOCK_START_RE.match(self.text, start) is not None and start < pos
+
+
+def _reference_code_spans(text: str, fenced: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    html_blocks = _ReferenceHtmlBlocks(text)
+    runs = [m.span() for m in _hidden._BACKTICKS_RE.finditer(text)]
+    runs = [
+        r
+        for r in runs
+        if not any(s <= r[0] < e for s, e in fenced) and not html_blocks.contains(r[0])
+    ]
+    blanks = [m.start() for m in _hidden._BLANK_LINE_RE.finditer(text)]
+    spans, i = [], 0
+    while i < len(runs):
+        later = [
+            j for j in range(i + 1, len(runs)) if runs[j][1] - runs[j][0] == runs[i][1] - runs[i][0]
+        ]
+        if later:
+            j = later[0]
+            b = bisect_right(blanks, runs[i][1])
+            if b >= len(blanks) or runs[j][0] <= blanks[b]:
+                spans.append((runs[i][0], runs[j][1]))
+                i = j + 1
+                continue
+        i += 1
+    return spans
+
+
+markdown_text = st.lists(
+    st.sampled_from(
+        ["`", "``", "```", "\n", "\n\n", " \n \n", "<a>", "<!--", "  <p", "x", " ", "~~~"]
+    ),
+    max_size=40,
+).map("".join)
+
+
+@given(markdown_text)
+def test_html_block_regions_equal_the_paragraph_lookup(text: str) -> None:
+    reference = _ReferenceHtmlBlocks(text)
+    fast = _hidden._HtmlBlocks(text)
+    positions = range(len(text) + 1)
+    assert [reference.contains(p) for p in positions] == [fast.contains(p) for p in positions]
+
+
+@given(markdown_text)
+def test_code_spans_equal_the_pairing_definition(text: str) -> None:
+    html_blocks = _hidden._HtmlBlocks(text)
+    blocks, _ = _hidden._code_fences(text, html_blocks)
+    expected = _reference_code_spans(text, blocks)
+    assert expected == _hidden._code_spans(text, _hidden._Regions(blocks), html_blocks)

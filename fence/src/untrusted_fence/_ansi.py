@@ -45,17 +45,24 @@ def _conceal_change(run: str, concealed: bool) -> bool:
     return concealed
 
 
-_STRING_OPEN_RE = re.compile(_STRING_OPEN)
-# An SGR sequence with a parameter that is exactly 8 (conceal).
-_CONCEAL_RE = re.compile(r"(?:\x1b\[|\x9b)(?:[0-9;:]*[;:])?8(?:[;:][0-9;:]*+)?m")
+# 7-bit only forms, each starting with a literal ESC so the regex engine scans for it quickly.
+_C1 = "\x90\x98\x9b\x9d\x9e\x9f"
+_STRING_OPEN_7_RE = re.compile(r"\x1b[\]PX^_]")
+_CONCEAL_7_RE = re.compile(r"\x1b\[(?:[0-9;:]*[;:])?8(?:[;:][0-9;:]*+)?m")
+_ONE_7 = r"\x1b(?:\[[0-?]*+[ -/]*+[@-~]?|[ -/]*+[0-Z\\`-~]?)"
+_SIMPLE_7_RE = re.compile(rf"{_ONE_7}(?:{_ONE_7})*+")
 
 
 def strip_ansi(text: str) -> AnsiResult:
     if _TRIGGER_RE.search(text) is None:
         return AnsiResult(text, (), text)
-    if _STRING_OPEN_RE.search(text) is None and _CONCEAL_RE.search(text) is None:
-        # Without a command string or a conceal there is nothing hidden: only removal is left.
-        out = _ANSI_RE.sub("", text)
+    if (
+        not any(c in text for c in _C1)
+        and _STRING_OPEN_7_RE.search(text) is None
+        and _CONCEAL_7_RE.search(text) is None
+    ):
+        # No command string and no conceal: nothing is hidden, whole sequences are removed.
+        out = _SIMPLE_7_RE.sub("", text)
         return AnsiResult(out, (), out)
     return _strip_with_hidden(text)
 

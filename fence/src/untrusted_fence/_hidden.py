@@ -9,7 +9,7 @@ a left-to-right walk; nothing rescans from every position.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 
 __all__ = ["MARK_CLOSE", "MARK_OPEN", "hidden_spans", "mark_spans", "merge"]
 
@@ -94,18 +94,36 @@ def mark_spans(text: str) -> list[tuple[int, int]]:
     return [m.span() for m in _MARK_RE.finditer(text)]
 
 
+_HTML_LINE_RE = re.compile(r"\n[ \t]{0,3}+<[A-Za-z/!?]")
+
+
 class _HtmlBlocks:
     """Whether a position lies in a block that starts like raw HTML (GitHub passes such a
     block through as HTML up to the next blank line, so code syntax inside it is inert)."""
 
     def __init__(self, text: str) -> None:
-        self.text = text
         self.blank_ends = [m.end() for m in _BLANK_LINE_RE.finditer(text)]
+        # A block is a paragraph start (0 or the end of a blank line) where an HTML start
+        # matches; only lines that start like HTML are looked up among the paragraph starts.
+        starts: list[int] = []
+        if "<" in text:
+            if _HTML_BLOCK_START_RE.match(text, 0):
+                starts.append(0)
+            paragraph_starts = set(self.blank_ends)
+            starts += [
+                m.start() + 1
+                for m in _HTML_LINE_RE.finditer(text)
+                if m.start() + 1 in paragraph_starts
+            ]
+        spans = []
+        for start in starts:
+            i = bisect_right(self.blank_ends, start)
+            end = self.blank_ends[i] if i < len(self.blank_ends) else len(text) + 1
+            spans.append((start + 1, end))
+        self.regions = _Regions(spans)
 
     def contains(self, pos: int) -> bool:
-        i = bisect_right(self.blank_ends, pos) - 1
-        start = self.blank_ends[i] if i >= 0 else 0
-        return _HTML_BLOCK_START_RE.match(self.text, start) is not None and start < pos
+        return self.regions.contains(pos)
 
 
 def _code_fences(
@@ -145,23 +163,35 @@ def _code_fences(
 def _code_spans(text: str, fenced: _Regions, html: _HtmlBlocks) -> list[tuple[int, int]]:
     if "`" not in text:
         return []
-    runs = [(m.start(), m.end()) for m in _BACKTICKS_RE.finditer(text)]
-    runs = [r for r in runs if not fenced.contains(r[0]) and not html.contains(r[0])]
-    by_len: dict[int, list[int]] = {}
-    for i, (s, e) in enumerate(runs):
-        by_len.setdefault(e - s, []).append(i)
+    runs = [m.span() for m in _BACKTICKS_RE.finditer(text)]
+    excluded = merge(fenced.spans + html.regions.spans)
+    if excluded:
+        # Drop the runs that start inside a fenced block or an HTML block, region by region.
+        starts = [s for s, _ in runs]
+        kept: list[tuple[int, int]] = []
+        last = 0
+        for a, b in excluded:
+            i = bisect_left(starts, a, last)
+            kept += runs[last:i]
+            last = max(i, bisect_left(starts, b, i))
+        kept += runs[last:]
+        runs = kept
+    # The next run of the same length, for every run (one pass from the right).
+    following = [-1] * len(runs)
+    seen: dict[int, int] = {}
+    for i in range(len(runs) - 1, -1, -1):
+        length = runs[i][1] - runs[i][0]
+        following[i] = seen.get(length, -1)
+        seen[length] = i
     blanks = [m.start() for m in _BLANK_LINE_RE.finditer(text)]
     spans: list[tuple[int, int]] = []
     i = 0
     while i < len(runs):
-        s, e = runs[i]
-        same = by_len[e - s]
-        k = bisect_right(same, i)
-        if k < len(same):
-            j = same[k]
-            b = bisect_right(blanks, e)
+        j = following[i]
+        if j >= 0:
+            b = bisect_right(blanks, runs[i][1])
             if b >= len(blanks) or runs[j][0] <= blanks[b]:
-                spans.append((s, runs[j][1]))
+                spans.append((runs[i][0], runs[j][1]))
                 i = j + 1
                 continue
         i += 1
