@@ -84,13 +84,13 @@ def _step(n: int, raw: object) -> Step:
     where = f"step {n}"
     if not isinstance(raw, dict):
         raise StoryError(f"{where}: a step is a table")
-    unknown = sorted(set(raw) - _STEP)
-    if unknown:
-        raise StoryError(f"{where}: unknown key {unknown[0]!r}")
     kind = raw.get("kind")
     if kind not in STEP_KINDS:
         raise StoryError(f"{where}: 'kind' must be one of {', '.join(STEP_KINDS)}")
     where = f"step {n} ({kind})"
+    unknown = sorted(set(raw) - _STEP)
+    if unknown:
+        raise StoryError(f"{where}: unknown key {unknown[0]!r}")
     expect = raw.get("expect", [])
     if not isinstance(expect, list):
         raise StoryError(f"{where}: 'expect' is a list")

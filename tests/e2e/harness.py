@@ -1,0 +1,409 @@
+"""The end-to-end kill proof's harness: the daemon as a subprocess, killed and restarted.
+
+``run_proof(settings, workdir)`` builds a FakeGitHub with many PRs (served on loopback from
+a thread of this process), binds one inbox worker per PR, then plays a seeded story in
+real time: trusted comments, strangers, bots, verdicts, and GitHub faults (5xx, timeouts,
+secondary limits with ``retry-after``, partial GraphQL errors), while the daemon
+(``python -m comment_wake run``) is SIGKILLed at random moments, or at a named kill point
+(``COMMENT_WAKE_KILL_AT``), and restarted on the same state directory each time.  A last
+run delivers what is left; then ``Proof`` says what reached the inboxes.
+
+Loaded by path (``tests/e2e/conftest.py`` and ``tests/bench/e2e_faults.py``): test
+modules cannot import each other.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from comment_wake.delivery import KILL_POINTS, take
+from comment_wake.registry import InboxSpec, Registry
+from review_monitor import Notice, PrRef
+from review_monitor.testing import FakeGitHub, Fault
+
+TOKEN = "ghp_E2eSentinel0123456789abcdefghijklmnop"
+VIEWER = "octo-worker"
+REPO = "e2e-org/e2e-repo"
+WRITERS = ("alice", "bob", "carol")
+STRANGERS = ("mallory", "trudy")
+BOTS = ("ci-helper[bot]", "deps-bot[bot]")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """One proof run.  Durations in real seconds; the daemon's windows are shortened in
+    proportion to the defaults (gap 1m, hour 60m, day 24h) by ``scale``."""
+
+    seed: int = 7
+    prs: int = 12
+    trusted: int = 110
+    untrusted: int = 40
+    verdicts: int = 8
+    story_seconds: float = 60.0
+    kills: int = 30
+    poll_s: int = 1
+    gap_s: int = 1  # wake_min_gap; the hour window is 60x, the day window 1440x
+    wakes_per_hour: int = 6
+    wakes_per_day: int = 24
+    fault_every_s: float = 1.5
+    settle_seconds: float = 75.0  # the final run's deadline to deliver what is left
+
+    @property
+    def hour_s(self) -> int:
+        return 60 * self.gap_s
+
+    @property
+    def day_s(self) -> int:
+        return 1440 * self.gap_s
+
+
+@dataclass
+class Proof:
+    kills: int = 0
+    kill_points: Counter[str] = field(default_factory=Counter)
+    faults: Counter[str] = field(default_factory=Counter)
+    trusted: int = 0
+    lost: list[str] = field(default_factory=list)
+    duplicated: list[str] = field(default_factory=list)
+    untrusted_delivered: list[str] = field(default_factory=list)
+    rate_limit_violations: list[str] = field(default_factory=list)
+    notices: int = 0
+    wakes: int = 0
+    seconds: float = 0.0
+    leaked_token: bool = False
+
+    def figures(self) -> dict[str, int]:
+        return {
+            "kills": self.kills,
+            "trusted": self.trusted,
+            "lost": len(self.lost),
+            "duplicated": len(self.duplicated),
+            "untrusted_delivered": len(self.untrusted_delivered),
+            "rate_limit_violations": len(self.rate_limit_violations),
+        }
+
+
+def config_text(s: Settings, base_url: str) -> str:
+    return f"""\
+log_level = "info"
+log_format = "json"
+[github]
+api_url = "{base_url}"
+timeout = "2s"
+[monitor]
+poll_interval = "{s.poll_s}s"
+budget_share = 1.0
+permission_retries = ["1s", "2s", "4s"]
+[wake]
+wake_min_gap = "{s.gap_s}s"
+wakes_per_hour = {s.wakes_per_hour}
+wake_hour_window = "{s.hour_s}s"
+wakes_per_day = {s.wakes_per_day}
+wake_day_window = "{s.day_s}s"
+floor_lag = "60s"
+[delivery]
+poll_interval = "1s"
+backoff_base = "1s"
+backoff_cap = "2s"
+reaction_backoff_base = "1s"
+reaction_backoff_cap = "2s"
+"""
+
+
+@dataclass(frozen=True)
+class _Event:
+    at: float
+    kind: str  # trusted, stranger, bot, stranger-review, verdict
+    pr: int
+    author: str
+
+
+def story(s: Settings) -> list[_Event]:
+    """The seeded schedule: every kind spread at random over ``story_seconds``."""
+    rng = random.Random(s.seed)
+    events: list[_Event] = []
+
+    def add(kind: str, count: int, authors: tuple[str, ...]) -> None:
+        for _ in range(count):
+            at = rng.uniform(0.5, s.story_seconds)
+            events.append(_Event(at, kind, rng.randint(1, s.prs), rng.choice(authors)))
+
+    add("trusted", s.trusted, WRITERS)
+    add("stranger", s.untrusted // 2, STRANGERS)
+    add("bot", s.untrusted - s.untrusted // 2 - s.untrusted // 4, BOTS)
+    add("stranger-review", s.untrusted // 4, STRANGERS)
+    add("verdict", s.verdicts, WRITERS)
+    events.sort(key=lambda e: e.at)
+    return events
+
+
+def faults(rng: random.Random, prs: int) -> tuple[str, Fault]:
+    """One fault, drawn from the kinds GitHub throws at a long-running daemon."""
+    choice = rng.randrange(6)
+    if choice == 0:
+        return "5xx", Fault.server_error(rng.choice((500, 502, 503)), kind="badge")
+    if choice == 1:
+        return "5xx", Fault.server_error(502, kind=rng.choice(("detail", "permission")))
+    if choice == 2:
+        return "timeout", Fault.time_out(kind=rng.choice(("badge", "detail", "reaction")))
+    if choice == 3:
+        return "secondary-limit", Fault.secondary_limit(retry_after=1, kind="badge")
+    if choice == 4:
+        pr = rng.randint(1, prs)
+        error = {"type": "INTERNAL", "message": "partial", "path": ["r0", f"p{pr}"]}
+        return "partial-graphql", Fault.graphql_errors(error, kind="badge")
+    return "5xx", Fault.server_error(503, kind="other")
+
+
+class World:
+    def __init__(self, s: Settings, workdir: Path) -> None:
+        self.s = s
+        self.workdir = workdir
+        self.state_dir = workdir / "state"
+        self.config = workdir / "config.toml"
+        self.log = workdir / "daemon.log"
+        self.fake = FakeGitHub(viewer=VIEWER, token=TOKEN, hang_seconds=2.5, graphql_limit=100_000)
+        self.prs: list[PrRef] = []
+        for n in range(1, s.prs + 1):
+            self.prs.append(self.fake.add_pr(REPO, n, title=f"Change {n}"))
+        for login in WRITERS:
+            self.fake.set_permission(REPO, login, "write")
+        for login in STRANGERS:
+            self.fake.set_permission(REPO, login, "read")
+        self.fake.set_permission(REPO, VIEWER, "write")
+        self.ids: dict[str, set[str]] = defaultdict(set)  # kind -> node ids
+        self.taken: list[Notice] = []
+        self._stop = threading.Event()
+
+    def worker(self, pr: int) -> str:
+        return f"w{pr}"
+
+    def bind(self) -> None:
+        with Registry.open(self.state_dir) as registry:
+            registry.add_orchestrator("lead", InboxSpec())
+            for pr in self.prs:
+                registry.bind(
+                    self.worker(pr.number), pr, orchestrator="lead", publisher=InboxSpec()
+                )
+
+    def env(self, kill_at: str | None) -> dict[str, str]:
+        dropped = ("GH_TOKEN", "GITHUB_TOKEN", "COMMENT_WAKE_STATE_DIR", "COMMENT_WAKE_CONFIG")
+        env = {k: v for k, v in os.environ.items() if k not in dropped}
+        env.update(
+            GH_TOKEN=TOKEN,
+            HOME=str(self.workdir / "home"),
+            XDG_STATE_HOME=str(self.workdir / "xdg-state"),
+            XDG_CONFIG_HOME=str(self.workdir / "xdg-config"),
+            PYTHONUNBUFFERED="1",
+        )
+        env.pop("COMMENT_WAKE_KILL_AT", None)
+        if kill_at is not None:
+            env["COMMENT_WAKE_KILL_AT"] = kill_at
+        return env
+
+    def start(self, kill_at: str | None = None) -> subprocess.Popen[bytes]:
+        with self.log.open("ab") as log:
+            return subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "comment_wake",
+                    "run",
+                    "--config",
+                    str(self.config),
+                    "--state-dir",
+                    str(self.state_dir),
+                ],
+                env=self.env(kill_at),
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+            )
+
+    # -- the worker side: a hook draining every inbox, as a live session would --------
+
+    def drain(self) -> None:
+        root = self.state_dir / "inbox"
+        for pr in self.prs:
+            self.taken.extend(take(root, self.worker(pr.number)))
+
+    def drainer(self) -> None:
+        while not self._stop.is_set():
+            self.drain()
+            self._stop.wait(0.3)
+
+    # -- GitHub's side -----------------------------------------------------------------
+
+    def post(self, e: _Event) -> None:
+        pr = self.prs[e.pr - 1]
+        n = len(self.ids[e.kind]) + 1
+        if e.kind in ("trusted", "stranger", "bot"):
+            node = self.fake.post_comment(pr, e.author, f"{e.kind} comment {n} on #{e.pr}")
+        elif e.kind == "stranger-review":
+            node = self.fake.post_review(pr, e.author, "APPROVED", f"lgtm {n}")
+        else:
+            node = self.fake.post_review(pr, e.author, "CHANGES_REQUESTED", f"please fix {n}")
+        self.ids[e.kind].add(node)
+
+    def poster(self, events: list[_Event], t0: float, proof: Proof) -> None:
+        rng = random.Random(self.s.seed + 1)
+        next_fault = t0 + self.s.fault_every_s
+        for e in events:
+            while True:
+                now = time.monotonic()
+                if now >= next_fault:
+                    name, fault = faults(rng, self.s.prs)
+                    self.fake.inject(fault)
+                    proof.faults[name] += 1
+                    next_fault = now + rng.uniform(0.5, 2 * self.s.fault_every_s)
+                if now >= t0 + e.at or self._stop.is_set():
+                    break
+                time.sleep(min(0.05, max(0.0, t0 + e.at - now)))
+            if self._stop.is_set():
+                return
+            self.post(e)
+
+
+def _kill_plan(rng: random.Random) -> str | None:
+    # One run in three arms a named kill point, so the kills also land exactly between
+    # a side effect and the transaction that records it.
+    if rng.random() < 1 / 3:
+        point = rng.choice([p for p in KILL_POINTS if p != "outbox-written"])
+        return f"{point}:{rng.randint(1, 3)}"
+    return None
+
+
+def run_proof(s: Settings, workdir: Path, *, log: Any = None) -> Proof:
+    proof = Proof()
+    started = time.monotonic()
+    world = World(s, workdir)
+    world.bind()
+    events = story(s)
+    rng = random.Random(s.seed + 2)
+    with world.fake.serve_in_thread() as base_url:
+        world.config.write_text(config_text(s, base_url), encoding="utf-8")
+        # The first run takes each PR's baseline before the story starts.
+        first = world.start()
+        _wait_for_round(world, first, timeout=30.0)
+        t0 = time.monotonic()
+        poster = threading.Thread(target=world.poster, args=(events, t0, proof), daemon=True)
+        drainer = threading.Thread(target=world.drainer, daemon=True)
+        poster.start()
+        drainer.start()
+        proc: subprocess.Popen[bytes] | None = first
+        kill_every = min(1.4, s.story_seconds / s.kills)
+        while proof.kills < s.kills:
+            if proc is None:
+                kill_at = _kill_plan(rng)
+                proc = world.start(kill_at)
+                if kill_at is not None:
+                    proof.kill_points[kill_at.partition(":")[0]] += 1
+            try:
+                # Past the interpreter's start (~0.7 s), then anywhere in a few polls.
+                proc.wait(timeout=rng.uniform(0.7, 0.7 + 2 * kill_every))
+            except subprocess.TimeoutExpired:
+                proc.send_signal(signal.SIGKILL)
+                proc.wait(timeout=30)
+            if proc.returncode == -signal.SIGKILL:
+                proof.kills += 1
+            elif proc.returncode != 0:
+                raise AssertionError(f"the daemon exited {proc.returncode}; see {world.log}")
+            proc = None
+            if log is not None and proof.kills % 10 == 0:
+                log(f"{proof.kills} kills, {time.monotonic() - t0:.0f}s")
+        poster.join()  # the story is over; the last run delivers what is left
+        final = world.start()
+        deadline = time.monotonic() + s.settle_seconds
+        trusted = world.ids["trusted"]
+        while time.monotonic() < deadline:
+            if trusted <= _woken(world):
+                break
+            time.sleep(0.5)
+        time.sleep(2 * s.poll_s + 1)  # a late duplicate would show up now
+        final.send_signal(signal.SIGTERM)
+        code = final.wait(timeout=60)
+        world._stop.set()
+        drainer.join()
+        world.drain()
+        if code != 0:
+            raise AssertionError(f"the final run exited {code}; see {world.log}")
+    _judge(world, proof)
+    proof.leaked_token = TOKEN in world.log.read_text(encoding="utf-8", errors="replace")
+    proof.seconds = round(time.monotonic() - started, 1)
+    return proof
+
+
+def _wait_for_round(world: World, proc: subprocess.Popen[bytes], timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if b"poll round:" in world.log.read_bytes():
+            return
+        if proc.poll() is not None:
+            break
+        time.sleep(0.1)
+    raise AssertionError(f"no first poll round; see {world.log}")
+
+
+def _inbox_notices(world: World) -> list[Notice]:
+    """Everything the workers took, and whatever is still pending."""
+    found = list(world.taken)
+    for path in (world.state_dir / "inbox").glob("*/new/*.json"):
+        found.append(msgspec.json.decode(path.read_bytes(), type=Notice))
+    return found
+
+
+def _woken(world: World) -> set[str]:
+    world.drain()
+    return {i.id for n in world.taken if n.kind == "comment-wake" for i in n.items}
+
+
+def _judge(world: World, proof: Proof) -> None:
+    s = world.s
+    notices = _inbox_notices(world)
+    proof.notices = len(notices)
+    wakes = [n for n in notices if n.kind == "comment-wake"]
+    proof.wakes = len(wakes)
+    counts = Counter(i.id for n in wakes for i in n.items)
+    trusted = world.ids["trusted"]
+    proof.trusted = len(trusted)
+    proof.lost = sorted(trusted - set(counts))
+    proof.duplicated = sorted(i for i, c in counts.items() if c > 1)
+    untrusted = world.ids["stranger"] | world.ids["bot"] | world.ids["stranger-review"]
+    everywhere = {i.id for n in notices for i in n.items}
+    proof.untrusted_delivered = sorted(
+        (untrusted & everywhere) | (world.ids["verdict"] & set(counts)) | (set(counts) - trusted)
+    )
+    by_pr: dict[tuple[str, int], list[datetime]] = defaultdict(list)
+    for n in wakes:
+        by_pr[(n.pr.repo, n.pr.number)].append(n.created_at)
+    gap = timedelta(seconds=s.gap_s)
+    windows = (
+        (timedelta(seconds=s.hour_s), s.wakes_per_hour),
+        (timedelta(seconds=s.day_s), s.wakes_per_day),
+    )
+    for pr, times in sorted(by_pr.items()):
+        times.sort()
+        for a, b in itertools.pairwise(times):
+            if b - a < gap:
+                proof.rate_limit_violations.append(f"{pr}: wakes {a} and {b} closer than {gap}")
+        for window, most in windows:
+            for k, t in enumerate(times):
+                inside = [u for u in times[k:] if u - t < window]
+                if len(inside) > most:
+                    proof.rate_limit_violations.append(
+                        f"{pr}: {len(inside)} wakes within {window} from {t}"
+                    )
