@@ -9,7 +9,7 @@ from bisect import bisect_right
 from hypothesis import given
 from hypothesis import strategies as st
 
-from untrusted_fence import _ansi, _chars, _fence, _hidden, _markers
+from untrusted_fence import _ansi, _chars, _clean, _fence, _hidden, _markers
 from untrusted_fence._hidden import mark_spans
 
 # Characters that exercise the special cases: lookalikes, expansions, separators, marks.
@@ -212,3 +212,57 @@ def test_code_spans_equal_the_pairing_definition(text: str) -> None:
     blocks, _ = _hidden._code_fences(text, html_blocks)
     expected = _reference_code_spans(text, blocks)
     assert expected == _hidden._code_spans(text, _hidden._Regions(blocks), html_blocks)
+
+
+_PIECE_CHARS = (
+    "ae\u0301\u0323\u1100\u1161\u11a8\uac00\u0b47\u0b3e\u09c7\u09be\u2b1a\u2460\uff21\u200b"
+    "\u2028\x07\r\n\u0378\ud800\ue000\u27e6\u00bd\u0344\u0f73\U0001d400\u3099\u304b"
+)
+piece_lists = st.lists(st.text(alphabet=st.sampled_from(_PIECE_CHARS), max_size=6), max_size=12)
+
+
+@given(piece_lists)
+def test_cleaning_pieces_in_one_call_equals_cleaning_each(pieces: list[str]) -> None:
+    assert [_chars.clean_chars(p) for p in pieces] == _clean._clean_pieces(pieces)
+
+
+_REFERENCE_FENCE_RE = re.compile(r"^[ \t]{0,3}(`{3,}+|~{3,}+)([^\n]*)$", re.M)
+
+
+def _reference_code_fences(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    html_blocks = _ReferenceHtmlBlocks(text)
+    blocks, hidden = [], []
+    opener: re.Match[str] | None = None
+    for m in _REFERENCE_FENCE_RE.finditer(text):
+        fence, info = m.group(1), m.group(2)
+        if opener is None:
+            if (fence[0] == "`" and "`" in info) or html_blocks.contains(m.start()):
+                continue
+            opener = m
+            words = info.strip().split(maxsplit=1)
+            if words and _hidden._LANGUAGE_RE.fullmatch(words[0]) is None:
+                hidden.append((m.start(2), m.end(2)))
+            elif len(words) == 2:
+                hidden.append((m.start(2) + info.index(words[0]) + len(words[0]), m.end(2)))
+        elif (
+            fence[0] == opener.group(1)[0]
+            and len(fence) >= len(opener.group(1))
+            and not info.strip()
+        ):
+            blocks.append((opener.start(), m.end()))
+            opener = None
+    if opener is not None:
+        blocks.append((opener.start(), len(text)))
+    return blocks, hidden
+
+
+fence_text = st.lists(
+    st.sampled_from(["```", "````", "~~~", " ", "   ", "\n", "\n\n", "py", " x y", "`", "<a>"]),
+    max_size=30,
+).map("".join)
+
+
+@given(fence_text)
+def test_code_fences_equal_the_line_by_line_definition(text: str) -> None:
+    expected = _reference_code_fences(text)
+    assert expected == _hidden._code_fences(text, _hidden._HtmlBlocks(text))

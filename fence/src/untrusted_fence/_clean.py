@@ -31,14 +31,31 @@ def _mask(text: str, spans: list[tuple[int, int]]) -> str:
     return "".join(parts)
 
 
-def _render_hidden(piece: str) -> str:
-    body = clean_chars(piece)
+def _render_hidden(body: str) -> str:
+    """A cleaned hidden region inside a hidden mark."""
     core = body.strip()
     if not core:
         return body  # whitespace hides nothing
     lead = body[: len(body) - len(body.lstrip())]
     trail = body[len(body.rstrip()) :]
     return f"{lead}{MARK_OPEN}{core}{MARK_CLOSE}{trail}"
+
+
+# A stable code point (no decomposition, combining class 0, in no composition pair, kept by
+# clean_chars): cleaning a join of pieces on it equals joining the cleaned pieces, since no
+# step of clean_chars looks across it.  The count check below makes sure it really separates.
+_SEPARATOR = "\u2b1a"
+
+
+def _clean_pieces(pieces: list[str]) -> list[str]:
+    """``[clean_chars(p) for p in pieces]``, with one call instead of one per piece."""
+    if len(pieces) > 4:
+        joined = _SEPARATOR.join(pieces)
+        if joined.count(_SEPARATOR) == len(pieces) - 1:
+            cleaned = clean_chars(joined).split(_SEPARATOR)
+            if len(cleaned) == len(pieces):
+                return cleaned
+    return [clean_chars(p) for p in pieces]
 
 
 def _step(text: str) -> str:
@@ -48,23 +65,25 @@ def _step(text: str) -> str:
     atoms = mark_spans(plain)
     masked = _mask(ansi.masked, atoms) if atoms else ansi.masked
     hidden = merge(hidden_spans(masked) + list(ansi.hidden) + atoms)
+    # Alternating visible and hidden pieces of the plain text, starting with a visible one.
     pieces: list[str] = []
     pos = 0
     ai = 0
     for start, end in hidden:
-        pieces.append(clean_chars(plain[pos:start]))
+        pieces.append(plain[pos:start])
         cur = start
         while ai < len(atoms) and atoms[ai][0] < end:
             a_start, a_end = atoms[ai]
-            pieces.append(_render_hidden(plain[cur:a_start]))
-            inner = plain[a_start + len(MARK_OPEN) : a_end - len(MARK_CLOSE)]
-            pieces.append(_render_hidden(inner))
+            pieces += [plain[cur:a_start], ""]
+            pieces += [plain[a_start + len(MARK_OPEN) : a_end - len(MARK_CLOSE)], ""]
             cur = a_end
             ai += 1
-        pieces.append(_render_hidden(plain[cur:end]))
+        pieces.append(plain[cur:end])
         pos = end
-    pieces.append(clean_chars(plain[pos:]))
-    return neutralise(tidy_whitespace("".join(pieces)))
+    pieces.append(plain[pos:])
+    cleaned = _clean_pieces(pieces)
+    cleaned[1::2] = [_render_hidden(piece) for piece in cleaned[1::2]]
+    return neutralise(tidy_whitespace("".join(cleaned)))
 
 
 def clean(text: str) -> str:

@@ -8,6 +8,7 @@ a left-to-right walk; nothing rescans from every position.
 
 from __future__ import annotations
 
+import itertools
 import re
 from bisect import bisect_left, bisect_right
 
@@ -18,7 +19,8 @@ MARK_CLOSE = "\u27e7"
 # The fence's own hidden marks, as it renders them; recognised first so cleaning is idempotent.
 _MARK_RE = re.compile("\u27e6hidden: [^\u27e6\u27e7]*+\u27e7")
 
-_FENCE_RE = re.compile(r"^[ \t]{0,3}(`{3,}+|~{3,}+)([^\n]*)$", re.M)
+_FENCE_RE = re.compile(r"[ \t]{0,3}+(`{3,}+|~{3,}+)([^\n]*+)")
+_FENCE_AFTER_NEWLINE_RE = re.compile(r"\n[ \t]{0,3}+(`{3,}+|~{3,}+)([^\n]*+)")
 _BACKTICKS_RE = re.compile(r"`++")
 # The first word of a code-fence info string only picks the highlighting; a word that cannot be
 # a language name is treated as hidden text like the rest of the info string.
@@ -102,11 +104,12 @@ class _HtmlBlocks:
     block through as HTML up to the next blank line, so code syntax inside it is inert)."""
 
     def __init__(self, text: str) -> None:
-        self.blank_ends = [m.end() for m in _BLANK_LINE_RE.finditer(text)]
         # A block is a paragraph start (0 or the end of a blank line) where an HTML start
         # matches; only lines that start like HTML are looked up among the paragraph starts.
         starts: list[int] = []
+        self.blank_ends: list[int] = []
         if "<" in text:
+            self.blank_ends = [m.end() for m in _BLANK_LINE_RE.finditer(text)]
             if _HTML_BLOCK_START_RE.match(text, 0):
                 starts.append(0)
             paragraph_starts = set(self.blank_ends)
@@ -134,16 +137,19 @@ def _code_fences(
     hidden: list[tuple[int, int]] = []
     if "```" not in text and "~~~" not in text:
         return blocks, hidden
-    opener: re.Match[str] | None = None
-    for m in _FENCE_RE.finditer(text):
-        fence = m.group(1)
+    opener: tuple[int, str] | None = None  # line start and fence of the open block
+    first = _FENCE_RE.match(text)
+    # Later fence lines are found after their newline (a literal the regex engine scans for).
+    later = _FENCE_AFTER_NEWLINE_RE.finditer(text, first.end() if first else 0)
+    for m in itertools.chain([first] if first else [], later):
+        fence, info = m.group(1, 2)
+        line_start = m.start() + (m.group()[0] == "\n")
         if opener is None:
-            if fence[0] == "`" and "`" in m.group(2):
+            if fence[0] == "`" and "`" in info:
                 continue  # not a fence: backticks in the info string
-            if html.contains(m.start()):
+            if html.contains(line_start):
                 continue
-            opener = m
-            info = m.group(2)
+            opener = (line_start, fence)
             words = info.strip().split(maxsplit=1)
             if words and _LANGUAGE_RE.fullmatch(words[0]) is None:
                 hidden.append((m.start(2), m.end(2)))  # not a language name: all of it hides
@@ -151,12 +157,12 @@ def _code_fences(
                 tail = m.start(2) + info.index(words[0]) + len(words[0])
                 hidden.append((tail, m.end(2)))
         else:
-            of = opener.group(1)
-            if fence[0] == of[0] and len(fence) >= len(of) and not m.group(2).strip():
-                blocks.append((opener.start(), m.end()))
+            of = opener[1]
+            if fence[0] == of[0] and len(fence) >= len(of) and not info.strip():
+                blocks.append((opener[0], m.end()))
                 opener = None
     if opener is not None:
-        blocks.append((opener.start(), len(text)))
+        blocks.append((opener[0], len(text)))
     return blocks, hidden
 
 
