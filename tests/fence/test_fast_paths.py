@@ -266,3 +266,8 @@ fence_text = st.lists(
 def test_code_fences_equal_the_line_by_line_definition(text: str) -> None:
     expected = _reference_code_fences(text)
     assert expected == _hidden._code_fences(text, _hidden._HtmlBlocks(text))
+
+
+@given(st.text(alphabet=st.sampled_from("ab\n\u00e9\U0001f389"), max_size=30))
+def test_blanking_out_equals_replacing_every_non_newline(text: str) -> None:
+    assert re.sub(r"[^\n]", "x", text) == _ansi.blank_out(text)

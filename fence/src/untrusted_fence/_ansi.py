@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["AnsiResult", "strip_ansi"]
+__all__ = ["AnsiResult", "blank_out", "strip_ansi"]
 
 _TRIGGER_RE = re.compile(r"[\x1b\x90\x98\x9b\x9d\x9e\x9f]")
 # A control sequence (CSI, incomplete ones included so no "[31" residue stays) or a 2-byte
@@ -53,6 +53,11 @@ _ONE_7 = r"\x1b(?:\[[0-?]*+[ -/]*+[@-~]?|[ -/]*+[0-Z\\`-~]?)"
 _SIMPLE_7_RE = re.compile(rf"{_ONE_7}(?:{_ONE_7})*+")
 
 
+def blank_out(text: str) -> str:
+    """``text`` with every character but LF replaced by ``x`` (same length, same lines)."""
+    return "\n".join(["x" * len(line) for line in text.split("\n")])
+
+
 def strip_ansi(text: str) -> AnsiResult:
     if _TRIGGER_RE.search(text) is None:
         return AnsiResult(text, (), text)
@@ -94,7 +99,7 @@ def _strip_with_hidden(text: str) -> AnsiResult:
         if payload:
             hidden.append((length, length + len(payload)))
             out.append(payload)
-            masked.append(re.sub(r"[^\n]", "x", payload))
+            masked.append(blank_out(payload))
             length += len(payload)
     rest = text[pos:]
     out.append(rest)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ._ansi import strip_ansi
+from ._ansi import blank_out, strip_ansi
 from ._chars import clean_chars, tidy_whitespace
 from ._hidden import MARK_CLOSE, MARK_OPEN, hidden_spans, mark_spans, merge
 from ._markers import neutralise
@@ -12,7 +12,6 @@ from ._markers import neutralise
 __all__ = ["clean", "hidden_regions", "is_blank", "visible_text"]
 
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
-_NOT_NEWLINE_RE = re.compile(r"[^\n]")
 _MAX_STEPS = 4
 
 
@@ -25,7 +24,7 @@ def _normalise_newlines(text: str) -> str:
 def _mask(text: str, spans: list[tuple[int, int]]) -> str:
     parts, pos = [], 0
     for s, e in spans:
-        parts += [text[pos:s], _NOT_NEWLINE_RE.sub("x", text[s:e])]
+        parts += [text[pos:s], blank_out(text[s:e])]
         pos = e
     parts.append(text[pos:])
     return "".join(parts)
