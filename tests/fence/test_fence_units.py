@@ -184,3 +184,10 @@ def test_benign_text_is_kept_as_is() -> None:
         "```python\nprint('héllo 日本語')\n```\n\nThanks, @alice 🎉"
     )
     assert uf.clean(text) == text
+
+
+def test_an_html_line_inside_a_paragraph_makes_a_later_fence_line_inert() -> None:
+    # Found by the differential test: "<details>" interrupts the paragraph as an HTML block,
+    # so GitHub does not open a code block at "~~~" and the comment after it stays hidden.
+    doc = "plain\n<details><summary>a</summary>b</details> ~~~ c\nd\n~~~\n\n<!-- secret -->\n"
+    assert "secret" not in uf.visible_text(doc)

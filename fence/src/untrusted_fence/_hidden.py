@@ -104,20 +104,16 @@ class _HtmlBlocks:
     block through as HTML up to the next blank line, so code syntax inside it is inert)."""
 
     def __init__(self, text: str) -> None:
-        # A block is a paragraph start (0 or the end of a blank line) where an HTML start
-        # matches; only lines that start like HTML are looked up among the paragraph starts.
+        # A block starts at a line that starts like HTML: at a paragraph start, and also inside
+        # a paragraph, since HTML blocks of types 1-6 interrupt one (treating every such line
+        # as a start errs towards making code syntax inert, hence towards marking more).
         starts: list[int] = []
         self.blank_ends: list[int] = []
         if "<" in text:
             self.blank_ends = [m.end() for m in _BLANK_LINE_RE.finditer(text)]
             if _HTML_BLOCK_START_RE.match(text, 0):
                 starts.append(0)
-            paragraph_starts = set(self.blank_ends)
-            starts += [
-                m.start() + 1
-                for m in _HTML_LINE_RE.finditer(text)
-                if m.start() + 1 in paragraph_starts
-            ]
+            starts += [m.start() + 1 for m in _HTML_LINE_RE.finditer(text)]
         spans = []
         for start in starts:
             i = bisect_right(self.blank_ends, start)
