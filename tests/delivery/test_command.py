@@ -90,7 +90,9 @@ async def test_child_reads_the_notice_json_and_the_environment(
     out = tmp_path / "seen.json"
     program = (
         "import sys, os, json; data = sys.stdin.buffer.read(); "
-        "env = {k: v for k, v in os.environ.items() if k.startswith('COMMENT_WAKE_')}; "
+        "names = ('COMMENT_WAKE_WORKER', 'COMMENT_WAKE_PR', 'COMMENT_WAKE_KIND', "
+        "'COMMENT_WAKE_KEY'); "
+        "env = {k: os.environ[k] for k in names if k in os.environ}; "
         f"open({str(out)!r}, 'w').write(json.dumps({{'stdin': data.decode(), 'env': env}}))"
     )
     notice = make_notice()

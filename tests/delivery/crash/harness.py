@@ -49,6 +49,7 @@ class Receiver:
     posts: Counter[str] = field(default_factory=Counter)  # every POST, by key
     applied: dict[str, tuple[str, Notice]] = field(default_factory=dict)  # key -> (path, notice)
     bad_signatures: int = 0
+    torn: int = 0  # requests cut short by a kill
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def answer(self, path: str, headers: Any, body: bytes) -> int:
@@ -89,7 +90,14 @@ class Receiver:
 def serve(receiver: Receiver) -> Iterator[Receiver]:
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
-            body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            length = int(self.headers.get("Content-Length", "0"))
+            body = self.rfile.read(length)
+            if len(body) < length:
+                # The driver was killed mid-request: a torn body, not a forged one.
+                with receiver.lock:
+                    receiver.torn += 1
+                self.close_connection = True
+                return
             status = receiver.answer(self.path, self.headers, body)
             self.send_response(status)
             self.send_header("Content-Length", "0")
