@@ -96,8 +96,17 @@ port = {self.port}
         root = self.state_dir / "inbox"
         while not self._stop.is_set():
             for pr in self.prs:
-                for notice in take(root, f"w{pr.number}"):
-                    now = time.time()
+                worker = f"w{pr.number}"
+                # A listing is cheap; take (lock, rename, fsync) only when something is there,
+                # so the watcher does not slow FakeGitHub, which serves from this process.
+                try:
+                    pending = os.listdir(root / worker / "new")
+                except FileNotFoundError:
+                    continue
+                if not pending:
+                    continue
+                now = time.time()
+                for notice in take(root, worker):
                     for item in notice.items:
                         self.arrived.setdefault(item.id, now)
             self._stop.wait(0.02)
