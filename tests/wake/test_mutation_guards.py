@@ -1,0 +1,57 @@
+"""Cases found while proving the core (the mutation script and the stateful model test).
+
+A known bug is pinned as a strict xfail: it reports ``xfailed`` until the core is fixed,
+then fails as ``XPASS(strict)`` so the marker (and the matching allowance in
+``test_stateful_model.py``) is removed with the fix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+
+import pytest
+
+from comment_wake.wake.testing import WakeSim
+
+At = Callable[..., datetime]
+MakeSim = Callable[..., WakeSim]
+
+
+def list_by_creation_time(sim: WakeSim) -> None:
+    """GitHub lists a connection by creation time, so a late comment sorts behind newer ones."""
+    sim.items = dict(sorted(sim.items.items(), key=lambda kv: kv[1].item.created_at))
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known bug: a listing whose oldest item is at or before the newest item seen at "
+    "the last look counts as continuous, so a comment listed late (inside floor_lag) behind "
+    "a full window of comments already seen is never read by the gap read",
+)
+def test_comment_listed_late_behind_a_full_window_already_seen_is_still_delivered(
+    make_sim: MakeSim, at: At
+) -> None:
+    """With ``gap_pages = 0`` the seed's rule applies (only what the listing shows is
+    delivered); with the gap read the comment is above the floor and within reach."""
+    sim = make_sim(gap_pages=3)
+    sim.flood("IC_f", 12, "mallory", at(10))
+    sim.poll(at(30))  # the window (10 of 12) is seen; the floor stays 5 minutes back
+    sim.comment("IC_late", "bob", at(5), "Hold the merge.")  # listed 25 s late
+    list_by_creation_time(sim)
+    sim.poll(at(60))
+    sim.poll(at(120))
+    assert ["IC_late"] == sim.woken()
+
+
+def test_comment_listed_late_behind_a_window_that_is_not_full_is_delivered(
+    make_sim: MakeSim, at: At
+) -> None:
+    """The same late listing with room in the window: the grace window delivers it."""
+    sim = make_sim()
+    sim.flood("IC_f", 6, "mallory", at(10))
+    sim.poll(at(30))
+    sim.comment("IC_late", "bob", at(5), "Hold the merge.")
+    list_by_creation_time(sim)
+    sim.poll(at(60))
+    assert ["IC_late"] == sim.woken()
