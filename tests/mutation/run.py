@@ -395,7 +395,11 @@ def failing_tests(junit: Path) -> tuple[str, ...]:
 
 
 def existing(work: Path, suites: Sequence[str]) -> tuple[str, ...]:
-    return tuple(s for s in suites if (work / s).is_dir())
+    """The suites present in ``work``; never none, which would run the whole tree."""
+    present = tuple(s for s in suites if (work / s).exists())
+    if not present:
+        raise SetupError(f"none of the test paths exist: {', '.join(suites)}")
+    return present
 
 
 def digest(data: bytes) -> str:
