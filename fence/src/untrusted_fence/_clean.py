@@ -85,6 +85,42 @@ def _step(text: str) -> str:
     return neutralise(tidy_whitespace("".join(cleaned)))
 
 
+# A hidden mark whose content is empty or starts or ends with whitespace: _render_hidden would
+# not give it back unchanged.  ``\s`` is ``str.isspace``, the whitespace ``str.strip`` removes.
+_UNSTRIPPED_MARK_RE = re.compile(f"{re.escape(MARK_OPEN)}(?:{MARK_CLOSE}|\\s)|\\s{MARK_CLOSE}")
+
+
+def _settled(text: str) -> bool:
+    """Whether ``_step(text) == text``, decided without running the whole step (a sufficient
+    condition: False only means "not proven").
+
+    ``text`` must hold no marker in any view (``find_markers(text)`` is False), which every
+    output of :func:`_step` satisfies, since :func:`neutralise` returns only such texts.  Each
+    part of the step is then shown to leave ``text`` alone:
+
+    - the marks are the only heavy brackets, each with stripped, non-empty content, so they are
+      the step's atoms and render back unchanged;
+    - with each mark replaced by the stable separator, ``clean_chars`` changes nothing, so every
+      piece (visible text, mark content) is already clean; this also rules out CR, surrogates
+      and ANSI (all forbidden), so newline normalisation and ANSI removal change nothing;
+    - whitespace is already tidy;
+    - the Markdown scan of the masked text finds nothing hidden outside the marks themselves.
+    """
+    atoms = mark_spans(text)
+    count = len(atoms)
+    if text.count(MARK_OPEN[0]) != count or text.count(MARK_CLOSE) != count:
+        return False
+    if count and _UNSTRIPPED_MARK_RE.search(text) is not None:
+        return False
+    pieces = text.replace(MARK_OPEN, _SEPARATOR).replace(MARK_CLOSE, _SEPARATOR)
+    if clean_chars(pieces) != pieces or tidy_whitespace(text) != text:
+        return False
+    if not count:
+        return not hidden_spans(text)
+    marks = merge(atoms)
+    return merge(hidden_spans(_mask(text, atoms)) + atoms) == marks
+
+
 def clean(text: str) -> str:
     """The cleaned text: what the fence puts in its body (idempotent).
 
@@ -92,9 +128,12 @@ def clean(text: str) -> str:
     every region GitHub does not show is wrapped in a hidden mark, and every marker shape is
     replaced by ``[fence-like marker removed]``.
     """
+    # The fixed-point loop: a step is repeated until it changes nothing.  When the step's
+    # output provably is a fixed point (_settled), the repeat that would only confirm it is
+    # skipped; it costs about as much as the first step and on typical text finds nothing.
     for _ in range(_MAX_STEPS):
         again = _step(text)
-        if again == text:
+        if again == text or _settled(again):
             return again
         text = again
     return text

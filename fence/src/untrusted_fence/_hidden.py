@@ -21,7 +21,8 @@ _MARK_RE = re.compile("\u27e6hidden: [^\u27e6\u27e7]*+\u27e7")
 
 _FENCE_RE = re.compile(r"[ \t]{0,3}+(`{3,}+|~{3,}+)([^\n]*+)")
 _FENCE_AFTER_NEWLINE_RE = re.compile(r"\n[ \t]{0,3}+(`{3,}+|~{3,}+)([^\n]*+)")
-_BACKTICKS_RE = re.compile(r"`++")
+# A literal first character lets the regex engine skip ahead to each run quickly.
+_BACKTICKS_RE = re.compile(r"``*+")
 # The first word of a code-fence info string only picks the highlighting; a word that cannot be
 # a language name is treated as hidden text like the rest of the info string.
 _LANGUAGE_RE = re.compile(r"[A-Za-z0-9+#._-]{1,32}")
@@ -200,7 +201,24 @@ def _code_spans(text: str, fenced: _Regions, html: _HtmlBlocks) -> list[tuple[in
     return spans
 
 
-def _html(text: str, code: _Regions) -> list[tuple[int, int]]:
+class _Code:
+    """Code blocks and code spans, paired only when a candidate hidden construct asks (pairing
+    backtick runs costs more than every other scan on text with much inline code)."""
+
+    def __init__(self, text: str, html: _HtmlBlocks, blocks: list[tuple[int, int]]) -> None:
+        self.text = text
+        self.html = html
+        self.blocks = blocks
+        self.regions: _Regions | None = None
+
+    def contains(self, pos: int) -> bool:
+        if self.regions is None:
+            fenced = _Regions(self.blocks)
+            self.regions = _Regions(self.blocks + _code_spans(self.text, fenced, self.html))
+        return self.regions.contains(pos)
+
+
+def _html(text: str, code: _Code) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     pos = 0
     while (m := _HTML_START_RE.search(text, pos)) is not None:
@@ -223,7 +241,7 @@ def _html(text: str, code: _Regions) -> list[tuple[int, int]]:
     return spans
 
 
-def _footnotes(text: str, code: _Regions) -> list[tuple[int, int]]:
+def _footnotes(text: str, code: _Code) -> list[tuple[int, int]]:
     if "[^" not in text:
         return []
     defs = [m for m in _FOOTNOTE_DEF_RE.finditer(text) if not code.contains(m.start())]
@@ -237,8 +255,7 @@ def hidden_spans(text: str) -> list[tuple[int, int]]:
     """Spans of ``text`` that GitHub does not display (merged, sorted)."""
     html = _HtmlBlocks(text)
     blocks, info_tails = _code_fences(text, html)
-    fenced = _Regions(blocks)
-    code = _Regions(blocks + _code_spans(text, fenced, html))
+    code = _Code(text, html, blocks)
     spans = list(info_tails)
     if "<" in text:
         spans += _html(text, code)

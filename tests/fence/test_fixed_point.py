@@ -1,0 +1,117 @@
+"""The fixed-point shortcut of ``clean``: ``_settled`` never claims a false fixed point."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from untrusted_fence import _clean, _hidden, _markers
+
+_MARK = "\u27e6hidden: "
+# Fragments that make a second step differ from the first: constructs exposed by removing or
+# normalising a character, hidden regions whose cleaned content is empty, marks with spaces
+# inside, whitespace to tidy, backtick runs that pair differently once a region is masked.
+_FRAGMENTS = [
+    "<!--", "-->", "<", "!", "--", "<?", "?>", "<!X", "<a title=x>", "[a](b)", "](", "![i]",
+    "[", "]", "(", ")", "[x]: /u", "]:", "[^1]: note", "[^1]", "`", "``", "```", "```py x",
+    "~~~", "\n", "\n\n", "\n\n\n\n", " ", "   ", "\t", "> ", "e", "\u0301", "\u1100", "\u1161",
+    "\u200b", "\x1b]0;", "\x1b]0;\u200b\x07", "\x07", "\x1b[8m", "\x1b[0m", "\r", "\u2028",
+    "\uff1c", "\uff01", "\u27e6", "\u27e7", _MARK, _MARK + "x\u27e7", _MARK + " x \u27e7",
+    _MARK + "\u27e7", "\u2b1a", "&lt;", "&#60;", "END", "UNTRUSTED", "x", "\u00a0", "\ufb01",
+]  # fmt: skip
+texts = st.one_of(
+    st.lists(st.sampled_from(_FRAGMENTS), max_size=30).map("".join),
+    st.text(max_size=80),
+)
+
+
+@given(texts)
+def test_a_settled_step_output_is_a_fixed_point_of_the_step(text: str) -> None:
+    once = _clean._step(text)
+    if _clean._settled(once):
+        assert once == _clean._step(once)
+
+
+@given(texts)
+def test_a_settled_marker_free_text_is_a_fixed_point_of_the_step(text: str) -> None:
+    if not _markers.find_markers(text) and _clean._settled(text):
+        assert text == _clean._step(text)
+
+
+@given(texts)
+def test_clean_equals_the_loop_that_always_confirms_the_fixed_point(text: str) -> None:
+    expected = text
+    for _ in range(_clean._MAX_STEPS):
+        again = _clean._step(expected)
+        if again == expected:
+            break
+        expected = again
+    assert expected == _clean.clean(text)
+
+
+def test_the_replacement_holds_no_marker() -> None:
+    # _settled relies on every output of neutralise being marker-free, REPLACEMENT included.
+    assert not _markers.find_markers(_markers.REPLACEMENT)
+
+
+def test_a_typical_markdown_comment_is_settled_after_one_step() -> None:
+    comment = (
+        "Looks good! See [the docs](https://example.com/d) and `fetch_all`:\n\n"
+        "```python\nx = 1  # caf\u00e9 \u65e5\u672c\n```\n\n<details><summary>log</summary>\n\n"
+        "<!-- note to self -->\n\n</details>\n\n> quoted\n\nThanks! \U0001f389\n\n"
+    )
+    assert _clean._settled(_clean._step(comment * 20))
+
+
+def test_a_step_that_exposes_a_comment_is_not_settled() -> None:
+    # Removing the zero-width space makes "<!--" appear, which only the next step hides.
+    once = _clean._step("a <\u200b!-- b")
+    assert "<!--" in once
+    assert not _clean._settled(once)
+
+
+def test_a_step_that_normalises_into_a_comment_is_not_settled() -> None:
+    # NFKC turns the fullwidth "<" into "<", so the comment only hides on the next step.
+    once = _clean._step("x \uff1c!-- y")
+    assert not _clean._settled(once)
+    assert once != _clean._step(once)
+
+
+@given(st.text(alphabet=" \tab", max_size=4))
+def test_a_mark_with_blank_or_unstripped_content_is_not_settled(inner: str) -> None:
+    text = f"x {_MARK}{inner}\u27e7"
+    assert (inner != "" and inner.strip() == inner) == _clean._settled(text)
+
+
+def _reference_hidden_spans(text: str) -> list[tuple[int, int]]:
+    """hidden_spans with code blocks and spans paired up front (before they became lazy)."""
+    html = _hidden._HtmlBlocks(text)
+    blocks, info_tails = _hidden._code_fences(text, html)
+    regions = _hidden._Regions(blocks + _hidden._code_spans(text, _hidden._Regions(blocks), html))
+
+    class Eager(_hidden._Code):
+        def contains(self, pos: int) -> bool:
+            return regions.contains(pos)
+
+    code = Eager(text, html, blocks)
+    spans = list(info_tails)
+    if "<" in text:
+        spans += _hidden._html(text, code)
+        spans += [
+            m.span()
+            for m in _hidden._TAG_RE.finditer(text)
+            if m.group(1).casefold() not in _hidden._FILTERED_TAGS and not code.contains(m.start())
+        ]
+    if "](" in text or "![" in text:
+        for rx in (_hidden._IMAGE_RE, _hidden._LINK_TAIL_RE):
+            spans += [m.span() for m in rx.finditer(text) if not code.contains(m.start())]
+    if "]:" in text:
+        defs = _hidden._LINK_DEF_RE.finditer(text)
+        spans += [m.span() for m in defs if not code.contains(m.start())]
+        spans += _hidden._footnotes(text, code)
+    return _hidden.merge(spans)
+
+
+@given(texts)
+def test_hidden_spans_with_lazy_code_regions_equal_the_eager_definition(text: str) -> None:
+    assert _reference_hidden_spans(text) == _hidden.hidden_spans(text)
