@@ -54,7 +54,7 @@ from review_monitor._queries import badge_query
 from review_monitor.testing import FakeGitHub, FixedClock, VirtualClock
 
 START = datetime(2030, 1, 2, 3, 0, tzinfo=UTC)
-BATCH = 100
+BATCH = MonitorConfig().batch_size  # the default: the largest one-point batch
 
 
 def new_items(previous: dict[PrRef, PrStatus], current: dict[PrRef, PrStatus]) -> list[str]:

@@ -33,7 +33,9 @@ class MonitorConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     poll_interval: Duration = timedelta(seconds=60)
-    batch_size: int = Field(default=50, ge=1, le=100)
+    # 74 PRs is the largest batch that costs one point: each PR brings two connections,
+    # 148 requests, and GitHub rounds 1.48 points down to 1 (75 PRs cost 2).
+    batch_size: int = Field(default=74, ge=1, le=100)
     comments_window: int = Field(default=10, ge=1, le=100)
     reviews_window: int = Field(default=20, ge=1, le=100)
     detail_batch: int = Field(default=30, ge=1, le=100)

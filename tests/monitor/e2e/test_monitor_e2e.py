@@ -77,11 +77,11 @@ async def test_each_round_logs_one_summary_line_without_any_author_or_text(
     async with world.monitor() as monitor, world.running(monitor):
         await world.run_for(2 * M + 50 * S)
     assert [
-        "poll round: 120 PRs in 3 batch(es), 3 badge points, 4997 points left (resets 10:00:00Z), "
+        "poll round: 120 PRs in 2 batch(es), 2 badge points, 4998 points left (resets 10:00:00Z), "
         "interval 1m",
-        "poll round: 120 PRs in 3 batch(es), 3 badge points, 4994 points left (resets 10:00:00Z), "
+        "poll round: 120 PRs in 2 batch(es), 2 badge points, 4996 points left (resets 10:00:00Z), "
         "interval 1m",
-        "poll round: 120 PRs in 3 batch(es), 3 badge points, 4991 points left (resets 10:00:00Z), "
+        "poll round: 120 PRs in 2 batch(es), 2 badge points, 4994 points left (resets 10:00:00Z), "
         "interval 1m",
     ] == lines_of(logs, "review_monitor.poll")
 
