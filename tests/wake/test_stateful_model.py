@@ -94,6 +94,7 @@ class WakeModel(RuleBasedStateMachine):
         self.seen_max = T0
         self.flood_high: datetime | None = None
         self.badge_newest: dict[str, datetime] = {}  # per connection, over every look
+        self.closings: list[datetime] = []  # when the PR was merged or closed
 
     # -- set-up ----------------------------------------------------------------------
 
@@ -202,6 +203,8 @@ class WakeModel(RuleBasedStateMachine):
     def set_state(self, state: State, poll: bool) -> None:
         self._advance(5)
         self.sim.state = state
+        if state != "OPEN":
+            self.closings.append(self.now)
         if poll:
             self._poll()
 
@@ -245,6 +248,11 @@ class WakeModel(RuleBasedStateMachine):
         assert len(finals) == len(set(finals)), finals
 
     @invariant()
+    def a_comment_pushed_out_unseen_is_never_delivered_later(self) -> None:
+        woken = {d.comment for d in self.decisions if d.outcome == "wake"}
+        assert [] == [i for i in woken if self.items[i].flood and not self.items[i].behind]
+
+    @invariant()
     def wakes_keep_the_rate_limit(self) -> None:
         times = self.wake_times
         gaps = [b - a for a, b in itertools.pairwise(times)]
@@ -262,6 +270,7 @@ class WakeModel(RuleBasedStateMachine):
         self._advance(2 * 24 * 3600)
         self._poll()
         self._advance(2 * 24 * 3600)
+        assert [] == self._late_retries()
         woken = {d.comment for d in self.decisions if d.outcome == "wake"}
         finals = {d.comment: d for d in self.decisions if d.outcome in FINAL}
         unexplained = []
@@ -273,6 +282,27 @@ class WakeModel(RuleBasedStateMachine):
                 decision = finals.get(item.id)
                 unexplained.append((item, decision))
         assert [] == unexplained
+
+    def _late_retries(self) -> list[tuple[str, datetime, datetime | None]]:
+        """Retries that ran late or never (comment, due, when it ran): after the k-th
+        failed lookup the comment is decided again at most ``retries[k-1]`` later (sooner
+        when another comment's lookup of the same login answers first), unless the PR was
+        merged or closed meanwhile (the retry pauses)."""
+        schedule = self.sim.monitor.permission_retries
+        late = []
+        by_comment: dict[str, list[Decision]] = {}
+        for d in self.decisions:
+            by_comment.setdefault(d.comment, []).append(d)
+        for comment, decided in by_comment.items():
+            retries = [n for n, d in enumerate(decided) if d.outcome == "retry"]
+            for k, n in enumerate(retries):
+                due = decided[n].at + schedule[min(k, len(schedule) - 1)]
+                if any(decided[n].at <= c <= due for c in self.closings):
+                    continue
+                ran = decided[n + 1].at if n + 1 < len(decided) else None
+                if ran is None or ran > due:
+                    late.append((comment, due, ran))
+        return late
 
     def _excuses(self, item: ModelItem, final: Decision | None) -> set[str]:
         excuses = set()
