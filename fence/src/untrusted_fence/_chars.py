@@ -103,8 +103,45 @@ _SUSPECT_RE = re.compile(f"[^{_COMMON}]++")
 _ASCII_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]++")
 
 
+# Short runs seen before (an emoji, an accented letter outside the common blocks) are looked up
+# instead of translated again: text such as a comment repeats the same few runs many times.
+_FIXED_RUNS: dict[str, str] = {}
+
+
 def _fix_run(match: re.Match[str]) -> str:
-    return _translate(match.group(), _CHARMAP, _decide)
+    run = match.group()
+    fixed = _FIXED_RUNS.get(run)
+    if fixed is None:
+        fixed = _translate(run, _CHARMAP, _decide)
+        if len(run) <= 16:
+            if len(_FIXED_RUNS) > 1 << 14:
+                _FIXED_RUNS.clear()
+            _FIXED_RUNS[run] = fixed
+    return fixed
+
+
+_PLAIN_ASCII = bytes([0x09, 0x0A, *range(0x20, 0x7F)])
+# Characters whose own decision keeps them (filled for the characters actually seen).
+_KEPT: set[str] = set()
+
+
+def _all_kept(chars: set[str]) -> bool:
+    """Whether the per-character decision keeps each of ``chars`` as it is."""
+    unknown = chars - _KEPT
+    if not unknown:
+        return True
+    if len(_KEPT) > 1 << 17:
+        _KEPT.clear()
+    kept = True
+    for char in unknown:
+        cp = ord(char)
+        if cp not in _CHARMAP:
+            _CHARMAP[cp] = _decide(cp)
+        if _CHARMAP[cp] == cp:
+            _KEPT.add(char)
+        else:
+            kept = False
+    return kept
 
 
 def clean_chars(text: str) -> str:
@@ -114,9 +151,17 @@ def clean_chars(text: str) -> str:
     points are removed before and after NFKC (removal can make new compositions); code points
     unassigned in Unicode 18.0.0 become U+FFFD; heavy brackets become plain ones.
     """
-    if text.isascii():
+    # Bytes other than TAB, LF and printable ASCII, found with one C-level pass (a regex scan
+    # costs a step per character): often there are none, or only a few distinct characters
+    # that are all kept, and then the per-character decisions change nothing.
+    raw = text.encode("utf-8", "surrogatepass")
+    rest = raw.translate(None, _PLAIN_ASCII)
+    if not rest:
+        return text
+    if len(raw) == len(text):
         return _ASCII_CONTROL_RE.sub("", text)
-    text = _SUSPECT_RE.sub(_fix_run, text)
+    if not _all_kept(set(rest.decode("utf-8", "surrogatepass"))):
+        text = _SUSPECT_RE.sub(_fix_run, text)
     while (again := normalize("NFKC", text)) != text:
         text = _SUSPECT_RE.sub(_fix_run, again)
     return text

@@ -48,7 +48,9 @@ _DEST = r"(?:<[^<>\n]*+>|[^ \t\n<>()]++)"
 _IMAGE_RE = re.compile(
     rf"!\[[^\[\]\n]*+\](?:\([ \t\n]*+(?:{_DEST})?(?:[ \t\n]++{_TITLE})?[ \t\n]*+\)|\[[^\[\]\n]*+\])"
 )
-_LINK_TAIL_RE = re.compile(rf"(?<=\])\([ \t\n]*+(?:{_DEST})?(?:[ \t\n]++{_TITLE})?[ \t\n]*+\)")
+# A link's "(destination title)" after the "]" (the match includes the "]", which is not
+# hidden; starting on a literal instead of a lookbehind lets the engine skip ahead quickly).
+_LINK_TAIL_RE = re.compile(rf"\]\([ \t\n]*+(?:{_DEST})?(?:[ \t\n]++{_TITLE})?[ \t\n]*+\)")
 _CONTAINER = r"^(?:[ \t]{0,3}+>[ \t]?+)*+[ \t]{0,3}+"
 _NEXT = r"(?:\n(?:[ \t]{0,3}+>[ \t]?+)*+)?[ \t]*+"
 _LINK_DEF_RE = re.compile(
@@ -266,7 +268,8 @@ def hidden_spans(text: str) -> list[tuple[int, int]]:
         ]
     if "](" in text or "![" in text:
         spans += [m.span() for m in _IMAGE_RE.finditer(text) if not code.contains(m.start())]
-        spans += [m.span() for m in _LINK_TAIL_RE.finditer(text) if not code.contains(m.start())]
+        tails = [(m.start() + 1, m.end()) for m in _LINK_TAIL_RE.finditer(text)]
+        spans += [tail for tail in tails if not code.contains(tail[0])]
     if "]:" in text:
         spans += [m.span() for m in _LINK_DEF_RE.finditer(text) if not code.contains(m.start())]
         spans += _footnotes(text, code)
