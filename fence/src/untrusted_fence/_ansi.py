@@ -58,8 +58,18 @@ def blank_out(text: str) -> str:
     return "\n".join(["x" * len(line) for line in text.split("\n")])
 
 
+def _has_trigger(text: str) -> bool:
+    """``_TRIGGER_RE.search(text) is not None``, mostly without a regex scan: the C1
+    introducers are U+0090-U+009F, whose UTF-8 form starts with the byte 0xC2."""
+    if "\x1b" in text:
+        return True
+    if text.isascii() or b"\xc2" not in text.encode("utf-8", "surrogatepass"):
+        return False
+    return _TRIGGER_RE.search(text) is not None
+
+
 def strip_ansi(text: str) -> AnsiResult:
-    if _TRIGGER_RE.search(text) is None:
+    if not _has_trigger(text):
         return AnsiResult(text, (), text)
     if (
         not any(c in text for c in _C1)

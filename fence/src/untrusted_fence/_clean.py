@@ -15,10 +15,21 @@ _SURROGATE_RE = re.compile("[\ud800-\udfff]")
 _MAX_STEPS = 4
 
 
+def _has_surrogate(text: str) -> bool:
+    # A strict encode fails exactly on lone surrogates, and is much cheaper than a regex scan.
+    if text.isascii():
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
 def _normalise_newlines(text: str) -> str:
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return _SURROGATE_RE.sub("\ufffd", text)
+    return _SURROGATE_RE.sub("\ufffd", text) if _has_surrogate(text) else text
 
 
 def _mask(text: str, spans: list[tuple[int, int]]) -> str:
@@ -85,11 +96,6 @@ def _step(text: str) -> str:
     return neutralise(tidy_whitespace("".join(cleaned)))
 
 
-# A hidden mark whose content is empty or starts or ends with whitespace: _render_hidden would
-# not give it back unchanged.  ``\s`` is ``str.isspace``, the whitespace ``str.strip`` removes.
-_UNSTRIPPED_MARK_RE = re.compile(f"{re.escape(MARK_OPEN)}(?:{MARK_CLOSE}|\\s)|\\s{MARK_CLOSE}")
-
-
 def _settled(text: str) -> bool:
     """Whether ``_step(text) == text``, decided without running the whole step (a sufficient
     condition: False only means "not proven").
@@ -110,8 +116,12 @@ def _settled(text: str) -> bool:
     count = len(atoms)
     if text.count(MARK_OPEN[0]) != count or text.count(MARK_CLOSE) != count:
         return False
-    if count and _UNSTRIPPED_MARK_RE.search(text) is not None:
-        return False
+    # _render_hidden gives a mark back unchanged only when its content is non-empty and
+    # stripped (the marks are the step's atoms, so each one is rendered again).
+    inner = len(MARK_OPEN)
+    for start, end in atoms:
+        if end - start == inner + 1 or text[start + inner].isspace() or text[end - 2].isspace():
+            return False
     pieces = text.replace(MARK_OPEN, _SEPARATOR).replace(MARK_CLOSE, _SEPARATOR)
     if clean_chars(pieces) != pieces or tidy_whitespace(text) != text:
         return False

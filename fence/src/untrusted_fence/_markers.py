@@ -107,12 +107,13 @@ class _Detector:
         bounds = [_compact(view(b)) for b in _BOUNDS]
         self.view = view
         self.keyword = rules[0]
-        self.combo = re.compile(
-            "(?:" + "|".join(map(re.escape, bounds)) + ")"
-            + f"(?:{re.escape(view('of'))})?(?:{re.escape(view('the'))})?"
+        # One regex per bound word, each starting with that literal word, so the engine skips
+        # ahead to its occurrences (an alternation of literals is tried at every position).
+        tail = (
+            f"(?:{re.escape(view('of'))})?(?:{re.escape(view('the'))})?"
             + "(?:" + "|".join(map(re.escape, compact)) + ")"
         )  # fmt: skip
-        self.nouns = compact
+        self.combos = [re.compile(re.escape(b) + tail) for b in bounds]
         self.own = _compact(view("untrusted")) + _compact(view("fence"))
         self.bounds = bounds
         self.full = full
@@ -125,8 +126,8 @@ class _Detector:
         compact = _compact(view)
         if self.own in compact:
             return True
-        nouns = any(n in compact for n in self.nouns)
-        if nouns and self.combo.search(compact) and self.keyword.search(view):
+        combo = any(rx.search(compact) for rx in self.combos)
+        if combo and self.keyword.search(view):
             return True
         if not self.full:
             return False
