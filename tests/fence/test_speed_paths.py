@@ -79,3 +79,12 @@ def test_trigger_prefilter_equals_the_trigger_regex(text: str) -> None:
 @given(char_text)
 def test_surrogate_prefilter_equals_the_surrogate_regex(text: str) -> None:
     assert (_clean._SURROGATE_RE.search(text) is not None) == _clean._has_surrogate(text)
+
+
+@given(st.lists(st.sampled_from(["a", "b\u0415", "rn\u00df", "x\n"]), min_size=1, max_size=8))
+def test_remembered_views_of_long_texts_equal_fresh_ones(seeds: list[str]) -> None:
+    # Long texts (the memo only keeps those), asked for in an order that revisits old ones.
+    texts = [seed * 3000 for seed in seeds + seeds[::-1] + seeds]
+    for view in (_chars.fold, _chars.casefold):
+        fresh = view.__wrapped__  # type: ignore[attr-defined]
+        assert [fresh(t) for t in texts] == [view(t) for t in texts]

@@ -7,6 +7,7 @@ a short character class; only runs outside it go through a memoised per-code-poi
 
 from __future__ import annotations
 
+import functools
 import re
 from bisect import bisect_right
 from collections.abc import Callable
@@ -231,6 +232,29 @@ _ASCII_FOLD_BYTES = bytes(
 _ASCII_EXPANDING = [(chr(c), _fold_char(c)) for c in range(128) if len(_fold_char(c)) != 1]
 
 
+_LONG = 4096
+_Fn = Callable[[str], str]
+
+
+def _remember_long(fn: _Fn) -> _Fn:
+    """``fn`` with its results for the last two long inputs kept: one fence call computes the
+    same view of the same long text twice (marker detection, then the nonce check)."""
+    recent: list[tuple[str, str]] = []
+
+    def remembered(text: str) -> str:
+        if len(text) < _LONG:
+            return fn(text)
+        for seen, result in recent:
+            if seen is text or seen == text:
+                return result
+        result = fn(text)
+        recent[:] = [(text, result), *recent[:1]]
+        return result
+
+    return functools.wraps(fn)(remembered)
+
+
+@_remember_long
 def fold(text: str) -> str:
     """A lossy detection view: lookalikes (UTS #39 skeleton), case and combining marks folded.
 
@@ -282,6 +306,7 @@ def _fold_line(line: str) -> str:
     return "".join(parts)
 
 
+@_remember_long
 def casefold(text: str) -> str:
     """``str.casefold``, with a fast path for ASCII (where it is ``lower``)."""
     if text.isascii():
