@@ -60,23 +60,41 @@ def test_gap_read_flood_and_delete_does_not_redeliver(make_sim: MakeSim, at: At)
     assert [("wake", "writer")] == outcomes(sim, "IC_old")
 
 
-def test_same_badge_on_a_timer_does_not_read_the_gap_again(make_sim: MakeSim, at: At) -> None:
+def test_gap_is_read_again_only_while_a_late_listing_could_hide_behind_the_window(
+    make_sim: MakeSim, at: At
+) -> None:
+    """GitHub may list a comment up to floor_lag late, so a look less than floor_lag after
+    the last one reads behind a full window again; a later one does not."""
+    sim = make_sim()
+    sim.flood("IC_f", 12, "mallory", at(0))
+    reads = []
+    for t in (20, 120, 330, 400):
+        sim.poll(at(t))
+        reads.append(len(sim.gap_reads))
+    assert [1, 2, 3, 3] == reads
+
+
+def test_a_timer_step_reads_the_gap_too_while_a_late_listing_could_hide(
+    make_sim: MakeSim, at: At
+) -> None:
     sim = make_sim()
     sim.lookup_failures["bob"] = 1
     sim.flood("IC_f", 15, "mallory", at(10))
     sim.comment("IC_after", "bob", at(30), "Please rebase.")
     sim.poll(at(60))
     sim.tick(at(120))
-    assert (1, ["IC_after"]) == (len(sim.gap_reads), sim.woken())
+    assert (2, ["IC_after"]) == (len(sim.gap_reads), sim.woken())
 
 
-def test_listing_continuous_with_the_last_look_needs_no_gap_read(make_sim: MakeSim, at: At) -> None:
+def test_a_second_gap_read_stops_where_the_last_look_saw_everything(
+    make_sim: MakeSim, at: At
+) -> None:
     sim = make_sim()
     sim.flood("IC_f", 12, "mallory", at(0))
-    sim.poll(at(20))
-    sim.flood("IC_g", 5, "mallory", at(30))
-    sim.poll(at(60))
-    assert 1 == len(sim.gap_reads)
+    sim.poll(at(250))
+    sim.poll(at(400))
+    # Everything created before the 250 s look less floor_lag was listed by then.
+    assert at(250) - sim.config.floor_lag == sim.gap_reads[-1].stop
 
 
 def test_gap_pages_zero_reads_no_gap(make_sim: MakeSim, at: At) -> None:

@@ -18,9 +18,10 @@ are handled above it, it rises until that many remain, so the id set stays bound
 a flood-and-delete can never replay a forgotten comment.
 
 Floods.  A connection that came back full (``has_previous_page``) is whole only from
-its oldest listed item.  When that is after the floor, and after everything the last
-step listed (so the listing is not continuous with what was seen), the core asks for
-a gap read back to the floor, bounded by ``gap_pages``.  When the gap cannot be read
+its oldest listed item.  When that is after the floor, and not continuous with what the
+last look saw for good (everything it listed, less the ``floor_lag`` in which GitHub may
+still list a comment late), the core asks for a gap read back to where that look saw
+everything, and never below the floor, bounded by ``gap_pages``.  When the gap cannot be read
 (``gap_pages = 0``, the seed's behaviour) or the bound is hit, the new comments listed
 are decided first, and only then does the floor rise to where the listing is whole,
 stopping just below the oldest comment decided in this step (P8): a comment listed but
@@ -212,6 +213,7 @@ def _baseline(ctx: _Ctx, mark: WakeMark) -> Step:
         floor=floor,
         handled=kept,
         comments_seen_to=_newest(status.comments, None),
+        listed_at=ctx.now,
         reviews_seen_to=_newest(status.reviews, None),
         active=ctx.eligible,
         own_posts=_own_post_state(ctx, mark),
@@ -298,6 +300,7 @@ def _look(ctx: _Ctx, mark: WakeMark, rng: random.Random | None) -> Step:
         floor=new_floor,
         handled=kept,
         comments_seen_to=_newest(ctx.status.comments, mark.comments_seen_to),
+        listed_at=ctx.now,
         reviews_seen_to=_newest(ctx.status.reviews, mark.reviews_seen_to),
         wakes=wakes,
         held=tuple(held),
@@ -330,14 +333,17 @@ def _listing(ctx: _Ctx, mark: WakeMark) -> tuple[list[BadgeItem], list[GapNeed],
         for item in (*(gap.items if gap is not None else ()), *listed):
             items[item.id] = item
         oldest = _oldest_if_full(listed, page)
-        if oldest is None or _continuous(oldest, mark.floor, seen_to):
+        settled = None if mark.listed_at is None else mark.listed_at - ctx.config.floor_lag
+        if oldest is None or _continuous(oldest, mark.floor, seen_to, settled):
             continue
         if gap is not None:
             if not gap.complete:
                 reached = min((i.created_at for i in gap.items), default=oldest)
                 whole.append(min(gap.reached or reached, reached, oldest))
         elif mark.floor is not None and ctx.config.gap_pages > 0 and page.start_cursor:
-            stop = _max_time(mark.floor, seen_to)
+            # Below ``seen_to`` and ``settled`` the last look saw everything; above either,
+            # a comment pushed out or listed late may hide behind the full window.
+            stop = _max_time(mark.floor, _min_time(seen_to, settled) if settled else None)
             assert stop is not None
             needs.append(GapNeed(name, page.start_cursor, stop, ctx.config.gap_pages))
         else:
@@ -346,14 +352,26 @@ def _listing(ctx: _Ctx, mark: WakeMark) -> tuple[list[BadgeItem], list[GapNeed],
         # A badge without page info: trust its own "whole from" time, as the seed did.
         pcf = status.person_comments_from
         seen = _max_time(mark.comments_seen_to, mark.reviews_seen_to)
-        if pcf is not None and not _continuous(pcf, mark.floor, seen):
+        settled = None if mark.listed_at is None else mark.listed_at - ctx.config.floor_lag
+        if pcf is not None and not _continuous(pcf, mark.floor, seen, settled):
             whole.append(pcf)
     return list(items.values()), needs, max(whole, default=None)
 
 
-def _continuous(oldest: datetime, floor: datetime | None, seen_to: datetime | None) -> bool:
-    """The listing reaches back to the floor, or to what the last step saw."""
-    return (floor is not None and oldest <= floor) or (seen_to is not None and oldest <= seen_to)
+def _continuous(
+    oldest: datetime, floor: datetime | None, seen_to: datetime | None, settled: datetime | None
+) -> bool:
+    """The listing reaches back to the floor, or to what the last look saw for good.
+
+    GitHub may list a comment up to ``floor_lag`` after its creation (the grace the
+    floor keeps), so what the last look saw covers the gap behind a full window only up
+    to ``settled`` (that look's time less ``floor_lag``); a comment created later may
+    have been listed late, behind the window, after that look.  ``settled`` None: the
+    mark predates ``listed_at``, and only the floor counts.
+    """
+    if floor is not None and oldest <= floor:
+        return True
+    return seen_to is not None and settled is not None and oldest <= min(seen_to, settled)
 
 
 # -- the rules -----------------------------------------------------------------------
@@ -559,6 +577,12 @@ def _max_time(a: datetime | None, b: datetime | None) -> datetime | None:
     if a is None:
         return b
     return a if b is None else max(a, b)
+
+
+def _min_time(a: datetime | None, b: datetime | None) -> datetime | None:
+    if a is None:
+        return b
+    return a if b is None else min(a, b)
 
 
 def _own_post_state(ctx: _Ctx, mark: WakeMark) -> bytes:

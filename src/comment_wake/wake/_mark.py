@@ -57,6 +57,9 @@ class WakeMark(msgspec.Struct, frozen=True, kw_only=True):
     # whole back to these is continuous with what was seen before.
     comments_seen_to: datetime | None = None
     reviews_seen_to: datetime | None = None
+    # When that step looked.  GitHub may list a comment up to ``floor_lag`` late, so a
+    # full window is continuous with that look only below ``listed_at - floor_lag``.
+    listed_at: datetime | None = None
     wakes: tuple[datetime, ...] = ()  # this PR's wake times, oldest first
     held: tuple[Held, ...] = ()
     held_until: datetime | None = None  # when the rate limit lets the held ones go
