@@ -121,7 +121,7 @@ class World:
         self.stranger = STRANGER
         self.write_config()
 
-    def write_config(self, extra: str = "") -> None:
+    def write_config(self, extra: str = "", *, poll: str = "1s") -> None:
         self.config.write_text(
             f"""
 log_level = "info"
@@ -129,7 +129,7 @@ log_level = "info"
 api_url = "{self.base_url}"
 timeout = "5s"
 [monitor]
-poll_interval = "1s"
+poll_interval = "{poll}"
 [wake]
 wake_min_gap = "1s"
 floor_lag = "5s"
@@ -162,7 +162,7 @@ reaction_backoff_cap = "2s"
             registry.add_orchestrator("orch", InboxSpec())
             registry.bind(WORKER, PR, orchestrator="orch", publisher=InboxSpec())
 
-    def start(self, *args: str) -> DaemonProcess:
+    def start(self, *args: str, env: dict[str, str] | None = None) -> DaemonProcess:
         proc = subprocess.Popen(
             [
                 sys.executable,
@@ -175,7 +175,7 @@ reaction_backoff_cap = "2s"
                 str(self.state_dir),
                 *args,
             ],
-            env=self.env(),
+            env=env or self.env(),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
