@@ -105,8 +105,13 @@ def _pass_evidence(rule: str, r: DecisionRecord) -> str:
     if rule == "own-post":
         if r.viewer_did_author is False:
             return "GitHub says the token's login did not write it"
-        if r.viewer_did_author:
-            return "written with the token's login, but no transcript post explains it"
+        # The matcher is asked only about comments written with the token's login.
+        if r.viewer_did_author or r.own_post:
+            said = f": {r.own_post}" if r.own_post else " (the matcher's answer was not recorded)"
+            return (
+                "written with the token's login, but no post in the worker's transcripts "
+                f"explains it{said}"
+            )
     if rule == "write-access":
         return _permission(r)
     if rule == "rate-limit":

@@ -20,7 +20,7 @@ import anyio
 import anyio.to_thread
 import msgspec
 
-from comment_wake.service import LISTENER_NAME
+from comment_wake.service import LISTENER_NAME, NO_EVIDENCE
 from comment_wake.wake import Decision, LogLine, MarkError, WakeConfig, WakeMark, decode_mark
 from review_monitor import (
     BadgeItem,
@@ -129,7 +129,10 @@ class RecordingSink:
     # -- the WakeSink protocol ---------------------------------------------------------
 
     def decided(
-        self, decisions: Sequence[Decision], created: Mapping[str, datetime] | None = None
+        self,
+        decisions: Sequence[Decision],
+        created: Mapping[str, datetime] | None = None,
+        evidence: Mapping[str, str] = NO_EVIDENCE,
     ) -> None:
         for d in decisions:
             self.decisions += 1
@@ -137,6 +140,8 @@ class RecordingSink:
             # Ids, outcome and reason only: never the author or any text of the comment.
             _wake_log.info("%s %s: %s (%s)%s", d.pr, d.comment, d.outcome, d.reason, detail)
             record = self._record(d)
+            if d.comment in evidence:
+                record = msgspec.structs.replace(record, own_post=evidence[d.comment])
             if record.created_at is None and created is not None and d.comment in created:
                 record = msgspec.structs.replace(record, created_at=created[d.comment])
             self._queue.append(record)

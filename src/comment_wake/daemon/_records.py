@@ -4,8 +4,9 @@ Every decision the wake core makes is kept as an application record (one namespa
 pull request, ``comment-wake/decisions/HOST/owner/name#N``, keyed ``COMMENT/TIME/OUTCOME``)
 so ``comment-wake explain`` and ``status`` can answer from the store alone.  A record
 carries what the rules used: the comment's author and kind as the badge listed them, the
-permission answer (or the failed lookup) with its time, the own-post verdict's explanation
-(in ``detail``, which names the transcript file and line), and the PR's rate-limit state.
+permission answer (or the failed lookup) with its time, the own-post matcher's explanation
+(in ``own_post``, and in ``detail`` when it stopped the comment; it names the transcript
+file and line, never the comment's text), and the PR's rate-limit state.
 Records are written after the step's own transaction, by a background writer: they are
 evidence, never state, so a crash can lose the last few but never a wake.  The daemon's
 periodic prune deletes them with everything else after ``prune_after``.
@@ -83,6 +84,7 @@ class DecisionRecord(msgspec.Struct, frozen=True, kw_only=True):
     rate: RateEvidence | None = None
     worker: str | None = None
     notice_key: str | None = None
+    own_post: str | None = None  # the own-post matcher's explanation, when it judged it
 
 
 _encoder = msgspec.json.Encoder()

@@ -26,7 +26,7 @@ import anyio
 import anyio.lowlevel
 
 from comment_wake.ownpost import TranscriptSource
-from comment_wake.service import LISTENER_NAME, CommentWake
+from comment_wake.service import LISTENER_NAME, NO_EVIDENCE, CommentWake
 from comment_wake.wake import NOTICE_KIND, Binding, Decision, LogLine
 from review_monitor import (
     GitHubClient,
@@ -86,7 +86,13 @@ class _Sink:
     ) -> None:
         self.lines.append(Line(type_, at, fields, len(self.lines), created))
 
-    def decided(self, decisions: Sequence[Decision], created: Mapping[str, datetime]) -> None:
+    def decided(
+        self,
+        decisions: Sequence[Decision],
+        created: Mapping[str, datetime],
+        evidence: Mapping[str, str] = NO_EVIDENCE,
+    ) -> None:
+        # The replay's output contract has no own-post evidence: ``evidence`` is not shown.
         for d in decisions:
             fields = {
                 "pr": str(d.pr),

@@ -5,7 +5,7 @@ task serves the permission-retry and rate-limit timers.  Bindings and transcript
 from a ``BindingSource``; decisions, wakes and log lines go to a ``WakeSink``.
 """
 
-from ._ports import BindingSource, WakeSink
+from ._ports import NO_EVIDENCE, BindingSource, WakeSink
 from ._service import LISTENER_NAME, CommentWake
 
-__all__ = ["LISTENER_NAME", "BindingSource", "CommentWake", "WakeSink"]
+__all__ = ["LISTENER_NAME", "NO_EVIDENCE", "BindingSource", "CommentWake", "WakeSink"]

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
+from types import MappingProxyType
 from typing import Protocol
 
 from comment_wake.ownpost import TranscriptSource
 from comment_wake.wake import Binding, Decision, LogLine
 from review_monitor import Notice, PrRef
 
-__all__ = ["BindingSource", "WakeSink"]
+__all__ = ["NO_EVIDENCE", "BindingSource", "WakeSink"]
+
+NO_EVIDENCE: Mapping[str, str] = MappingProxyType({})
+"""The default of ``WakeSink.decided``'s ``evidence``: nothing beyond the decisions."""
 
 
 class BindingSource(Protocol):
@@ -30,10 +34,18 @@ class WakeSink(Protocol):
     them; the daemon records them for ``explain``).  Nothing is told before its commit.
 
     ``decided`` gets each decided comment's creation time by id, for output that orders
-    the decisions of one instant by creation time across steps.
+    the decisions of one instant by creation time across steps, and ``evidence``: the
+    own-post matcher's explanation by id for each decided comment it judged in this step
+    (own or not; it names transcript files and lines, never the comment's text), so a
+    comment written with the token's login that was judged not the worker's can say why.
     """
 
-    def decided(self, decisions: Sequence[Decision], created: Mapping[str, datetime]) -> None: ...
+    def decided(
+        self,
+        decisions: Sequence[Decision],
+        created: Mapping[str, datetime],
+        evidence: Mapping[str, str] = NO_EVIDENCE,
+    ) -> None: ...
 
     def woke(self, at: datetime, notice: Notice, comments: Sequence[str]) -> None: ...
 

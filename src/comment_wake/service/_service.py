@@ -205,7 +205,7 @@ class CommentWake:
             if mark is None or not _unfinished(binding, mark):
                 return None
             closed = finish(binding, mark, None, config=self._config, now=now)
-            return await self._commit(pr, stored, closed, _created(None, Facts(), mark), now)
+            return await self._commit(pr, stored, closed, _created(None, Facts(), mark), {}, now)
         stepped, facts = await self._steps(binding, mark, status, now)
         if stepped is None:
             return None
@@ -214,7 +214,8 @@ class CommentWake:
             stepped = msgspec.structs.replace(
                 stepped, mark=closing.mark, decisions=(*stepped.decisions, *closing.decisions)
             )
-        return await self._commit(pr, stored, stepped, _created(status, facts, mark), now)
+        created = _created(status, facts, mark)
+        return await self._commit(pr, stored, stepped, created, _evidence(stepped, facts), now)
 
     async def _steps(
         self, binding: Binding, mark: WakeMark | None, status: PrStatus, now: datetime
@@ -250,6 +251,7 @@ class CommentWake:
         stored: Mark | None,
         result: Step,
         created: Mapping[str, datetime],
+        evidence: Mapping[str, str],
         now: datetime,
     ) -> Step:
         """Write the mark and enqueue the notices in one transaction, then tell the sink:
@@ -259,15 +261,20 @@ class CommentWake:
             await self._store.commit(
                 pr, self.name, mark=(MARK_VERSION, blob), notices=result.notices, at=now
             )
-        self._tell(pr, result, created, now)
+        self._tell(pr, result, created, evidence, now)
         self._schedule(pr, result.mark)
         return result
 
     def _tell(
-        self, pr: PrRef, result: Step, created: Mapping[str, datetime], now: datetime
+        self,
+        pr: PrRef,
+        result: Step,
+        created: Mapping[str, datetime],
+        evidence: Mapping[str, str],
+        now: datetime,
     ) -> None:
         if result.decisions:
-            self._sink.decided(result.decisions, created)
+            self._sink.decided(result.decisions, created, evidence=evidence)
         for notice in result.notices:
             woken = [d.comment for d in result.decisions if d.outcome == "wake"]
             self._sink.woke(now, notice, woken)
@@ -362,6 +369,16 @@ class CommentWake:
 def _unfinished(binding: Binding, mark: WakeMark) -> bool:
     """No longer bound, yet the mark still holds comments that wait for a wake or a retry."""
     return not binding.is_bound and bool(mark.held or mark.pending)
+
+
+def _evidence(result: Step, facts: Facts) -> dict[str, str]:
+    """The own-post matcher's explanation for each comment this step decided."""
+    found: dict[str, str] = {}
+    for d in result.decisions:
+        verdict = facts.own_posts.get(d.comment)
+        if verdict is not None:
+            found[d.comment] = verdict.explanation
+    return found
 
 
 def _created(status: PrStatus | None, facts: Facts, mark: WakeMark | None) -> dict[str, datetime]:

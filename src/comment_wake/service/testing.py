@@ -32,6 +32,7 @@ from review_monitor import (
 )
 from review_monitor.testing import FakeGitHub, VirtualClock
 
+from ._ports import NO_EVIDENCE
 from ._service import CommentWake
 
 __all__ = ["RecordingSink", "ServiceRig", "StaticBindings", "Told"]
@@ -47,6 +48,7 @@ class Told:
     at: datetime
     decision: Decision | None = None
     created: datetime | None = None
+    evidence: str | None = None  # the own-post matcher's explanation, when it judged it
     notice: Notice | None = None
     comments: tuple[str, ...] = ()
     pr: PrRef | None = None
@@ -59,9 +61,22 @@ class RecordingSink:
 
     told: list[Told] = field(default_factory=list)
 
-    def decided(self, decisions: Sequence[Decision], created: Mapping[str, datetime]) -> None:
+    def decided(
+        self,
+        decisions: Sequence[Decision],
+        created: Mapping[str, datetime],
+        evidence: Mapping[str, str] = NO_EVIDENCE,
+    ) -> None:
         for d in decisions:
-            self.told.append(Told("decided", d.at, decision=d, created=created.get(d.comment)))
+            self.told.append(
+                Told(
+                    "decided",
+                    d.at,
+                    decision=d,
+                    created=created.get(d.comment),
+                    evidence=evidence.get(d.comment),
+                )
+            )
 
     def woke(self, at: datetime, notice: Notice, comments: Sequence[str]) -> None:
         self.told.append(Told("woke", at, notice=notice, comments=tuple(comments)))
