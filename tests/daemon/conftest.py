@@ -121,7 +121,7 @@ class World:
         self.stranger = STRANGER
         self.write_config()
 
-    def write_config(self, extra: str = "", *, poll: str = "1s") -> None:
+    def write_config(self, extra: str = "", *, poll: str = "1s", gap: str = "1s") -> None:
         self.config.write_text(
             f"""
 log_level = "info"
@@ -131,7 +131,7 @@ timeout = "5s"
 [monitor]
 poll_interval = "{poll}"
 [wake]
-wake_min_gap = "1s"
+wake_min_gap = "{gap}"
 floor_lag = "5s"
 [delivery]
 poll_interval = "1s"

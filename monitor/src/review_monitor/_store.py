@@ -264,6 +264,15 @@ class SyncStore:
             ).fetchone()
         return None if row is None else Mark(int(row[0]), bytes(row[1]))
 
+    def marked_prs(self, listener: str) -> tuple[PrRef, ...]:
+        """Every PR that has a mark for ``listener``, watched or not, sorted (a listener
+        that keeps work in its marks finds it again after a restart this way)."""
+        with self._read() as c:
+            rows = c.execute(
+                "SELECT host, owner, name, number FROM marks WHERE listener = ?", (listener,)
+            ).fetchall()
+        return tuple(sorted(PrRef(host=r[0], owner=r[1], name=r[2], number=r[3]) for r in rows))
+
     def commit(
         self,
         pr: PrRef,
@@ -802,6 +811,9 @@ class Store:
 
     async def load_mark(self, pr: PrRef, listener: str) -> Mark | None:
         return await self._run(self.sync.load_mark, pr, listener)
+
+    async def marked_prs(self, listener: str) -> tuple[PrRef, ...]:
+        return await self._run(self.sync.marked_prs, listener)
 
     async def commit(
         self,

@@ -294,6 +294,7 @@ class Daemon:
                 tg.start_soon(sink.run, monitor.store.sync)
                 tg.start_soon(delivery.run)
                 await self._refresh_watches(monitor)
+                await self._finish_unwatched(wake, monitor)
                 if c.webhook.enabled:
                     await self._start_hints(tg, monitor)
                 tg.start_soon(self._housekeeping, monitor)
@@ -305,6 +306,24 @@ class Daemon:
                     ", dry run" if self.dry_run else "",
                 )
                 self.ready.set()
+
+    async def _finish_unwatched(self, wake: CommentWake, monitor: Monitor) -> None:
+        """Look once at every PR whose wake mark outlived its watch: held comments and
+        pending retries there wait on timers, which only a poll rebuilds after a restart,
+        and an unwatched PR is never polled; the look lets the core decide them."""
+        try:
+            marked = await monitor.store.marked_prs(wake.name)
+        except Exception as exc:
+            _log.warning("could not list the PRs with a wake mark: %s", type(exc).__name__)
+            return
+        watched = set(self._watched)
+        for pr in marked:
+            if pr in watched:
+                continue
+            try:
+                await wake.look(pr, self.clock.now())
+            except Exception as exc:
+                _log.error("a look at unwatched %s failed: %s", pr, type(exc).__name__)
 
     async def _start_hints(self, tg: anyio.abc.TaskGroup, monitor: Monitor) -> None:
         secret = load_secret(self.config.webhook, self._environ)
