@@ -1,16 +1,13 @@
 """Cases found while proving the core (the mutation script and the stateful model test).
 
-A known bug is pinned as a strict xfail: it reports ``xfailed`` until the core is fixed,
-then fails as ``XPASS(strict)`` so the marker (and the matching allowance in
-``test_stateful_model.py``) is removed with the fix.
+The first was a bug the stateful model test found (fixed in 9b75e5a): a comment listed
+late behind a full window of comments already seen was never read.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-
-import pytest
 
 from comment_wake.wake.testing import WakeSim
 
@@ -23,12 +20,6 @@ def list_by_creation_time(sim: WakeSim) -> None:
     sim.items = dict(sorted(sim.items.items(), key=lambda kv: kv[1].item.created_at))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known bug: a listing whose oldest item is at or before the newest item seen at "
-    "the last look counts as continuous, so a comment listed late (inside floor_lag) behind "
-    "a full window of comments already seen is never read by the gap read",
-)
 def test_comment_listed_late_behind_a_full_window_already_seen_is_still_delivered(
     make_sim: MakeSim, at: At
 ) -> None:

@@ -20,10 +20,6 @@ the losses the rules allow:
 * ``lookup``: its author's lookups were made to fail at least once more than the
   retry schedule allows.
 
-One more allowance is a known bug, not a rule: a comment listed late behind a full
-window of comments already seen (``ModelItem.behind``); it is pinned as a strict xfail
-in ``test_mutation_guards.py`` and must be removed with the fix.
-
 Safety holds after every step: no comment is delivered twice, nothing but a writer's
 comment (not a bot's, a non-writer's, a verdict, a blank comment or the worker's own
 post) is ever delivered, no comment gets two final decisions, and the wakes keep the
@@ -71,7 +67,6 @@ class ModelItem:
     reached: bool = False  # some poll had it within the window plus the gap bound
     flood: bool = False
     late: bool = False
-    behind: bool = False  # listed late behind a full window already seen (known bug)
     fail_budget: int = 0  # lookups of its author made to fail since it was written
     excuses: set[str] = field(default_factory=set)
 
@@ -93,8 +88,7 @@ class WakeModel(RuleBasedStateMachine):
         self.seen_created: list[datetime] = []
         self.seen_max = T0
         self.flood_high: datetime | None = None
-        self.badge_newest: dict[str, datetime] = {}  # per connection, over every look
-        self.closings: list[datetime] = []  # when the PR was merged or closed
+        self.states: list[tuple[datetime, State]] = [(T0, "OPEN")]  # the PR's state changes
 
     # -- set-up ----------------------------------------------------------------------
 
@@ -203,8 +197,7 @@ class WakeModel(RuleBasedStateMachine):
     def set_state(self, state: State, poll: bool) -> None:
         self._advance(5)
         self.sim.state = state
-        if state != "OPEN":
-            self.closings.append(self.now)
+        self.states.append((self.now, state))
         if poll:
             self._poll()
 
@@ -250,7 +243,7 @@ class WakeModel(RuleBasedStateMachine):
     @invariant()
     def a_comment_pushed_out_unseen_is_never_delivered_later(self) -> None:
         woken = {d.comment for d in self.decisions if d.outcome == "wake"}
-        assert [] == [i for i in woken if self.items[i].flood and not self.items[i].behind]
+        assert [] == [i for i in woken if self.items[i].flood]
 
     @invariant()
     def wakes_keep_the_rate_limit(self) -> None:
@@ -297,12 +290,18 @@ class WakeModel(RuleBasedStateMachine):
             retries = [n for n, d in enumerate(decided) if d.outcome == "retry"]
             for k, n in enumerate(retries):
                 due = decided[n].at + schedule[min(k, len(schedule) - 1)]
-                if any(decided[n].at <= c <= due for c in self.closings):
+                if not self._open_throughout(decided[n].at, due):
                     continue
                 ran = decided[n + 1].at if n + 1 < len(decided) else None
                 if ran is None or ran > due:
                     late.append((comment, due, ran))
         return late
+
+    def _open_throughout(self, start: datetime, end: datetime) -> bool:
+        """The PR was open from ``start`` to ``end``, whether or not the core had seen it."""
+        before = [state for at, state in self.states if at <= start]
+        during = [state for at, state in self.states if start < at <= end]
+        return all(state == "OPEN" for state in [before[-1], *during])
 
     def _excuses(self, item: ModelItem, final: Decision | None) -> set[str]:
         excuses = set()
@@ -312,10 +311,6 @@ class WakeModel(RuleBasedStateMachine):
             excuses.add("flood")
         if item.late:
             excuses.add("late")
-        if item.behind:
-            # KNOWN BUG, pinned by test_mutation_guards.py (strict xfail): a comment listed
-            # late behind a full window already seen is never read.  Remove with the fix.
-            excuses.add("known-bug-behind-seen-window")
         retries = len(self.sim.monitor.permission_retries)
         if final is not None and final.reason == "lookup-failed" and item.fail_budget > retries:
             excuses.add("lookup")
@@ -376,20 +371,13 @@ class WakeModel(RuleBasedStateMachine):
         ):
             listed = [i for i, s in self.sim.items.items() if s.item.kind == kind]
             reach = window + 100 * self.config.gap_pages
-            shown = [self.sim.items[i].item.created_at for i in listed[-window:]]
-            seen = self.badge_newest.get(kind)
-            behind = len(listed) > window and seen is not None and shown[0] <= seen
             for depth, item_id in enumerate(reversed(listed)):
                 item = self.items[item_id]
-                if depth >= window and not item.reached and behind:
-                    item.behind = True
                 if depth < reach:
                     item.reached = True
                 elif not item.reached:
                     item.flood = True
                     overflow = True
-            if shown:
-                self.badge_newest[kind] = max([*shown, *([seen] if seen else [])])
         if overflow:
             newest = max(s.item.created_at for s in self.sim.items.values())
             self.flood_high = newest if self.flood_high is None else max(self.flood_high, newest)
