@@ -1,4 +1,4 @@
-"""``comment-wake run | status | explain | doctor``.
+"""``comment-wake run | status | explain | doctor | unpark``.
 
 ``run`` is the daemon (until SIGTERM or SIGINT; exit 0 after a clean stop, 1 when another
 daemon owns the store or the daemon fails, 2 for a configuration or token problem).
@@ -103,6 +103,18 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     _common(doctor)
     doctor.set_defaults(handler=_doctor)
 
+    unpark = subparsers.add_parser(
+        "unpark",
+        help="send a worker's parked notices again (after fixing its publisher)",
+        description="A notice a publisher refused (bad configuration) is parked, never "
+        "retried on its own.  Once the binding is fixed, this puts the worker's parked "
+        "notices back at the head of its queue; a running daemon sends them within its "
+        "delivery poll interval.",
+    )
+    _common(unpark)
+    unpark.add_argument("worker", metavar="WORKER", help="the worker (or orchestrator) id")
+    unpark.set_defaults(handler=_unpark)
+
 
 def _load(args: argparse.Namespace, name: str) -> tuple[AppConfig, Path] | None:
     try:
@@ -173,6 +185,22 @@ def _status(args: argparse.Namespace) -> int:
         sys.stdout.write(msgspec.json.encode(report).decode() + "\n")
     else:
         sys.stdout.write(render_status(report))
+    return 0
+
+
+def _unpark(args: argparse.Namespace) -> int:
+    loaded = _load(args, "unpark")
+    if loaded is None:
+        return 2
+    _, state_dir = loaded
+    store = _open_store(state_dir, "unpark")
+    if store is None:
+        return 1
+    try:
+        count = store.unpark(args.worker, at=datetime.now(UTC))
+    finally:
+        store.close()
+    print(f"{count} parked notice(s) of {args.worker} are queued again")
     return 0
 
 
