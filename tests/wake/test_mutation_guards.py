@@ -46,3 +46,19 @@ def test_comment_listed_late_behind_a_window_that_is_not_full_is_delivered(
     list_by_creation_time(sim)
     sim.poll(at(60))
     assert ["IC_late"] == sim.woken()
+
+
+def test_more_handled_than_the_capacity_inside_the_window_raises_the_floor(
+    make_sim: MakeSim, at: At
+) -> None:
+    """70 comments handled within the floor lag, 8 per poll so no listing is ever full:
+    the floor rises to the 6th oldest so the 64 handled above it are all kept by id."""
+    sim = make_sim()
+    for start in range(1, 71, 8):
+        for n in range(start, min(start + 8, 71)):
+            sim.comment(f"IC_{n}", "mallory", at(n), f"text {n}")
+        sim.poll(at(start + 8))
+    mark = sim.current_mark()
+    assert mark is not None
+    expected = (at(6), [f"IC_{n}" for n in range(7, 71)])
+    assert expected == (mark.floor, [h.id for h in mark.handled])
