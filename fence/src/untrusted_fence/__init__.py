@@ -10,7 +10,7 @@
 """
 
 from ._chars import is_forbidden, is_unassigned
-from ._clean import clean, hidden_regions, is_blank, visible_text
+from ._clean import clean, hidden_regions, is_blank, one_line, visible_text
 from ._fence import DEFAULT_MAX_CHARS, NONCE_HEX_DIGITS, Fenced, Kind, fence
 from ._hidden import MARK_CLOSE as HIDDEN_CLOSE
 from ._hidden import MARK_OPEN as HIDDEN_OPEN
@@ -34,5 +34,6 @@ __all__ = [
     "is_blank",
     "is_forbidden",
     "is_unassigned",
+    "one_line",
     "visible_text",
 ]

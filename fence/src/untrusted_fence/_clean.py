@@ -149,6 +149,15 @@ def clean(text: str) -> str:
     return text
 
 
+def one_line(text: str, max_chars: int = 200) -> str:
+    """``text`` cleaned, its whitespace collapsed to single spaces on one line, and cut to
+    ``max_chars`` with an ellipsis: for a title or a name in a plain header line."""
+    if max_chars < 1:
+        raise ValueError("max_chars must be at least 1")
+    line = " ".join(clean(text).split())
+    return line if len(line) <= max_chars else line[: max_chars - 1].rstrip() + "…"
+
+
 def hidden_regions(text: str) -> list[str]:
     """The hidden regions of ``text``, cleaned, in order (what the hidden marks hold)."""
     cleaned = clean(text)

@@ -122,13 +122,6 @@ class NoticesMark(msgspec.Struct, frozen=True, kw_only=True):
 _MARK_DECODER = msgspec.msgpack.Decoder(NoticesMark)
 
 
-def _one_line(text: str, limit: int = 200) -> str:
-    """A title or check name for a plain header line: cleaned by the fence library (the
-    same cleaning as every fenced body), whitespace collapsed to one line, bounded length."""
-    cleaned = " ".join(untrusted_fence.clean(text).split())
-    return cleaned if len(cleaned) <= limit else cleaned[: limit - 1].rstrip() + "…"
-
-
 def _fence(text: str, *, kind: untrusted_fence.Kind, source: str) -> str:
     # Looked up at call time, so a test may stand in for the fence.
     fenced: str = untrusted_fence.fence(text, kind=kind, source=source).text
@@ -354,7 +347,7 @@ def _ending(status: PrStatus) -> str:
 
 
 def _header(new: PrStatus) -> str:
-    return f"{_one_line(new.title)} ({new.pr})"
+    return f"{untrusted_fence.one_line(new.title)} ({new.pr})"
 
 
 def _review_draft(new: PrStatus, review: BadgeItem, kind: str, detail: ItemDetail | None) -> _Draft:
@@ -375,9 +368,9 @@ def _review_draft(new: PrStatus, review: BadgeItem, kind: str, detail: ItemDetai
 
 
 def _check_draft(new: PrStatus, failure: CheckFailure) -> _Draft:
-    name = _one_line(failure.name, 100)
+    name = untrusted_fence.one_line(failure.name, 100)
     first = (
-        f"Check {name} failed ({_one_line(failure.conclusion, 40).lower()}) on "
+        f"Check {name} failed ({untrusted_fence.one_line(failure.conclusion, 40).lower()}) on "
         f"{new.head_ref_oid[:7]} of {_header(new)}."
     )
     parts = [first]

@@ -16,9 +16,9 @@ from review_monitor import (
     PrStatus,
     notice_key,
 )
+from untrusted_fence import fence, is_blank, one_line
 
 from ._prompt import NOTICE_HEADER, NOTICE_INSTRUCTION
-from ._text import clean, fence_text, is_blank
 
 __all__ = ["NOTICE_KIND", "build_notice", "one_line_title"]
 
@@ -29,8 +29,7 @@ _COMMENT_MAX = 8_000
 
 def one_line_title(title: str) -> str:
     """The PR title is attacker-editable: cleaned, one line, capped."""
-    text = " ".join(clean(title).split())
-    return text if len(text) <= _TITLE_MAX else text[: _TITLE_MAX - 1].rstrip() + "…"
+    return one_line(title, _TITLE_MAX)
 
 
 def _authors(items: Sequence[BadgeItem]) -> list[str]:
@@ -61,7 +60,7 @@ def _fences(item: BadgeItem, detail: ItemDetail, rng: random.Random | None) -> l
 
 
 def _fence(text: str, source: str, rng: random.Random | None) -> str:
-    return fence_text(text, kind="comment", source=source, max_chars=_COMMENT_MAX, rng=rng)
+    return fence(text, kind="comment", source=source, max_chars=_COMMENT_MAX, rng=rng).text
 
 
 def _notice_items(item: BadgeItem, detail: ItemDetail) -> list[NoticeItem]:

@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from review_monitor import BadgeItem, ItemDetail, is_bot, is_valid_login
-
-from ._text import is_blank
+from untrusted_fence import is_blank
 
 __all__ = [
     "is_agent_login",
