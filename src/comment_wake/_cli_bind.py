@@ -16,8 +16,8 @@ from typing import Any
 
 import msgspec
 
-from comment_wake._paths import resolve_state_dir
-from comment_wake.config import AppConfig, ConfigError, find_config, load_config
+from comment_wake._cli_common import add_location_options, load_location
+from comment_wake.config import AppConfig, ConfigError
 from comment_wake.registry import (
     ClaudeSession,
     CodexThread,
@@ -39,23 +39,6 @@ __all__ = ["register"]
 
 class _Usage(Exception):
     """A flag combination argparse cannot express; exit 2 with the message."""
-
-
-def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--state-dir",
-        type=Path,
-        default=None,
-        help="the state directory (default: $COMMENT_WAKE_STATE_DIR, the config's state_dir, "
-        "else $XDG_STATE_HOME/comment-wake or ~/.local/state/comment-wake)",
-    )
-    p.add_argument(
-        "--config",
-        type=Path,
-        default=None,
-        help="the configuration file (default: $COMMENT_WAKE_CONFIG, else "
-        "~/.config/comment-wake/config.toml if it exists)",
-    )
 
 
 def _publisher_flags(p: argparse.ArgumentParser) -> None:
@@ -122,7 +105,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     )
     _publisher_flags(bind)
     _transcript_flags(bind)
-    _common(bind)
+    add_location_options(bind)
     bind.set_defaults(handler=_run("bind", _bind))
 
     for name, verb, fn in (
@@ -135,7 +118,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     ):
         p = subparsers.add_parser(name, help=verb, description=verb[0].upper() + verb[1:] + ".")
         p.add_argument("worker", metavar="WORKER", help="the worker's id")
-        _common(p)
+        add_location_options(p)
         p.set_defaults(handler=_run(name, fn))
 
     listing = subparsers.add_parser(
@@ -144,7 +127,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         description="List every worker (archived ones too) and every orchestrator.",
     )
     listing.add_argument("--json", action="store_true", help="one JSON document on stdout")
-    _common(listing)
+    add_location_options(listing)
     listing.set_defaults(handler=_run("list", _list))
 
     orch = subparsers.add_parser(
@@ -161,7 +144,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     add.add_argument("id", metavar="ID", help="the orchestrator's id")
     _publisher_flags(add)
     _transcript_flags(add)
-    _common(add)
+    add_location_options(add)
     add.set_defaults(handler=_run("orchestrator add", _add_orchestrator))
     remove = actions.add_parser(
         "remove",
@@ -169,7 +152,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         description="Forget orchestrator ID; refused while a worker names it.",
     )
     remove.add_argument("id", metavar="ID", help="the orchestrator's id")
-    _common(remove)
+    add_location_options(remove)
     remove.set_defaults(handler=_run("orchestrator remove", _remove_orchestrator))
 
 
@@ -181,8 +164,7 @@ _Handler = Callable[[argparse.Namespace, Registry, AppConfig], int]
 def _run(name: str, fn: _Handler) -> Callable[[argparse.Namespace], int]:
     def handler(args: argparse.Namespace) -> int:
         try:
-            config = load_config(find_config(args.config))
-            state_dir = resolve_state_dir(args.state_dir, config.state_dir)
+            config, state_dir = load_location(args)
             with Registry.open(
                 state_dir, publisher_timeout=config.delivery.publisher_timeout
             ) as registry:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import logging
 import os
 import sqlite3
 import sys
@@ -21,9 +20,10 @@ from typing import Any
 import anyio
 import msgspec
 
+from comment_wake._cli_common import add_location_options, load_location
 from comment_wake._logging import configure_logging
-from comment_wake._paths import resolve_state_dir, store_path
-from comment_wake.config import AppConfig, ConfigError, find_config, load_config
+from comment_wake._paths import store_path
+from comment_wake.config import AppConfig, ConfigError
 from comment_wake.daemon import Daemon
 from comment_wake.daemon._doctor import run_checks
 from comment_wake.daemon._explain import explain_records, find_records, render
@@ -36,23 +36,6 @@ from review_monitor import find_token as _find_token
 __all__ = ["register"]
 
 
-def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--config",
-        type=Path,
-        default=None,
-        help="the configuration file (default: $COMMENT_WAKE_CONFIG, else "
-        "~/.config/comment-wake/config.toml if it exists)",
-    )
-    p.add_argument(
-        "--state-dir",
-        type=Path,
-        default=None,
-        help="the state directory (default: $COMMENT_WAKE_STATE_DIR, the config's state_dir, "
-        "else $XDG_STATE_HOME/comment-wake or ~/.local/state/comment-wake)",
-    )
-
-
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     run = subparsers.add_parser(
         "run",
@@ -61,7 +44,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         "and deliver the notices, until SIGTERM or SIGINT.  The token comes from GH_TOKEN, "
         "GITHUB_TOKEN, then `gh auth token`.",
     )
-    _common(run)
+    add_location_options(run)
     run.add_argument(
         "--dry-run",
         action="store_true",
@@ -76,7 +59,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         description="Per watched PR the floor, comments handled, wakes left, held comments "
         "and permission retries; the outbox per worker; the last poll and the API budget.",
     )
-    _common(status)
+    add_location_options(status)
     status.add_argument("--json", action="store_true", help="one JSON object")
     status.set_defaults(handler=_status)
 
@@ -86,7 +69,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         description="Each rule in order with its verdict and the evidence recorded when the "
         "daemon decided (the permission answer, the own-post match, the rate limit).",
     )
-    _common(explain)
+    add_location_options(explain)
     explain.add_argument("pr", metavar="PR", help="the pull request, as owner/name#N")
     explain.add_argument(
         "comment", metavar="COMMENT", help="the comment's GraphQL id, database id or URL"
@@ -100,7 +83,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         description="One line per check, ok, WARN or FAIL with what to fix; exit 1 when "
         "any check fails.",
     )
-    _common(doctor)
+    add_location_options(doctor)
     doctor.set_defaults(handler=_doctor)
 
     unpark = subparsers.add_parser(
@@ -111,18 +94,17 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         "notices back at the head of its queue; a running daemon sends them within its "
         "delivery poll interval.",
     )
-    _common(unpark)
+    add_location_options(unpark)
     unpark.add_argument("worker", metavar="WORKER", help="the worker (or orchestrator) id")
     unpark.set_defaults(handler=_unpark)
 
 
 def _load(args: argparse.Namespace, name: str) -> tuple[AppConfig, Path] | None:
     try:
-        config = load_config(find_config(args.config))
+        return load_location(args)
     except ConfigError as exc:
         print(f"comment-wake {name}: {exc}", file=sys.stderr)
         return None
-    return config, resolve_state_dir(args.state_dir, config.state_dir)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -131,9 +113,6 @@ def _run(args: argparse.Namespace) -> int:
         return 2
     config, state_dir = loaded
     redactor = configure_logging(config.log_format, config.log_level)
-    if config.log_level != "debug":
-        # One line per HTTP request would bury the one summary line per poll.
-        logging.getLogger("httpx").setLevel(logging.WARNING)
     try:
         token = _find_token(config.github.host)
     except TokenNotFoundError as exc:
