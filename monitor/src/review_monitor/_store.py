@@ -280,11 +280,13 @@ class SyncStore:
         *,
         mark: Mark | tuple[int, bytes] | None,
         notices: Sequence[Notice] = (),
+        records: Sequence[tuple[str, str, bytes]] = (),
         at: datetime,
     ) -> list[int]:
-        """Write ``listener``'s new mark for ``pr`` (None: leave it) and enqueue ``notices``,
-        all in one transaction.  Returns the seqs of the notices newly enqueued; a notice
-        whose key is already in the outbox is skipped."""
+        """Write ``listener``'s new mark for ``pr`` (None: leave it), enqueue ``notices``
+        and put the application ``records`` (``(namespace, key, value)``), all in one
+        transaction.  Returns the seqs of the notices newly enqueued; a notice whose key
+        is already in the outbox is skipped."""
         if mark is not None and not isinstance(mark, Mark):
             mark = Mark(*mark)
         with self._write() as c:
@@ -306,6 +308,9 @@ class SyncStore:
                         _ts(at),
                     ),
                 )
+            tx = RecordTx(c, at)
+            for namespace, key, value in records:
+                tx.put(namespace, key, value)
             return [seq for n in notices if (seq := self._insert(c, n, at)) is not None]
 
     def enqueue(self, notices: Sequence[Notice], *, at: datetime) -> list[int]:
@@ -822,10 +827,14 @@ class Store:
         *,
         mark: Mark | tuple[int, bytes] | None,
         notices: Sequence[Notice] = (),
+        records: Sequence[tuple[str, str, bytes]] = (),
         at: datetime,
     ) -> list[int]:
-        """See ``SyncStore.commit``: the new mark and the notices in one transaction."""
-        return await self._run(self.sync.commit, pr, listener, mark=mark, notices=notices, at=at)
+        """See ``SyncStore.commit``: the mark, the notices and the records in one
+        transaction."""
+        return await self._run(
+            self.sync.commit, pr, listener, mark=mark, notices=notices, records=records, at=at
+        )
 
     async def enqueue(self, notices: Sequence[Notice], *, at: datetime) -> list[int]:
         return await self._run(self.sync.enqueue, notices, at=at)

@@ -39,6 +39,23 @@ def test_a_failing_commit_moves_neither_the_mark_nor_the_outbox(
     assert (Mark(1, b"old"), ()) == (store.load_mark(pr, "notices"), store.entries())
 
 
+def test_a_commit_writes_its_records_with_the_mark(
+    store: SyncStore, pr: PrRef, t0: datetime
+) -> None:
+    store.commit(pr, "l", mark=(1, b"m"), records=[("ns", "k", b"v")], at=t0)
+    assert (Mark(1, b"m"), b"v") == (store.load_mark(pr, "l"), store.record("ns", "k"))
+
+
+def test_a_failing_commit_writes_none_of_its_records(
+    store: SyncStore, make_notice: MakeNotice, pr: PrRef, t0: datetime
+) -> None:
+    base = make_notice()
+    bad = msgspec.structs.replace(base, pr=msgspec.structs.replace(base.pr, repo="no-slash"))
+    with pytest.raises(ValueError, match="owner/name"):
+        store.commit(pr, "l", mark=(1, b"m"), notices=[bad], records=[("ns", "k", b"v")], at=t0)
+    assert (None, None) == (store.load_mark(pr, "l"), store.record("ns", "k"))
+
+
 def test_enqueueing_a_key_already_in_the_outbox_is_a_no_op(
     store: SyncStore, make_notice: MakeNotice, pr: PrRef, t0: datetime
 ) -> None:
