@@ -25,6 +25,15 @@ from ._errors import (
     TokenNotFoundError,
     TransientError,
 )
+from ._events import (
+    Fault,
+    FaultKind,
+    MonitorEvent,
+    PollObserver,
+    PollRound,
+    describe_event,
+    log_event,
+)
 from ._github import GitHubClient, RetryPolicy
 from ._governor import BudgetGovernor, Pace
 from ._lease import Lease
@@ -78,6 +87,8 @@ __all__ = [
     "Delivered",
     "DetailReader",
     "Duration",
+    "Fault",
+    "FaultKind",
     "GapRead",
     "GitHubApi",
     "GitHubClient",
@@ -94,6 +105,7 @@ __all__ = [
     "Mark",
     "Monitor",
     "MonitorConfig",
+    "MonitorEvent",
     "MonitorNotices",
     "Notice",
     "NoticeItem",
@@ -106,6 +118,8 @@ __all__ = [
     "PermissionAnswer",
     "PermissionChecker",
     "Permissions",
+    "PollObserver",
+    "PollRound",
     "Poller",
     "PrRef",
     "PrStatus",
@@ -128,10 +142,12 @@ __all__ = [
     "WatchSource",
     "add_reactions",
     "all_documents",
+    "describe_event",
     "find_token",
     "format_duration",
     "is_bot",
     "is_valid_login",
+    "log_event",
     "notice_key",
     "parse_badge",
     "parse_details",

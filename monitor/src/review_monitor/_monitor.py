@@ -10,15 +10,18 @@ Applications add their own listeners (the comment wake) before ``run``.
         monitor.add_listener(wake, run=wake.run)
         await monitor.run()  # until cancelled
 
-Each poll round ends with one summary line on the ``review_monitor.poll`` logger: how
-many PRs were read, in how many batches, what they cost and what is left of the budget.
-It never names an author or quotes any text read from GitHub.
+Each poll round ends with a ``PollRound`` event (how many PRs were read, in how many
+batches, what they cost and what is left of the budget), and each failure with a
+``Fault``, given to ``on_event``; by default the round becomes one line on the
+``review_monitor.poll`` logger.  No event names an author or quotes any text read from
+GitHub.
 """
 
 from __future__ import annotations
 
 import functools
 import logging
+import random
 from collections.abc import Callable, Coroutine, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -26,12 +29,14 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.to_thread
+import msgspec
 
 from ._badge import read_badges, read_details, read_failing_checks
 from ._clock import Clock, SystemClock
 from ._config import GitHubConfig, MonitorConfig
 from ._duration import format_duration
 from ._errors import GitHubError
+from ._events import EventSink, Fault, PollRound, fault_of, log_event
 from ._github import GitHubClient, RetryPolicy
 from ._governor import BudgetGovernor, Pace
 from ._listener import Listener, Watch
@@ -48,21 +53,20 @@ if TYPE_CHECKING:
 __all__ = ["Monitor"]
 
 _log = logging.getLogger("review_monitor.monitor")
-_poll_log = logging.getLogger("review_monitor.poll")
 
 TokenSource = str | Callable[[], str]
 Task = Callable[[], Coroutine[Any, Any, None]]
 
 
 class _Round:
-    """What one poll round read and spent, for its summary line."""
+    """What one poll round read and spent."""
 
     def __init__(self, expected: int | None) -> None:
         self.expected = expected  # batches the round planned; None: a one-shot round
-        self.done = 0  # planned batches finished (read or failed)
+        self.done = 0  # planned batches finished (read or failed) and told
         self.batches = 0
         self.failed_batches = 0
-        self.prs = 0
+        self.prs: list[PrRef] = []
         self.unread = 0  # PRs of a successful batch whose own answer was an error
         self.missing = 0
         self.cost = 0
@@ -72,18 +76,22 @@ class _Round:
 
 
 class _Tally:
-    """Counts each round's reads and writes its summary line once."""
+    """The poller's observer: counts each round's reads and emits its ``PollRound`` once
+    the round's last batch has been told, and a ``Fault`` for each failure."""
 
-    def __init__(self, client: GitHubClient) -> None:
+    def __init__(self, client: GitHubClient, clock: Clock, emit: EventSink) -> None:
         self._client = client
+        self._clock = clock
+        self._emit = emit
         self._round: _Round | None = None
 
     def begin(self, expected: int | None) -> None:
         self.report()
         self._round = _Round(expected)
 
-    def planned(self, pace: Pace) -> None:
-        if self._round is not None:
+    def round_planned(self, batches: int, pace: Pace | None) -> None:
+        self.begin(batches)
+        if pace is not None and self._round is not None:
             self._round.interval = pace.interval
 
     def _current(self) -> _Round:
@@ -91,10 +99,10 @@ class _Tally:
             self._round = _Round(None)
         return self._round
 
-    def read(self, batch: Sequence[PrRef], result: BadgeBatch) -> None:
+    def batch_read(self, batch: Sequence[PrRef], result: BadgeBatch) -> None:
         r = self._current()
         r.batches += 1
-        r.prs += len(batch)
+        r.prs.extend(batch)
         r.cost += result.cost or 0
         r.missing += len(result.missing)
         r.unread += max(0, len(batch) - len(result.statuses) - len(result.missing))
@@ -103,22 +111,29 @@ class _Tally:
         if result.reset_at is not None:
             r.reset_at = result.reset_at
 
-    def failed(self, batch: Sequence[PrRef]) -> None:
+    def batch_failed(self, batch: Sequence[PrRef], exc: Exception) -> None:
         r = self._current()
         r.batches += 1
         r.failed_batches += 1
-        r.prs += len(batch)
-        self._finish_one()
+        r.prs.extend(batch)
+        fault = (
+            fault_of(exc, self._clock.now())
+            if isinstance(exc, GitHubError)
+            else Fault(at=self._clock.now(), kind="github", detail=type(exc).__name__)
+        )
+        detail = f"badge poll of {len(batch)} PRs failed: {fault.detail}"
+        self._emit(msgspec.structs.replace(fault, detail=detail))
 
-    def recorded(self, index: int | None) -> None:
-        if index is not None:
-            self._finish_one()
-
-    def _finish_one(self) -> None:
+    def batch_told(self, index: int | None) -> None:
+        if index is None:
+            return
         r = self._current()
         r.done += 1
         if r.expected is not None and r.done >= r.expected:
             self.report()
+
+    def pr_gone(self, pr: PrRef) -> None:
+        self._emit(Fault(at=self._clock.now(), kind="pr-gone", pr=pr, detail="not found"))
 
     def report(self) -> None:
         r, self._round = self._round, None
@@ -128,51 +143,20 @@ class _Tally:
         latest = self._client.rate_limit
         if remaining is None and latest is not None:
             remaining, reset_at = latest.remaining, latest.reset_at
-        left = "unknown" if remaining is None else str(remaining)
-        resets = f" (resets {reset_at.strftime('%H:%M:%SZ')})" if reset_at is not None else ""
-        faults = []
-        if r.failed_batches:
-            faults.append(f"{r.failed_batches} batch(es) failed")
-        if r.unread:
-            faults.append(f"{r.unread} PR(s) unread")
-        if r.missing:
-            faults.append(f"{r.missing} PR(s) missing")
-        interval = f", interval {format_duration(r.interval)}" if r.interval else ""
-        _poll_log.info(
-            "poll round: %d PRs in %d batch(es), %d badge points, %s points left%s%s%s",
-            r.prs,
-            r.batches,
-            r.cost,
-            left,
-            resets,
-            interval,
-            "; " + ", ".join(faults) if faults else "",
+        self._emit(
+            PollRound(
+                at=self._clock.now(),
+                prs=tuple(r.prs),
+                batches=r.batches,
+                cost=r.cost,
+                remaining=remaining,
+                reset_at=reset_at,
+                interval=r.interval,
+                failed_batches=r.failed_batches,
+                unread=r.unread,
+                missing=r.missing,
+            )
         )
-
-
-class _TallyGovernor(BudgetGovernor):
-    """The budget governor, also telling the tally where rounds begin and batches end."""
-
-    def __init__(self, tally: _Tally, *, base_interval: timedelta, budget_share: float) -> None:
-        super().__init__(base_interval=base_interval, budget_share=budget_share)
-        self._tally = tally
-
-    def plan(self, batches: int, now: datetime) -> Pace:
-        self._tally.begin(batches)
-        pace = super().plan(batches, now)
-        self._tally.planned(pace)
-        return pace
-
-    def record(
-        self,
-        *,
-        batch: int | None,
-        cost: int | None,
-        remaining: int | None,
-        reset_at: datetime | None,
-    ) -> None:
-        super().record(batch=batch, cost=cost, remaining=remaining, reset_at=reset_at)
-        self._tally.recorded(batch)
 
 
 class _Prefetch:
@@ -319,10 +303,13 @@ class Monitor:
     ``token`` is the token, or a callable returning it; None finds it as ``gh`` does
     (``find_token``, which raises ``TokenNotFoundError``).  ``transport`` is the httpx
     seam (tests); ``retry`` the client's backoff for 5xx and timeouts.  ``lease=False``
-    opens the store without the daemon's lease (a one-shot command).
+    opens the store without the daemon's lease (a one-shot command).  ``store``: an open
+    store to use instead of opening ``store_path`` (its owner closes it).  ``on_event``
+    gets each ``PollRound`` and ``Fault`` (default: ``log_event``, one line per round).
+    ``rng``: the client's retry jitter (a replay passes a seeded one).
 
     Entering opens the store (``StoreLockedError`` when another daemon holds it) and
-    builds the poller; leaving closes the GitHub client and the store.  ``store``,
+    builds the poller; leaving closes the GitHub client and the store it opened.  ``store``,
     ``client``, ``permissions``, ``notices`` and ``poller`` are there for listeners
     (the comment wake reads through the same client and shares the permissions cache).
     """
@@ -330,7 +317,8 @@ class Monitor:
     def __init__(
         self,
         *,
-        store_path: Path | str,
+        store_path: Path | str | None = None,
+        store: Store | None = None,
         github: GitHubConfig | None = None,
         config: MonitorConfig | None = None,
         clock: Clock | None = None,
@@ -340,21 +328,26 @@ class Monitor:
         listeners: Sequence[Listener] = (),
         lease: bool = True,
         hint_delay: timedelta = timedelta(seconds=2),
+        on_event: EventSink | None = None,
+        rng: random.Random | None = None,
     ) -> None:
+        if (store_path is None) == (store is None):
+            raise ValueError("give the Monitor either store_path or an open store, not both")
         self.github_config = github or GitHubConfig()
         self.config = config or MonitorConfig()
         self.clock: Clock = clock or SystemClock()
-        self._store_path = Path(store_path)
+        self._store_path = None if store_path is None else Path(store_path)
+        self._given_store = store
         self._lease = lease
         self._hint_delay = hint_delay
         chosen = token if token is not None else find_token(self.github_config.host)
         self.client = GitHubClient(
-            chosen, self.github_config, transport=transport, clock=self.clock, retry=retry
+            chosen, self.github_config, transport=transport, clock=self.clock, retry=retry, rng=rng
         )
         self.permissions = Permissions(self.client, self.config)
         self._listeners: list[Listener] = list(listeners)
         self._tasks: list[Task] = []
-        self._tally = _Tally(self.client)
+        self._tally = _Tally(self.client, self.clock, on_event or log_event)
         self._prefetch = _Prefetch(self.client, self.config)
         self._store: Store | None = None
         self._notices: MonitorNotices | None = None
@@ -364,13 +357,19 @@ class Monitor:
     # -- lifecycle ---------------------------------------------------------------------
 
     async def __aenter__(self) -> Monitor:
-        try:
-            self._store = await anyio.to_thread.run_sync(
-                functools.partial(Store.open, self._store_path, lease=self._lease, clock=self.clock)
-            )
-        except BaseException:
-            await self.client.aclose()
-            raise
+        if self._given_store is not None:
+            self._store = self._given_store
+        else:
+            assert self._store_path is not None
+            try:
+                self._store = await anyio.to_thread.run_sync(
+                    functools.partial(
+                        Store.open, self._store_path, lease=self._lease, clock=self.clock
+                    )
+                )
+            except BaseException:
+                await self.client.aclose()
+                raise
         c = self.config
         self._notices = MonitorNotices(
             store=self._store,
@@ -392,7 +391,7 @@ class Monitor:
             self._tally.report()
             await self.client.aclose()
             store, self._store = self._store, None
-            if store is not None:
+            if store is not None and store is not self._given_store:
                 await anyio.to_thread.run_sync(store.close)
         self._poller = None
 
@@ -443,15 +442,10 @@ class Monitor:
             comments_window=c.comments_window,
             reviews_window=c.reviews_window,
         )
-        tally, prefetch = self._tally, self._prefetch
+        prefetch = self._prefetch
 
         async def read(batch: Sequence[PrRef]) -> BadgeBatch:
-            try:
-                result = await reader(batch)
-            except Exception:
-                tally.failed(batch)
-                raise
-            tally.read(batch, result)
+            result = await reader(batch)
             await prefetch.after_read(result)
             return result
 
@@ -461,10 +455,9 @@ class Monitor:
             listeners=self._all_listeners(),
             clock=self.clock,
             config=c,
-            governor=_TallyGovernor(
-                tally, base_interval=c.poll_interval, budget_share=c.budget_share
-            ),
+            governor=BudgetGovernor(base_interval=c.poll_interval, budget_share=c.budget_share),
             hint_delay=self._hint_delay,
+            observer=self._tally,
         )
 
     # -- running -----------------------------------------------------------------------

@@ -20,6 +20,7 @@ from ._clock import Clock
 from ._config import MonitorConfig
 from ._duration import format_duration
 from ._errors import GitHubError, RateLimitedError, TransientError
+from ._events import PollObserver
 from ._governor import BudgetGovernor
 from ._listener import Listener, Watch
 from ._model import BadgeBatch, PrRef, PrStatus
@@ -61,6 +62,7 @@ class Poller:
         governor: BudgetGovernor | None = None,
         hint_delay: timedelta = timedelta(seconds=2),
         logger: logging.Logger | None = None,
+        observer: PollObserver | None = None,
     ) -> None:
         self._source = watches
         self._read = read_badges
@@ -72,6 +74,7 @@ class Poller:
         )
         self._hint_delay = hint_delay
         self._log = logger or _log
+        self._observer = observer
         self._previous: dict[tuple[str, PrRef], PrStatus] = {}
         self._missing: dict[PrRef, datetime] = {}  # PR -> when to look again
         self._hints: dict[PrRef, datetime] = {}  # PR -> when to poll it
@@ -102,6 +105,8 @@ class Poller:
             self._forget_unwatched(by_pr)
             batches = self._batches([pr for pr in by_pr if self._is_due(pr, start)])
             pace = self.governor.plan(len(batches), start)
+            if self._observer is not None:
+                self._observer.round_planned(len(batches), pace)
             if pace.note:
                 self._log.warning(pace.note)
             for i, batch in enumerate(batches):
@@ -180,8 +185,20 @@ class Poller:
         self, batch: list[PrRef], by_pr: dict[PrRef, tuple[Watch, ...]], *, index: int | None
     ) -> None:
         try:
+            await self._poll_batch(batch, by_pr, index=index)
+        finally:
+            if self._observer is not None:
+                self._observer.batch_told(index)
+
+    async def _poll_batch(
+        self, batch: list[PrRef], by_pr: dict[PrRef, tuple[Watch, ...]], *, index: int | None
+    ) -> None:
+        observer = self._observer
+        try:
             result = await self._read(batch)
         except GitHubError as exc:
+            if observer is not None:
+                observer.batch_failed(batch, exc)
             if isinstance(exc, RateLimitedError) and exc.retry_at is not None:
                 self._paused_until = exc.retry_at
             self._log.warning(
@@ -192,11 +209,15 @@ class Poller:
             )
             return
         except Exception as exc:
+            if observer is not None:
+                observer.batch_failed(batch, exc)
             self._log.error(
                 "badge poll of %d PRs failed unexpectedly: %s", len(batch), type(exc).__name__
             )
             self._log.debug("badge poll failure", exc_info=exc)
             return
+        if observer is not None:
+            observer.batch_read(batch, result)
         now = self._clock.now()
         self._paused_until = None
         self.governor.record(
@@ -204,6 +225,8 @@ class Poller:
         )
         for pr in result.missing:
             if pr not in self._missing:
+                if observer is not None:
+                    observer.pr_gone(pr)
                 self._log.warning(
                     "%s is gone or the token lost access to it; polling it every %s from now on",
                     pr,
