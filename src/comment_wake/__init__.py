@@ -1,8 +1,9 @@
 """comment-wake: a trusted person's comment on a pull request wakes the agent that owns it.
 
-The names below are the entry points a session manager embedding comment-wake needs; each
-subpackage (``wake``, ``service``, ``ownpost``, ``delivery``, ``registry``, ``daemon``,
-``config``, ``hints``, ``replay``) has its own fuller API.  They load on first use, so
+The names below are the entry points a session manager embedding comment-wake needs
+(docs/embedding.md): ``open_app`` builds and opens the whole app; each subpackage
+(``app``, ``events``, ``wake``, ``service``, ``ownpost``, ``delivery``, ``registry``,
+``daemon``, ``config``, ``hints``, ``replay``) has its own fuller API.  They load on first use, so
 ``import comment_wake`` (and the command line) stays cheap.
 """
 
@@ -12,40 +13,41 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .config import AppConfig, load_config
+    from .app import App, open_app
+    from .config import AppConfig, load_config, parse_config
     from .daemon import Daemon
-    from .delivery import CallbackPublisher, DeliveryLoop, InboxPublisher, take
-    from .registry import Registry
-    from .service import CommentWake
-    from .wake import PR_REVIEW_MONITOR_TOOL_DESCRIPTION, WORKER_PROMPT, WakeConfig
+    from .delivery import take
+    from .events import Event
+    from .registry import CallbackSpec, Registry
+    from .wake import PR_REVIEW_MONITOR_TOOL_DESCRIPTION, WORKER_PROMPT
 
 __all__ = [
     "PR_REVIEW_MONITOR_TOOL_DESCRIPTION",
     "WORKER_PROMPT",
+    "App",
     "AppConfig",
-    "CallbackPublisher",
-    "CommentWake",
+    "CallbackSpec",
     "Daemon",
-    "DeliveryLoop",
-    "InboxPublisher",
+    "Event",
     "Registry",
-    "WakeConfig",
     "load_config",
+    "open_app",
+    "parse_config",
     "take",
 ]
 
 _HOME = {
     "PR_REVIEW_MONITOR_TOOL_DESCRIPTION": "wake",
     "WORKER_PROMPT": "wake",
+    "App": "app",
     "AppConfig": "config",
-    "CallbackPublisher": "delivery",
-    "CommentWake": "service",
+    "CallbackSpec": "registry",
     "Daemon": "daemon",
-    "DeliveryLoop": "delivery",
-    "InboxPublisher": "delivery",
+    "Event": "events",
     "Registry": "registry",
-    "WakeConfig": "wake",
     "load_config": "config",
+    "open_app": "app",
+    "parse_config": "config",
     "take": "delivery",
 }
 

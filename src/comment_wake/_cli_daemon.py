@@ -23,11 +23,11 @@ import msgspec
 from comment_wake._cli_common import add_location_options, load_location
 from comment_wake._logging import configure_logging
 from comment_wake._paths import store_path
+from comment_wake.app._explain import explain_records, find_records, render
+from comment_wake.app._status import read_status, render_status
 from comment_wake.config import AppConfig, ConfigError
 from comment_wake.daemon import Daemon
 from comment_wake.daemon._doctor import run_checks
-from comment_wake.daemon._explain import explain_records, find_records, render
-from comment_wake.daemon._status import read_status, render_status
 from comment_wake.hints import WebhookSecretError, load_secret
 from comment_wake.registry import Registry
 from review_monitor import PrRef, StoreError, StoreLockedError, SyncStore, TokenNotFoundError

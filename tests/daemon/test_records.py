@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from comment_wake.daemon import DecisionRecord, PermissionEvidence, namespace_of
-from comment_wake.daemon._explain import comment_query, explain_records
-from comment_wake.daemon._records import encode_record, record_key
+from comment_wake.app._explain import comment_query, explain_records
+from comment_wake.service import DecisionRecord, PermissionEvidence, namespace_of
+from comment_wake.service._records import encode_record, record_key
 from review_monitor import Notice, NoticePr, PrRef, SyncStore
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)

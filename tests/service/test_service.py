@@ -34,12 +34,12 @@ def _leaks(rig: ServiceRig, caplog: pytest.LogCaptureFixture) -> list[str]:
         for r in caplog.records
         if r.name.startswith(("comment_wake", "review_monitor"))
     ]
-    texts = [line.message for line in rig.sink.lines] + ours
+    texts = [line.message for line in rig.events.lines] + ours
     return [t for t in texts if MARK in t or "bob" in t.lower() or "octo-user" in t.lower()]
 
 
 def _warnings(rig: ServiceRig) -> list[str]:
-    return [line.message for line in rig.sink.lines if line.level == "warning"]
+    return [line.message for line in rig.events.lines if line.level == "warning"]
 
 
 def _comment(rig: ServiceRig, node_id: str, author: str = "bob", body: str = "") -> datetime:
@@ -60,9 +60,9 @@ async def test_one_look_commits_the_mark_and_the_notice_then_tells_the_sink(
     created = _comment(rig, "IC_1")
     await rig.clock.advance(MINUTE)
     await rig.poll()
-    assert [("IC_1", "wake", "writer")] == rig.sink.outcomes()
-    assert [("IC_1",)] == rig.sink.wakes
-    assert created == rig.sink.told[0].created
+    assert [("IC_1", "wake", "writer")] == rig.events.outcomes()
+    assert [("IC_1",)] == rig.events.wakes
+    assert created == rig.events.decisions[0].created_at
     entries = rig.store.sync.entries(statuses=("pending",))
     assert [(NOTICE_KIND, "w-1")] == [(e.notice.kind, e.notice.worker) for e in entries]
     assert MARK in entries[0].notice.text
@@ -78,10 +78,10 @@ async def test_a_quiet_second_look_writes_nothing_and_tells_nothing(rig: Service
     _comment(rig, "IC_1")
     await rig.clock.advance(MINUTE)
     await rig.poll()
-    told = len(rig.sink.told)
+    told = len(rig.events.events)
     await rig.clock.advance(MINUTE)
     await rig.poll()
-    assert told == len(rig.sink.told)
+    assert told == len(rig.events.events)
 
 
 # -- faults in the reads ---------------------------------------------------------------
@@ -98,7 +98,7 @@ async def test_a_detail_read_fault_commits_nothing_and_warns_once_without_author
     rig.fake.inject(Fault(status=502, kind="detail"))
     await rig.poll()
     assert before == rig.stored_mark()
-    assert [] == rig.sink.decisions
+    assert [] == rig.events.decisions
     assert () == rig.store.sync.entries(statuses=("pending",))
     assert 1 == len(_warnings(rig))
     assert "comment details" in _warnings(rig)[0]
@@ -113,7 +113,7 @@ async def test_after_a_detail_read_fault_the_next_poll_decides(rig: ServiceRig) 
     await rig.poll()
     await rig.clock.advance(MINUTE)
     await rig.poll()
-    assert [("IC_1", "wake", "writer")] == rig.sink.outcomes()
+    assert [("IC_1", "wake", "writer")] == rig.events.outcomes()
 
 
 async def _flood_past_the_window(rig: ServiceRig) -> None:
@@ -135,7 +135,7 @@ async def test_a_gap_read_fault_commits_nothing_and_warns_once_without_author_or
     rig.fake.inject(Fault(status=502, kind="gap"))
     await rig.poll()
     assert before == rig.stored_mark()
-    assert [] == rig.sink.decisions
+    assert [] == rig.events.decisions
     assert ["gap"] == [w for w in ("gap",) if w in " ".join(_warnings(rig))]
     assert 1 == len(_warnings(rig))
     assert [] == _leaks(rig, caplog)
@@ -149,8 +149,8 @@ async def test_after_a_gap_read_fault_the_next_poll_reads_the_gap_and_wakes(
     await rig.poll()
     await rig.clock.advance(MINUTE)
     await rig.poll()
-    woken = [c for c, outcome, _ in rig.sink.outcomes() if outcome == "wake"]
-    skipped = {r for _, outcome, r in rig.sink.outcomes() if outcome == "skip"}
+    woken = [c for c, outcome, _ in rig.events.outcomes() if outcome == "wake"]
+    skipped = {r for _, outcome, r in rig.events.outcomes() if outcome == "skip"}
     assert (["IC_bob"], {"not-writer"}) == (woken, skipped)
 
 
@@ -165,9 +165,9 @@ async def test_a_failed_permission_lookup_commits_a_retry_and_logs_nothing_yet(
     blob = rig.stored_mark()
     assert blob is not None
     assert ["IC_1"] == [p.item.id for p in decode_mark(blob).pending]
-    assert [("IC_1", "retry", "lookup-failed")] == rig.sink.outcomes()
+    assert [("IC_1", "retry", "lookup-failed")] == rig.events.outcomes()
     assert rig.clock.now() + MINUTE == rig.wake.due(rig.pr)
-    assert [] == rig.sink.lines
+    assert [] == rig.events.lines
 
 
 async def test_a_failed_permission_lookup_is_retried_on_schedule_then_delivered(
@@ -185,7 +185,9 @@ async def test_a_failed_permission_lookup_is_retried_on_schedule_then_delivered(
     assert due is not None
     await rig.clock.advance_to(due)
     await rig.poll()
-    assert [("IC_1", "retry", "lookup-failed"), ("IC_1", "wake", "writer")] == (rig.sink.outcomes())
+    assert [("IC_1", "retry", "lookup-failed"), ("IC_1", "wake", "writer")] == (
+        rig.events.outcomes()
+    )
 
 
 async def test_a_lookup_that_keeps_failing_gives_up_with_one_warning_without_author_or_text(
@@ -201,7 +203,7 @@ async def test_a_lookup_that_keeps_failing_gives_up_with_one_warning_without_aut
         await rig.clock.advance_to(due)
         await rig.poll()
     retries = [("IC_1", "retry", "lookup-failed")] * 3
-    assert [*retries, ("IC_1", "skip", "lookup-failed")] == rig.sink.outcomes()
+    assert [*retries, ("IC_1", "skip", "lookup-failed")] == rig.events.outcomes()
     assert 1 == len(_warnings(rig))
     assert [] == _leaks(rig, caplog)
 
@@ -270,7 +272,7 @@ async def test_an_unreadable_transcript_commits_nothing_and_warns_once_without_a
     await _own_post_rig(rig, tmp_path / "w-1.jsonl", broken)
     before = rig.stored_mark()
     await rig.poll()
-    assert (before, []) == (rig.stored_mark(), rig.sink.decisions)
+    assert (before, []) == (rig.stored_mark(), rig.events.decisions)
     assert 1 == len(_warnings(rig))
     assert "transcript" in _warnings(rig)[0]
     assert [] == _leaks(rig, caplog)
@@ -285,7 +287,7 @@ async def test_once_the_transcript_is_readable_the_next_poll_passes_over_the_own
     path.write_text(_transcript(rig, posted), encoding="utf-8")
     await rig.clock.advance(MINUTE)
     await rig.poll()
-    assert [("IC_own", "skip", "own-post")] == rig.sink.outcomes()
+    assert [("IC_own", "skip", "own-post")] == rig.events.outcomes()
 
 
 # -- one look at a time, restarts, kill-safety -------------------------------------------
@@ -321,7 +323,7 @@ async def test_a_timer_look_waits_while_a_poll_steps_the_same_pr(rig: ServiceRig
         assert calls + 1 == rig.bindings.calls  # the second look has not begun
         gated.gate.set()
     assert calls + 2 == rig.bindings.calls
-    assert [("IC_1", "wake", "writer")] == rig.sink.outcomes()
+    assert [("IC_1", "wake", "writer")] == rig.events.outcomes()
 
 
 async def test_a_restart_rebuilds_the_retry_timer_from_the_mark_at_the_first_poll(
@@ -355,8 +357,8 @@ async def test_after_a_restart_the_rebuilt_timer_fires_and_delivers(rig: Service
         tg.start_soon(restarted.run)
         await rig.clock.advance_to(due)
         tg.cancel_scope.cancel()
-    assert ("IC_1", "wake", "writer") == rig.sink.outcomes()[-1]
-    assert due == rig.sink.decisions[-1].at
+    assert ("IC_1", "wake", "writer") == rig.events.outcomes()[-1]
+    assert due == rig.events.decisions[-1].at
 
 
 class _CommitFails(Store):
@@ -380,7 +382,7 @@ async def test_when_the_commit_raises_the_sink_has_heard_nothing(rig: ServiceRig
     await rig.clock.advance(MINUTE)
     with pytest.raises(RuntimeError):
         await rig.poll()
-    assert ([], before) == (rig.sink.told, rig.stored_mark())
+    assert ([], before) == (rig.events.events, rig.stored_mark())
     assert () == rig.store.sync.entries(statuses=("pending",))
 
 
@@ -396,7 +398,7 @@ async def test_after_a_failed_commit_the_next_look_decides_once(rig: ServiceRig)
     store.fail = False
     await rig.poll()
     await rig.poll()
-    assert [("IC_1", "wake", "writer")] == rig.sink.outcomes()
+    assert [("IC_1", "wake", "writer")] == rig.events.outcomes()
     assert 1 == len(rig.store.sync.entries(statuses=("pending",)))
 
 
@@ -413,7 +415,7 @@ async def _one_held(rig: ServiceRig) -> None:
     _comment(rig, "IC_2", "carol")
     await rig.clock.advance(timedelta(seconds=10))
     await rig.poll()
-    assert ("IC_2", "held", "rate-limit") == rig.sink.outcomes()[-1]
+    assert ("IC_2", "held", "rate-limit") == rig.events.outcomes()[-1]
 
 
 async def test_archiving_the_worker_drops_a_held_comment_at_the_next_poll(
@@ -423,7 +425,7 @@ async def test_archiving_the_worker_drops_a_held_comment_at_the_next_poll(
     rig.unbind(archived=True)
     await rig.clock.advance(timedelta(seconds=5))
     await rig.poll()
-    assert ("IC_2", "drop", "unbound") == rig.sink.outcomes()[-1]
+    assert ("IC_2", "drop", "unbound") == rig.events.outcomes()[-1]
     blob = rig.stored_mark()
     assert blob is not None
     assert ((), None) == (decode_mark(blob).held, rig.wake.due(rig.pr))
@@ -440,8 +442,8 @@ async def test_an_archived_workers_held_comment_is_dropped_by_its_timer_without_
         tg.start_soon(rig.wake.run)
         await rig.clock.advance_to(due)
         tg.cancel_scope.cancel()
-    assert ("IC_2", "drop", "unbound") == rig.sink.outcomes()[-1]
-    assert [("IC_1",)] == rig.sink.wakes
+    assert ("IC_2", "drop", "unbound") == rig.events.outcomes()[-1]
+    assert [("IC_1",)] == rig.events.wakes
 
 
 async def test_unbinding_the_worker_decides_a_pending_retry_at_its_timer(rig: ServiceRig) -> None:
@@ -457,7 +459,7 @@ async def test_unbinding_the_worker_decides_a_pending_retry_at_its_timer(rig: Se
         tg.start_soon(rig.wake.run)
         await rig.clock.advance_to(due)
         tg.cancel_scope.cancel()
-    assert ("IC_1", "skip", "unbound") == rig.sink.outcomes()[-1]
+    assert ("IC_1", "skip", "unbound") == rig.events.outcomes()[-1]
     assert 1 == rig.fake.count("permission")  # no second lookup for an unbound worker
 
 
@@ -468,7 +470,7 @@ async def test_after_a_restart_a_look_without_a_badge_finishes_an_unbound_pr(
     restarted = rig.restart()
     rig.unbind(archived=True)
     await restarted.look(rig.pr, rig.clock.now())
-    assert ("IC_2", "drop", "unbound") == rig.sink.outcomes()[-1]
+    assert ("IC_2", "drop", "unbound") == rig.events.outcomes()[-1]
     blob = rig.stored_mark()
     assert blob is not None
     assert () == decode_mark(blob).held
@@ -476,10 +478,10 @@ async def test_after_a_restart_a_look_without_a_badge_finishes_an_unbound_pr(
 
 async def test_a_look_without_a_badge_leaves_a_bound_pr_alone(rig: ServiceRig) -> None:
     await _one_held(rig)
-    told = len(rig.sink.told)
+    told = len(rig.events.events)
     restarted = rig.restart()
     assert None is await restarted.look(rig.pr, rig.clock.now())
-    assert told == len(rig.sink.told)
+    assert told == len(rig.events.events)
 
 
 async def test_an_injected_detail_reader_serves_the_bodies_without_a_query_of_its_own(
@@ -499,7 +501,7 @@ async def test_an_injected_detail_reader_serves_the_bodies_without_a_query_of_it
         api=rig.client,
         permissions=rig.permissions,
         bindings=rig.bindings,
-        sink=rig.sink,
+        publish=rig.events,
         clock=rig.clock,
         details=batch_reader,
     )
@@ -508,4 +510,4 @@ async def test_an_injected_detail_reader_serves_the_bodies_without_a_query_of_it
     await rig.clock.advance(MINUTE)
     await rig.poll()
 
-    assert ([["IC_1"]], [("IC_1", "wake", "writer")]) == (asked, rig.sink.outcomes())
+    assert ([["IC_1"]], [("IC_1", "wake", "writer")]) == (asked, rig.events.outcomes())

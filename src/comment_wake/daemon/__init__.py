@@ -1,36 +1,9 @@
-"""The comment-wake daemon and what reads its records: ``status``, ``explain``, ``doctor``.
+"""The comment-wake daemon: the app (``comment_wake.app``) run as a process, and ``doctor``.
 
-``Daemon`` assembles the monitor, the comment wake, the delivery loop, the optional
-webhook hints and the periodic prune from one ``AppConfig``; ``RecordingSink`` keeps every
-decision with its evidence in the store, which ``read_status`` and ``explain_comment`` read
-back (short WAL reads, safe while the daemon runs).
+``Daemon`` opens the app from one ``AppConfig`` and runs it until SIGTERM or SIGINT;
+``status`` and ``explain`` read what it keeps in the store (``comment_wake.app``).
 """
 
-from ._daemon import DAEMON_STATE_KEY, HINT_DELAY, Daemon, DaemonState, PollFigures
-from ._recorder import ItemIndex, Observer, PermissionLog, RecordingSink
-from ._records import (
-    DECISIONS,
-    DecisionRecord,
-    PermissionEvidence,
-    RateEvidence,
-    decode_record,
-    namespace_of,
-)
+from ._daemon import Daemon, RoundLog
 
-__all__ = [
-    "DAEMON_STATE_KEY",
-    "DECISIONS",
-    "HINT_DELAY",
-    "Daemon",
-    "DaemonState",
-    "DecisionRecord",
-    "ItemIndex",
-    "Observer",
-    "PermissionEvidence",
-    "PermissionLog",
-    "PollFigures",
-    "RateEvidence",
-    "RecordingSink",
-    "decode_record",
-    "namespace_of",
-]
+__all__ = ["Daemon", "RoundLog"]

@@ -185,6 +185,8 @@ async def _publisher_check(name: str, spec: PublisherSpec, registry: Registry) -
             return Check(name, "FAIL", f"{spec.url} does not answer ({type(exc).__name__})")
         return Check(name, "ok", f"{spec.url} answers (HTTP {response.status_code} to OPTIONS)")
     if isinstance(spec, CallbackSpec):
+        if registry.has_callback(spec.name):
+            return Check(name, "ok", f"callback {spec.name!r} is registered in this process")
         return Check(
             name,
             "FAIL",

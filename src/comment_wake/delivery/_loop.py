@@ -31,6 +31,13 @@ import anyio.abc
 import msgspec
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from comment_wake.events import (
+    Event,
+    NoticeBusy,
+    NoticeDelivered,
+    NoticeHandedOff,
+    NoticeParked,
+)
 from review_monitor import (
     Busy,
     Clock,
@@ -170,6 +177,10 @@ def _retry_after(reason: str) -> timedelta | None:
     return timedelta(seconds=int(m[1])) if m else None
 
 
+def _ignore(event: Event) -> None:
+    pass
+
+
 class DeliveryLoop:
     """Drains the outbox of ``store`` on ``clock``.
 
@@ -191,8 +202,10 @@ class DeliveryLoop:
         on_session: OnSession | None = None,
         github: GitHubApi | None = None,
         dry_run: bool = False,
+        on_event: Callable[[Event], None] | None = None,
     ) -> None:
         self._store = store
+        self._publish = on_event or _ignore
         self._route = route
         self._clock = clock
         self._config = config or DeliveryConfig()
@@ -435,6 +448,15 @@ class DeliveryLoop:
             )
             kill_point("outcome-recorded")
             self._counts["delivered"] += 1
+            self._publish(
+                NoticeDelivered(
+                    at=now,
+                    worker=worker,
+                    notice_key=entry.notice.key,
+                    kind=entry.notice.kind,
+                    detail="" if outcome.session_id is None else f"session {outcome.session_id}",
+                )
+            )
             self._retry.pop(worker, None)
             if outcome.session_id is not None and self._on_session is not None:
                 await self._tell_session(worker, outcome.session_id)
@@ -453,6 +475,16 @@ class DeliveryLoop:
             )
             kill_point("outcome-recorded")
             self._counts["busy"] += 1
+            self._publish(
+                NoticeBusy(
+                    at=now,
+                    worker=worker,
+                    notice_key=entry.notice.key,
+                    kind=entry.notice.kind,
+                    detail=outcome.reason,
+                    retry_at=retry_at,
+                )
+            )
             self._busy_heads.add(entry.seq)
             await self._merge_later(entry)
             return
@@ -518,6 +550,16 @@ class DeliveryLoop:
         await self._store.hand_off(entry.seq, handoff, at=now, detail=why)
         kill_point("outcome-recorded")
         self._counts["handed_off"] += 1
+        self._publish(
+            NoticeHandedOff(
+                at=now,
+                worker=entry.worker,
+                notice_key=entry.notice.key,
+                kind=entry.notice.kind,
+                orchestrator=orchestrator,
+                detail=why,
+            )
+        )
         _log.warning(
             "worker %s cannot take notice %s (%s); handed off to %s",
             entry.worker,
@@ -528,9 +570,19 @@ class DeliveryLoop:
         self.poke()
 
     async def _park(self, entry: OutboxEntry, detail: str) -> None:
-        await self._store.park(entry.seq, at=self._clock.now(), detail=detail)
+        now = self._clock.now()
+        await self._store.park(entry.seq, at=now, detail=detail)
         kill_point("outcome-recorded")
         self._counts["parked"] += 1
+        self._publish(
+            NoticeParked(
+                at=now,
+                worker=entry.worker,
+                notice_key=entry.notice.key,
+                kind=entry.notice.kind,
+                detail=detail,
+            )
+        )
         self._retry.pop(entry.worker, None)
         _log.error(
             "notice %s (%s) for worker %s is parked and will not be retried: %s. Fix the "

@@ -9,13 +9,11 @@ own log records (ids, outcome and reason only), notices from the worker's inbox 
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import logging
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -24,11 +22,12 @@ from typing import Any
 import anyio
 import anyio.to_thread
 
+from comment_wake import events
 from comment_wake.config import AppConfig, parse_config
 from comment_wake.daemon import Daemon
 from comment_wake.delivery import take
 from comment_wake.registry import InboxSpec, Registry, TranscriptPath
-from review_monitor import Notice, PrRef
+from review_monitor import Notice
 from review_monitor.testing import FakeGitHub
 
 from ._story import Expectation, Step, Story
@@ -114,39 +113,6 @@ _REASONS = {
 }
 
 
-class _Watcher(logging.Handler):
-    """Collects the daemon's decision and wake log records (they carry ids, never text)."""
-
-    def __init__(self, on_event: Callable[[str, tuple[Any, ...], str], None]) -> None:
-        super().__init__(level=logging.INFO)
-        self._on_event = on_event
-
-    def emit(self, record: logging.LogRecord) -> None:
-        args = record.args if isinstance(record.args, tuple) else ()
-        if record.name == "comment_wake.service" and len(args) == 5:
-            if isinstance(args[0], PrRef):
-                self._on_event("decision", args, "")
-            elif "woke worker" in str(record.msg):
-                self._on_event("wake", args, "")
-        elif record.getMessage().startswith("poll round:"):
-            self._on_event("round", (), "")
-        elif record.levelno >= logging.WARNING:
-            self._on_event("log", (), record.getMessage())
-
-
-@contextlib.contextmanager
-def _watching(handler: logging.Handler) -> Iterator[None]:
-    root = logging.getLogger()
-    level = root.level
-    root.addHandler(handler)
-    root.setLevel(logging.INFO)
-    try:
-        yield
-    finally:
-        root.removeHandler(handler)
-        root.setLevel(level)
-
-
 class _Play:
     def __init__(self, story: Story, emit: Callable[[DemoEvent], None], tmp: Path) -> None:
         self.story = story
@@ -182,37 +148,38 @@ class _Play:
 
     # -- what the daemon tells us ------------------------------------------------------
 
-    def on_event(self, kind: str, args: tuple[Any, ...], message: str) -> None:
+    def on_event(self, event: events.Event) -> None:
+        """The daemon's events (ids, outcomes and reasons; never text) on the timeline."""
         with self._lock:
-            if kind == "round":
+            if isinstance(event, events.PollRound):
                 self.rounds += 1
-            elif kind == "decision":
-                _pr, comment, outcome, reason, detail = args
-                self.decisions.setdefault(str(comment), []).append(Expectation(outcome, reason))
-                label = self.labels.get(str(comment), str(comment))
-                why = _REASONS.get(str(reason), "")
-                detail = str(detail).removeprefix(": ")
-                extra = f", {detail}" if detail else ""
+            elif isinstance(event, events.CommentDecided):
+                comment, outcome, reason = event.comment, event.outcome, event.reason
+                self.decisions.setdefault(comment, []).append(Expectation(outcome, reason))
+                label = self.labels.get(comment, comment)
+                why = _REASONS.get(reason, "")
+                extra = f", {event.detail}" if event.detail else ""
                 self.say(
                     "decision",
                     f"{label}: {outcome} ({reason}{extra}){': ' + why if why else ''}",
-                    comment=str(comment),
+                    comment=comment,
                     outcome=outcome,
                     reason=reason,
-                    detail=detail,
+                    detail=event.detail,
                 )
                 if outcome == "wake":
-                    self._woken.append(str(comment))
-            elif kind == "wake":
+                    self._woken.append(comment)
+            elif isinstance(event, events.WorkerWoken):
                 self.last_wake = self.now()
                 self.say(
                     "wake",
-                    f"woke worker {args[2]} with {args[3]} comment(s) (notice {args[4]}...)",
-                    worker=args[2],
-                    comments=args[3],
+                    f"woke worker {event.worker} with {len(event.comments)} comment(s) "
+                    f"(notice {event.notice_key[:12]}...)",
+                    worker=event.worker,
+                    comments=len(event.comments),
                 )
-            else:
-                self.say("log", message)
+            elif isinstance(event, (events.Fault, events.NoticeParked)):
+                self.say("log", f"{type(event).__name__}: {event.detail}")
 
     # -- the worker's side -------------------------------------------------------------
 
@@ -354,19 +321,18 @@ async def play(
         pr=str(p.pr),
     )
     started = time.monotonic()
-    with _watching(_Watcher(p.on_event)):
-        async with p.fake.serve() as base_url, anyio.create_task_group() as tg:
-            p.config_path.write_text(demo_config_text(base_url), encoding="utf-8")
-            daemon = Daemon(demo_config(base_url), p.state_dir, token=_TOKEN)
-            tg.start_soon(daemon.run)
-            tg.start_soon(p.drain_inbox)
-            if not await _wait(lambda: p.rounds >= 1, _FIRST_POLL_TIMEOUT):
-                p.failures.append("the daemon never finished a first poll")
-            else:
-                p.say("story", "the first poll is done: from now on, every comment is news")
-                await _steps(p, story)
-            await anyio.sleep(0.3)  # let the inbox drain print what arrived last
-            tg.cancel_scope.cancel()
+    async with p.fake.serve() as base_url, anyio.create_task_group() as tg:
+        p.config_path.write_text(demo_config_text(base_url), encoding="utf-8")
+        daemon = Daemon(demo_config(base_url), p.state_dir, token=_TOKEN, subscribers=[p.on_event])
+        tg.start_soon(daemon.run)
+        tg.start_soon(p.drain_inbox)
+        if not await _wait(lambda: p.rounds >= 1, _FIRST_POLL_TIMEOUT):
+            p.failures.append("the daemon never finished a first poll")
+        else:
+            p.say("story", "the first poll is done: from now on, every comment is news")
+            await _steps(p, story)
+        await anyio.sleep(0.3)  # let the inbox drain print what arrived last
+        tg.cancel_scope.cancel()
     return DemoResult(
         ok=not p.failures,
         failures=tuple(p.failures),

@@ -426,6 +426,10 @@ class Registry:
             return None
         return boss.id, self._publisher(boss.id, boss.publisher)
 
+    def has_callback(self, name: str) -> bool:
+        """A ``CallbackSpec(name)`` can be called in this process."""
+        return name in self._callbacks
+
     def publisher_for(self, spec: PublisherSpec) -> Publisher:
         """A fresh publisher for ``spec`` (``Unavailable`` when it cannot work now)."""
         return build_publisher(

@@ -11,12 +11,12 @@ from one ``random.Random(seed)``.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
-import logging
 import random
 import tempfile
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -25,24 +25,15 @@ from typing import Any, ParamSpec, TypeVar
 import anyio
 import anyio.lowlevel
 
+from comment_wake import events
+from comment_wake.app import App, open_app
+from comment_wake.config import AppConfig
 from comment_wake.ownpost import TranscriptSource
-from comment_wake.service import LISTENER_NAME, NO_EVIDENCE, CommentWake
-from comment_wake.wake import NOTICE_KIND, Binding, Decision, LogLine
-from review_monitor import (
-    GitHubClient,
-    GitHubConfig,
-    MonitorNotices,
-    Notice,
-    OutboxStatus,
-    Permissions,
-    Poller,
-    PrRef,
-    Store,
-    read_badges,
-    read_details,
-    read_failing_checks,
-)
-from review_monitor.testing import FakeGitHub, Fault, RecordedRequest, VirtualClock
+from comment_wake.service import LISTENER_NAME
+from comment_wake.wake import NOTICE_KIND, Binding
+from review_monitor import GitHubConfig, Monitor, Notice, OutboxStatus, PrRef, Store
+from review_monitor.testing import FakeGitHub, RecordedRequest, VirtualClock
+from review_monitor.testing import Fault as FakeFault
 
 from ._output import Line, sort_lines
 from ._scenario import Event, Scenario, WorkerSpec
@@ -78,60 +69,48 @@ class _InlineStore(Store):
 
 
 class _Sink:
+    """The replay's output, a subscriber to the app's events."""
+
     def __init__(self) -> None:
         self.lines: list[Line] = []
+        self.store: Store | None = None  # where a wake's notice text is read back
 
     def _add(
         self, type_: str, at: datetime, fields: dict[str, Any], created: datetime | None = None
     ) -> None:
         self.lines.append(Line(type_, at, fields, len(self.lines), created))
 
-    def decided(
-        self,
-        decisions: Sequence[Decision],
-        created: Mapping[str, datetime],
-        evidence: Mapping[str, str] = NO_EVIDENCE,
-    ) -> None:
-        # The replay's output contract has no own-post evidence: ``evidence`` is not shown.
-        for d in decisions:
-            fields = {
-                "pr": str(d.pr),
-                "comment": d.comment,
-                "outcome": d.outcome,
-                "reason": d.reason,
-                "detail": d.detail,
+    def __call__(self, event: events.Event) -> None:
+        if isinstance(event, events.CommentDecided):
+            # The replay's output contract has no own-post evidence and no rule trace.
+            fields: dict[str, Any] = {
+                "pr": str(event.pr),
+                "comment": event.comment,
+                "outcome": event.outcome,
+                "reason": event.reason,
+                "detail": event.detail,
             }
-            self._add("decision", d.at, fields, created.get(d.comment))
-
-    def woke(self, at: datetime, notice: Notice, comments: Sequence[str]) -> None:
-        pr = f"{notice.pr.repo}#{notice.pr.number}"
-        fields = {"pr": pr, "worker": notice.worker, "comments": list(comments)}
-        self._add("wake", at, {**fields, "notice": notice.text})
-
-    def logged(self, at: datetime, pr: PrRef | None, line: LogLine) -> None:
-        fields = {"level": line.level, "pr": None if pr is None else str(pr)}
-        self._add("log", at, {**fields, "message": line.message})
+            self._add("decision", event.at, fields, event.created_at)
+        elif isinstance(event, events.WorkerWoken):
+            # Events carry no text; the notice itself is in the outbox, committed already.
+            assert self.store is not None
+            entry = self.store.sync.entry_by_key(event.notice_key)
+            text = "" if entry is None else entry.notice.text
+            pr = f"{event.pr.repo}#{event.pr.number}"
+            fields = {"pr": pr, "worker": event.worker, "comments": list(event.comments)}
+            self._add("wake", event.at, {**fields, "notice": text})
+        elif isinstance(event, events.Noted):
+            fields = {"level": event.level, "pr": None if event.pr is None else str(event.pr)}
+            self._add("log", event.at, {**fields, "message": event.message})
+        elif isinstance(event, events.Fault):
+            fields = {"level": "warning", "pr": None if event.pr is None else str(event.pr)}
+            self._add("log", event.at, {**fields, "message": event.detail})
 
     def notice(self, at: datetime, notice: Notice) -> None:
         pr = f"{notice.pr.repo}#{notice.pr.number}"
         items = [i.id for i in notice.items]
         fields = {"pr": pr, "worker": notice.worker, "kind": notice.kind, "items": items}
         self._add("notice", at, fields)
-
-
-class _PollerLog(logging.Handler):
-    """The poller's own lines (a failed badge poll) as ``log`` lines without a PR."""
-
-    def __init__(self, sink: _Sink, clock: VirtualClock) -> None:
-        super().__init__(logging.INFO)
-        self._sink = sink
-        self._clock = clock
-
-    def emit(self, record: logging.LogRecord) -> None:
-        line = LogLine(
-            "info" if record.levelno < logging.WARNING else "warning", record.getMessage()
-        )
-        self._sink.logged(self._clock.now(), None, line)
 
 
 class _Registry:
@@ -221,12 +200,11 @@ class _Replay:
         self.scope: anyio.CancelScope | None = None
         self.stopped = anyio.Event()
         self.store: Store | None = None
-        self.client: GitHubClient | None = None
-        self.poller: Poller | None = None
+        self.app: App | None = None
+        self._opened: contextlib.AsyncExitStack | None = None
         self._next_db = _FIRST_DATABASE_ID
         self._taken_db = self._explicit_database_ids()
         self._order = 0
-        self._log_handler = _PollerLog(self.sink, self.clock)
         self._tg: anyio.abc.TaskGroup | None = None
         self._seeded = False
 
@@ -324,8 +302,8 @@ class _Replay:
         elif e.kind == "restart":
             await self._restart()
         elif e.kind == "poll":
-            assert self.poller is not None
-            await self.poller.poll_round()
+            assert self.app is not None
+            await self.app.monitor.poll_round()
 
     def _archive(self, worker: str) -> None:
         """As ``comment-wake archive`` does: the worker stays known, its watch goes, so
@@ -339,12 +317,12 @@ class _Replay:
     @staticmethod
     def _fault(
         a: dict[str, Any] | Any, *, kinds: tuple[Any, ...], path: str | None = None
-    ) -> Fault:
+    ) -> FakeFault:
         status = a.get("status", 502)
         times = a.get("failures", 1)
         if status == "timeout":
-            return Fault(timeout=True, kinds=kinds, times=times, path_contains=path)
-        return Fault(status=status, kinds=kinds, times=times, path_contains=path)
+            return FakeFault(timeout=True, kinds=kinds, times=times, path_contains=path)
+        return FakeFault(status=status, kinds=kinds, times=times, path_contains=path)
 
     def _comment(self, pr: PrRef, at: datetime, a: Any) -> None:
         created = a.get("created_at", at)
@@ -398,90 +376,63 @@ class _Replay:
 
     # -- the service -----------------------------------------------------------------
 
-    def _open(self) -> tuple[Poller, CommentWake]:
+    def _open_store(self) -> Store:
+        """The real store, each call run on the event loop instead of a worker thread:
+        SQLite on a local temporary file answers in microseconds, and a thread hand-off
+        per call would cost more real time than the whole simulated poll."""
         s = self.s
-        self.store = _InlineStore.open(self.dir / "state.db", clock=self.clock)
+        store = _InlineStore.open(self.dir / "state.db", clock=self.clock)
         for spec in s.prs:
             if spec.worker is not None and not self.registry.is_archived(spec.worker):
-                self.store.sync.add_watch(spec.worker, spec.ref, at=self.clock.now())
+                store.sync.add_watch(spec.worker, spec.ref, at=self.clock.now())
         if not self._seeded:
             self._seeded = True
             for spec in s.prs:
                 if spec.mark_v0 is not None:
                     # What an earlier build stored: version 0, a JSON list of handled ids.
                     blob = json.dumps(list(spec.mark_v0)).encode()
-                    self.store.sync.commit(
-                        spec.ref, LISTENER_NAME, mark=(0, blob), at=self.clock.now()
-                    )
-        self.client = GitHubClient(
-            "replay-token",
-            GitHubConfig(host=s.host),
-            transport=self.fake.transport(),
-            clock=self.clock,
-            rng=self.rng,
-        )
-        permissions = Permissions(self.client, s.monitor)
-        notices = MonitorNotices(
-            store=self.store,
-            permissions=permissions,
-            read_details=functools.partial(
-                read_details,
-                self.client,
-                batch=s.monitor.detail_batch,
-                inline_window=s.monitor.inline_window,
-            ),
-            read_checks=functools.partial(read_failing_checks, self.client),
-            review_bots=s.monitor.review_bots,
-            permission_retries=s.monitor.permission_retries,
-        )
-        wake = CommentWake(
-            store=self.store,
-            api=self.client,
-            permissions=permissions,
-            bindings=self.registry,
-            sink=self.sink,
-            clock=self.clock,
-            config=s.wake,
-            monitor=s.monitor,
-            rng=self.rng,
-        )
-        logger = logging.Logger("comment_wake.replay.poller")
-        logger.addHandler(self._log_handler)
-        poller = Poller(
-            watches=self.store,
-            read_badges=functools.partial(
-                read_badges,
-                self.client,
-                comments_window=s.monitor.comments_window,
-                reviews_window=s.monitor.reviews_window,
-            ),
-            listeners=[notices, wake],
-            clock=self.clock,
-            config=s.monitor,
-            logger=logger,
-        )
-        return poller, wake
-
-    async def _serve(self, poller: Poller, wake: CommentWake, scope: anyio.CancelScope) -> None:
-        with scope:
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(poller.run)
-                tg.start_soon(wake.run)
+                    store.sync.commit(spec.ref, LISTENER_NAME, mark=(0, blob), at=self.clock.now())
+        return store
 
     async def _start(self, tg: anyio.abc.TaskGroup) -> None:
-        poller, wake = self._open()
-        self.poller = poller
+        s = self.s
+        self.store = self._open_store()
+        self.sink.store = self.store
+        config = AppConfig(github=GitHubConfig(host=s.host), monitor=s.monitor, wake=s.wake)
+        stack = contextlib.AsyncExitStack()
+        self.app = await stack.enter_async_context(
+            open_app(
+                config,
+                state_dir=self.dir,
+                token="replay-token",
+                transport=self.fake.transport(),
+                clock=self.clock,
+                rng=self.rng,
+                store=self.store,
+                bindings=self.registry,
+                deliver=False,
+            )
+        )
+        self._opened = stack
+        self.app.subscribe(self.sink)
         self.scope = anyio.CancelScope()
-        tg.start_soon(self._serve, poller, wake, self.scope)
+        tg.start_soon(self._serve, self.app.monitor, self.scope)
         await self.clock.settle()
+
+    @staticmethod
+    async def _serve(monitor: Monitor, scope: anyio.CancelScope) -> None:
+        # The monitor's run serves the poller and the wake's timers; the replay drives
+        # GitHub and time itself, so the app's housekeeping is not needed here.
+        with scope:
+            await monitor.run()
 
     async def _stop(self) -> None:
         assert self.scope is not None
         assert self.store is not None
-        assert self.client is not None
+        assert self._opened is not None
         self.scope.cancel()
         await self.clock.settle()
-        await self.client.aclose()
+        await self._opened.aclose()
         self.store.close()
 
     async def _restart(self) -> None:

@@ -2,10 +2,33 @@
 
 ``CommentWake`` is a ``review_monitor`` listener named ``"comment-wake"``; its ``run()``
 task serves the permission-retry and rate-limit timers.  Bindings and transcripts come
-from a ``BindingSource``; decisions, wakes and log lines go to a ``WakeSink``.
+from a ``BindingSource``; each look commits its mark, notices and ``DecisionRecord``s in
+one transaction and then publishes its events (``comment_wake.events``).
 """
 
-from ._ports import NO_EVIDENCE, BindingSource, WakeSink
+from ._ports import BindingSource
+from ._records import (
+    DECISIONS,
+    DecisionRecord,
+    PermissionEvidence,
+    RateEvidence,
+    decode_record,
+    latest_by_comment,
+    namespace_of,
+    rate_evidence,
+)
 from ._service import LISTENER_NAME, CommentWake
 
-__all__ = ["LISTENER_NAME", "NO_EVIDENCE", "BindingSource", "CommentWake", "WakeSink"]
+__all__ = [
+    "DECISIONS",
+    "LISTENER_NAME",
+    "BindingSource",
+    "CommentWake",
+    "DecisionRecord",
+    "PermissionEvidence",
+    "RateEvidence",
+    "decode_record",
+    "latest_by_comment",
+    "namespace_of",
+    "rate_evidence",
+]

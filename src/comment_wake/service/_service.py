@@ -2,8 +2,10 @@
 
 Per PR and look (a badge poll, or a timer with the last badge): load the mark, call
 ``step``; while the core needs reads, do them (details, gap pages, permission lookups,
-own-post verdicts) and call ``step`` again with the facts; then write the new mark and
-enqueue the notices in one store transaction, and only then tell the sink.
+own-post verdicts) and call ``step`` again with the facts; then write the new mark,
+enqueue the notices and put a ``DecisionRecord`` per decision (its evidence: what the
+step read) in one store transaction, and only then publish the events
+(``CommentDecided``, ``WorkerWoken``, ``Noted``).
 
 A GitHub fault during the reads, or a transcript the own-post check cannot read, commits
 nothing ("when unsure, record nothing"), so the mark never moves on a fault: the PR is
@@ -22,7 +24,7 @@ from __future__ import annotations
 import logging
 import os
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 
 import anyio
@@ -30,10 +32,12 @@ import anyio.to_thread
 import msgspec
 
 from comment_wake import ownpost
+from comment_wake.events import CommentDecided, Event, Noted, WorkerWoken
 from comment_wake.wake import (
     MARK_VERSION,
     Binding,
     Connection,
+    Decision,
     Facts,
     LogLine,
     Needs,
@@ -58,8 +62,10 @@ from review_monitor import (
     LookupFailed,
     Mark,
     MonitorConfig,
+    Notice,
     PermissionAnswer,
     PermissionChecker,
+    Permissions,
     PrRef,
     PrStatus,
     RateLimitedError,
@@ -70,7 +76,15 @@ from review_monitor import (
     read_gap,
 )
 
-from ._ports import BindingSource, WakeSink
+from ._ports import BindingSource
+from ._records import (
+    DecisionRecord,
+    encode_record,
+    namespace_of,
+    permission_evidence,
+    rate_evidence,
+    record_key,
+)
 
 __all__ = ["LISTENER_NAME", "CommentWake"]
 
@@ -100,7 +114,7 @@ class CommentWake:
         api: GitHubApi,
         permissions: PermissionChecker,
         bindings: BindingSource,
-        sink: WakeSink,
+        publish: Callable[[Event], None] | None = None,
         clock: Clock,
         config: WakeConfig | None = None,
         monitor: MonitorConfig | None = None,
@@ -114,7 +128,7 @@ class CommentWake:
         self._api = api
         self._permissions = permissions
         self._bindings = bindings
-        self._sink = sink
+        self._publish = publish or _ignore
         self._clock = clock
         self._config = config or WakeConfig()
         self._monitor = monitor or MonitorConfig()
@@ -205,7 +219,7 @@ class CommentWake:
             if mark is None or not _unfinished(binding, mark):
                 return None
             closed = finish(binding, mark, None, config=self._config, now=now)
-            return await self._commit(pr, stored, closed, _created(None, Facts(), mark), {}, now)
+            return await self._commit(pr, binding, stored, closed, None, Facts(), mark, now)
         stepped, facts = await self._steps(binding, mark, status, now)
         if stepped is None:
             return None
@@ -214,8 +228,7 @@ class CommentWake:
             stepped = msgspec.structs.replace(
                 stepped, mark=closing.mark, decisions=(*stepped.decisions, *closing.decisions)
             )
-        created = _created(status, facts, mark)
-        return await self._commit(pr, stored, stepped, created, _evidence(stepped, facts), now)
+        return await self._commit(pr, binding, stored, stepped, status, facts, mark, now)
 
     async def _steps(
         self, binding: Binding, mark: WakeMark | None, status: PrStatus, now: datetime
@@ -239,7 +252,9 @@ class CommentWake:
             try:
                 facts = await self._read(result.needs, facts, status, mark, binding.worker, now)
             except _ReadFailed as exc:
-                self._sink.logged(now, pr, _fault_line(pr, exc))
+                line = _fault_line(pr, exc)
+                self._publish(Noted(at=now, level=line.level, pr=pr, message=line.message))
+                _log.warning("%s", line.message)
                 return None, facts
         else:
             raise RuntimeError(f"the wake core kept asking for reads on {pr}")
@@ -248,38 +263,129 @@ class CommentWake:
     async def _commit(
         self,
         pr: PrRef,
+        binding: Binding,
         stored: Mark | None,
         result: Step,
-        created: Mapping[str, datetime],
-        evidence: Mapping[str, str],
+        status: PrStatus | None,
+        facts: Facts,
+        before: WakeMark | None,
         now: datetime,
     ) -> Step:
-        """Write the mark and enqueue the notices in one transaction, then tell the sink:
-        if the commit raises, the sink has heard nothing and the next look decides again."""
+        """Write the mark, enqueue the notices and put the decisions' records in one
+        transaction, then publish: if the commit raises, nobody has heard anything and
+        the next look decides again."""
         blob = encode_mark(result.mark)
-        if stored is None or stored.blob != blob or result.notices:
+        items = _known_items(status, facts, before)
+        records = [self._record(d, items, facts, result, now) for d in result.decisions]
+        if stored is None or stored.blob != blob or result.notices or records:
             await self._store.commit(
-                pr, self.name, mark=(MARK_VERSION, blob), notices=result.notices, at=now
+                pr,
+                self.name,
+                mark=(MARK_VERSION, blob),
+                notices=result.notices,
+                records=[(namespace_of(pr), record_key(r), encode_record(r)) for r in records],
+                at=now,
             )
-        self._tell(pr, result, created, evidence, now)
+        self._tell(pr, binding, result, records, now)
         self._schedule(pr, result.mark)
         return result
+
+    def _record(
+        self,
+        d: Decision,
+        items: Mapping[str, BadgeItem],
+        facts: Facts,
+        result: Step,
+        now: datetime,
+    ) -> DecisionRecord:
+        """The decision with its evidence: what the step read about this comment."""
+        item = items.get(d.comment)
+        login = item.author.login if item is not None and item.author is not None else None
+        permission = None
+        # A permission answer is evidence only for the rules that read it.
+        if login is not None and d.reason in _PERMISSION_REASONS:
+            answer = facts.permissions.get(login) or self._cached_permission(d.pr, login, now)
+            permission = None if answer is None else permission_evidence(answer)
+        verdict = facts.own_posts.get(d.comment)
+        notice = _notice_of(result, d)
+        return DecisionRecord(
+            at=d.at,
+            host=d.pr.host,
+            pr=str(d.pr),
+            comment=d.comment,
+            outcome=d.outcome,
+            reason=d.reason,
+            detail=d.detail,
+            database_id=None if item is None else item.database_id,
+            kind=None if item is None else item.kind,
+            created_at=None if item is None else item.created_at,
+            author=login,
+            author_type=item.author.type if item is not None and item.author else None,
+            viewer_did_author=None if item is None else item.viewer_did_author,
+            permission=permission,
+            rate=rate_evidence(result.mark, self._config, d.at),
+            worker=None if notice is None else notice.worker,
+            notice_key=None if notice is None else notice.key,
+            own_post=None if verdict is None else verdict.explanation,
+        )
+
+    def _cached_permission(self, pr: PrRef, login: str, now: datetime) -> PermissionAnswer | None:
+        # A comment released from the rate limit was looked up in an earlier step; the
+        # shared permissions cache still holds that answer for its ten minutes.
+        if isinstance(self._permissions, Permissions):
+            return self._permissions.cached(pr.repo, login, now)
+        return None
 
     def _tell(
         self,
         pr: PrRef,
+        binding: Binding,
         result: Step,
-        created: Mapping[str, datetime],
-        evidence: Mapping[str, str],
+        records: Sequence[DecisionRecord],
         now: datetime,
     ) -> None:
-        if result.decisions:
-            self._sink.decided(result.decisions, created, evidence=evidence)
+        for d, r in zip(result.decisions, records, strict=True):
+            # Ids, outcome and reason only: never the author or any text of the comment.
+            detail = f": {d.detail}" if d.detail else ""
+            _log.info("%s %s: %s (%s)%s", d.pr, d.comment, d.outcome, d.reason, detail)
+            self._publish(
+                CommentDecided(
+                    at=d.at,
+                    pr=d.pr,
+                    comment=d.comment,
+                    database_id=r.database_id,
+                    outcome=d.outcome,
+                    reason=d.reason,
+                    detail=d.detail,
+                    worker=binding.worker,
+                    notice_key=r.notice_key,
+                    rules=d.rules,
+                    created_at=r.created_at,
+                )
+            )
         for notice in result.notices:
-            woken = [d.comment for d in result.decisions if d.outcome == "wake"]
-            self._sink.woke(now, notice, woken)
+            ids = {i.id for i in notice.items}
+            woken = tuple(
+                d.comment for d in result.decisions if d.outcome == "wake" and d.comment in ids
+            )
+            _log.info(
+                "%s: woke worker %s with %d comment(s), notice %s",
+                pr,
+                notice.worker,
+                len(woken),
+                notice.key[:12],
+            )
+            self._publish(
+                WorkerWoken(
+                    at=now, pr=pr, worker=notice.worker, notice_key=notice.key, comments=woken
+                )
+            )
         for line in result.logs:
-            self._sink.logged(now, pr, line)
+            # The core's log lines never carry an author or text (LogLine's contract).
+            _log.log(
+                logging.WARNING if line.level == "warning" else logging.INFO, "%s", line.message
+            )
+            self._publish(Noted(at=now, level=line.level, pr=pr, message=line.message))
 
     # -- the reads ---------------------------------------------------------------------
 
@@ -371,24 +477,32 @@ def _unfinished(binding: Binding, mark: WakeMark) -> bool:
     return not binding.is_bound and bool(mark.held or mark.pending)
 
 
-def _evidence(result: Step, facts: Facts) -> dict[str, str]:
-    """The own-post matcher's explanation for each comment this step decided."""
-    found: dict[str, str] = {}
-    for d in result.decisions:
-        verdict = facts.own_posts.get(d.comment)
-        if verdict is not None:
-            found[d.comment] = verdict.explanation
-    return found
+_PERMISSION_REASONS = frozenset({"writer", "not-writer", "lookup-failed", "rate-limit"})
 
 
-def _created(status: PrStatus | None, facts: Facts, mark: WakeMark | None) -> dict[str, datetime]:
-    """The creation time of every comment a look may decide, by id."""
-    found: dict[str, datetime] = {}
+def _ignore(event: Event) -> None:
+    pass
+
+
+def _notice_of(result: Step, d: Decision) -> Notice | None:
+    if d.outcome != "wake":
+        return None
+    for notice in result.notices:
+        if any(i.id == d.comment for i in notice.items):
+            return notice
+    return None
+
+
+def _known_items(
+    status: PrStatus | None, facts: Facts, mark: WakeMark | None
+) -> dict[str, BadgeItem]:
+    """Every comment a look may decide, by id: listed now, or held in the mark."""
+    found: dict[str, BadgeItem] = {}
     if mark is not None:
-        found.update((h.item.id, h.item.created_at) for h in mark.held)
-        found.update((p.item.id, p.item.created_at) for p in mark.pending)
+        found.update((h.item.id, h.item) for h in mark.held)
+        found.update((p.item.id, p.item) for p in mark.pending)
     if status is not None:
-        found.update((i.id, i.created_at) for i in _items(status, facts.gaps).values())
+        found.update(_items(status, facts.gaps))
     return found
 
 

@@ -1,6 +1,8 @@
-"""Test helpers for the service: a recording sink, fixed bindings, and a rig of real parts.
+"""Test helpers for the service: fixed bindings, and a rig of real parts around it.
 
-``ServiceRig`` assembles what the daemon assembles, minus the poller: the real ``Store``
+The rig is the service's own unit rig (it builds ``CommentWake`` alone, to inject a
+permission checker or a details reader); the whole app is built by
+``comment_wake.app.open_app``.  ``ServiceRig`` has the real ``Store``
 in a directory, the real ``GitHubClient`` on ``FakeGitHub.transport()``, the real
 ``Permissions`` and a ``VirtualClock``.  ``poll()`` reads the badge as the poller would
 and hands it to the service, so a test drives every look itself.
@@ -9,18 +11,18 @@ and hands it to the service, so a test drives every look itself.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from comment_wake.events.testing import EventRecorder
 from comment_wake.ownpost import TranscriptSource
-from comment_wake.wake import Binding, Decision, LogLine, WakeConfig
+from comment_wake.wake import Binding, WakeConfig
 from review_monitor import (
     GitHubClient,
     GitHubConfig,
     MonitorConfig,
-    Notice,
     PermissionChecker,
     Permissions,
     PrRef,
@@ -32,73 +34,11 @@ from review_monitor import (
 )
 from review_monitor.testing import FakeGitHub, VirtualClock
 
-from ._ports import NO_EVIDENCE
 from ._service import CommentWake
 
-__all__ = ["RecordingSink", "ServiceRig", "StaticBindings", "Told"]
+__all__ = ["ServiceRig", "StaticBindings"]
 
 _T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
-
-
-@dataclass(frozen=True, slots=True)
-class Told:
-    """One thing the sink heard, in arrival order."""
-
-    kind: str  # "decided", "woke" or "logged"
-    at: datetime
-    decision: Decision | None = None
-    created: datetime | None = None
-    evidence: str | None = None  # the own-post matcher's explanation, when it judged it
-    notice: Notice | None = None
-    comments: tuple[str, ...] = ()
-    pr: PrRef | None = None
-    line: LogLine | None = None
-
-
-@dataclass
-class RecordingSink:
-    """A ``WakeSink`` that keeps everything it hears."""
-
-    told: list[Told] = field(default_factory=list)
-
-    def decided(
-        self,
-        decisions: Sequence[Decision],
-        created: Mapping[str, datetime],
-        evidence: Mapping[str, str] = NO_EVIDENCE,
-    ) -> None:
-        for d in decisions:
-            self.told.append(
-                Told(
-                    "decided",
-                    d.at,
-                    decision=d,
-                    created=created.get(d.comment),
-                    evidence=evidence.get(d.comment),
-                )
-            )
-
-    def woke(self, at: datetime, notice: Notice, comments: Sequence[str]) -> None:
-        self.told.append(Told("woke", at, notice=notice, comments=tuple(comments)))
-
-    def logged(self, at: datetime, pr: PrRef | None, line: LogLine) -> None:
-        self.told.append(Told("logged", at, pr=pr, line=line))
-
-    @property
-    def decisions(self) -> list[Decision]:
-        return [t.decision for t in self.told if t.decision is not None]
-
-    @property
-    def wakes(self) -> list[tuple[str, ...]]:
-        return [t.comments for t in self.told if t.kind == "woke"]
-
-    @property
-    def lines(self) -> list[LogLine]:
-        return [t.line for t in self.told if t.line is not None]
-
-    def outcomes(self) -> list[tuple[str, str, str]]:
-        """``(comment, outcome, reason)`` of every decision, in arrival order."""
-        return [(d.comment, d.outcome, d.reason) for d in self.decisions]
 
 
 @dataclass
@@ -151,7 +91,7 @@ class ServiceRig:
         self.bindings = StaticBindings(
             {self.pr: Binding(pr=self.pr, worker="w-1", spawned_by="orch-1")}
         )
-        self.sink = RecordingSink()
+        self.events = EventRecorder()
         self.permissions: PermissionChecker = Permissions(self.client, self.monitor)
         self.wake = self.service()
 
@@ -164,7 +104,7 @@ class ServiceRig:
             api=self.client,
             permissions=self.permissions,
             bindings=self.bindings,
-            sink=self.sink,
+            publish=self.events,
             clock=self.clock,
             config=self.config,
             monitor=self.monitor,

@@ -82,6 +82,7 @@ class Decision(msgspec.Struct, frozen=True):
     outcome: Outcome
     reason: Reason
     detail: str = ""
+    rules: tuple[str, ...] = ()  # the rules it passed, in the order they ran
 
 
 class LogLine(msgspec.Struct, frozen=True):

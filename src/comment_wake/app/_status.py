@@ -9,12 +9,17 @@ from datetime import datetime
 
 import msgspec
 
-from comment_wake.service import LISTENER_NAME
+from comment_wake.service import (
+    LISTENER_NAME,
+    decode_record,
+    latest_by_comment,
+    namespace_of,
+    rate_evidence,
+)
 from comment_wake.wake import MarkError, WakeConfig, decode_mark
 from review_monitor import PrRef, SyncStore, format_duration
 
-from ._daemon import DAEMON_STATE_KEY, DaemonState
-from ._records import decode_record, latest_by_comment, namespace_of, rate_evidence
+from ._state import DAEMON_STATE_KEY, DaemonState
 
 __all__ = ["PrStatusLine", "QueueLine", "StatusReport", "read_status", "render_status"]
 

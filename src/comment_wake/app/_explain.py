@@ -9,11 +9,19 @@ from typing import Literal
 
 import msgspec
 
+from comment_wake.service._records import DecisionRecord, decode_record, namespace_of
 from review_monitor import PrRef, SyncStore
 
-from ._records import DecisionRecord, decode_record, namespace_of
-
-__all__ = ["RULES", "RuleLine", "comment_query", "explain_records", "find_records", "render"]
+__all__ = [
+    "RULES",
+    "Explanation",
+    "RuleLine",
+    "comment_query",
+    "explain_comment",
+    "explain_records",
+    "find_records",
+    "render",
+]
 
 # The rules in the order the wake core runs them (docs/trust-rules.md), each with the
 # reasons that stop a comment there and what passing it means.
@@ -181,3 +189,15 @@ def render(pr: PrRef, comment: str, records: Sequence[DecisionRecord]) -> str:
             ev = f": {rule.evidence}" if rule.evidence else ""
             lines.append(f"  {rule.rule:<13} {rule.verdict}{ev}")
     return "\n".join(lines) + "\n"
+
+
+class Explanation(msgspec.Struct, frozen=True):
+    """One recorded decision and its rule walk (an item of ``explain --json``)."""
+
+    record: DecisionRecord
+    rules: tuple[RuleLine, ...]
+
+
+def explain_comment(store: SyncStore, pr: PrRef, comment: str) -> tuple[Explanation, ...]:
+    """Every recorded decision about ``comment`` on ``pr``, oldest first, explained."""
+    return tuple(Explanation(r, explain_records(r)) for r in find_records(store, pr, comment))

@@ -7,9 +7,10 @@ carries what the rules used: the comment's author and kind as the badge listed t
 permission answer (or the failed lookup) with its time, the own-post matcher's explanation
 (in ``own_post``, and in ``detail`` when it stopped the comment; it names the transcript
 file and line, never the comment's text), and the PR's rate-limit state.
-Records are written after the step's own transaction, by a background writer: they are
-evidence, never state, so a crash can lose the last few but never a wake.  The daemon's
-periodic prune deletes them with everything else after ``prune_after``.
+The service builds them from what the step itself read and commits them in the step's
+own transaction, with the mark and the notices: a decision is never stored without its
+evidence, nor evidence without its decision.  The daemon's periodic prune deletes them
+with everything else after ``prune_after``.
 """
 
 from __future__ import annotations

@@ -1,0 +1,27 @@
+"""The composition root: ``open_app`` builds comment-wake from a config and injected parts.
+
+The daemon, the replay, the demo, the test rigs and a session manager that embeds
+comment-wake all build it here (docs/embedding.md).  ``App.status()`` and
+``App.explain()`` answer in-process what ``comment-wake status --json`` and
+``comment-wake explain --json`` print.
+"""
+
+from ._explain import Explanation, RuleLine
+from ._root import HINT_DELAY, App, open_app
+from ._state import DAEMON_STATE_KEY, DaemonState, FaultLine, PollFigures
+from ._status import PrStatusLine, QueueLine, StatusReport
+
+__all__ = [
+    "DAEMON_STATE_KEY",
+    "HINT_DELAY",
+    "App",
+    "DaemonState",
+    "Explanation",
+    "FaultLine",
+    "PollFigures",
+    "PrStatusLine",
+    "QueueLine",
+    "RuleLine",
+    "StatusReport",
+    "open_app",
+]

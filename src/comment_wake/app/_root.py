@@ -1,0 +1,430 @@
+"""The composition root: the one place the app is assembled.
+
+    async with open_app(config, state_dir=path, token=token, callbacks={"mgr": fn}) as app:
+        app.subscribe(print)
+        await app.run()  # until cancelled
+
+``open_app`` builds, in this order: the ``Monitor`` (GitHub client, permissions, poller,
+the monitor's own notices; it opens the store and takes the lease), the ``Registry`` over
+the same store (with the in-process ``callbacks``), the ``CommentWake`` listener, the
+``DeliveryLoop`` and, when configured, the webhook ``HintListener``.  Every part reports
+through one ``EventBus``; the status tracker is a subscriber like any other.  The
+daemon, the replay, the demo and the test rigs all build the app here; nothing else in
+``src/`` constructs ``Monitor``, ``CommentWake`` or ``DeliveryLoop``.
+
+Every scheduled wait goes through the injected clock (the poller, the wake's timers, the
+delivery loop, the housekeeping), so the whole app runs on a ``VirtualClock`` in tests.
+Timeouts on real I/O (a publisher that hangs, a slow HTTP client) stay in real seconds:
+they guard against the outside world, not against time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import random
+import tempfile
+from collections.abc import AsyncIterator, Callable, Mapping
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import anyio
+import anyio.abc
+import anyio.to_thread
+import msgspec
+
+from comment_wake._paths import inbox_root, store_path
+from comment_wake.config import AppConfig
+from comment_wake.delivery import DeliveryLoop, NoticeCallback
+from comment_wake.events import (
+    Event,
+    EventBus,
+    EventStream,
+    Fault,
+    PollRound,
+    Subscriber,
+    WorkerWoken,
+)
+from comment_wake.hints import HintListener, load_secret, matching_watch
+from comment_wake.registry import Registry
+from comment_wake.service import DECISIONS, BindingSource, CommentWake
+from review_monitor import Clock, Monitor, PrRef, RetryPolicy, Store, SystemClock
+
+from ._explain import Explanation, explain_comment
+from ._snapshot import snapshot_store
+from ._state import DAEMON_STATE_KEY, DaemonState, StatusTracker
+from ._status import StatusReport, read_status
+
+if TYPE_CHECKING:
+    import httpx
+
+__all__ = ["HINT_DELAY", "App", "open_app"]
+
+HINT_DELAY = timedelta(seconds=0.5)
+"""How soon a webhook hint polls its PR (hints arriving meanwhile share that poll)."""
+
+_HEARTBEAT = timedelta(seconds=15)
+_WATCH_REFRESH = timedelta(seconds=2)
+_log = logging.getLogger("comment_wake.app")
+
+
+class App:
+    """comment-wake, assembled and open.  Build it with ``open_app``.
+
+    ``registry`` is the worker registry (with the callbacks given to ``open_app``), or
+    None when the caller brought its own ``bindings``.  ``monitor``, ``wake`` and
+    ``delivery`` are the parts, for drivers that step them (the replay polls by hand).
+    """
+
+    def __init__(
+        self,
+        *,
+        config: AppConfig,
+        state_dir: Path,
+        clock: Clock,
+        bus: EventBus,
+        monitor: Monitor,
+        wake: CommentWake,
+        delivery: DeliveryLoop | None,
+        registry: Registry | None,
+        dry_run: bool,
+        environ: Mapping[str, str],
+    ) -> None:
+        self.config = config
+        self.state_dir = state_dir
+        self.clock = clock
+        self.monitor = monitor
+        self.wake = wake
+        self.delivery = delivery
+        self.registry = registry
+        self.dry_run = dry_run
+        self._bus = bus
+        self._environ = environ
+        self._tracker = StatusTracker()
+        bus.subscribe(self._tracker)
+        self._started = clock.now()
+        self._watched: tuple[PrRef, ...] = ()
+        self._round = anyio.Event()
+        self.hint_port: int | None = None
+        self.ready = anyio.Event()
+        bus.subscribe(self._on_event)
+
+    # -- events ------------------------------------------------------------------------
+
+    def subscribe(self, fn: Subscriber) -> Callable[[], None]:
+        """Call ``fn`` with every event from now on (on the event loop, synchronously:
+        keep it quick); returns the function that unsubscribes it."""
+        return self._bus.subscribe(fn)
+
+    def events(self, *, max_buffer: int = 100_000) -> EventStream:
+        """``async for event in app.events()``: every event from this call on, until the
+        app closes."""
+        return self._bus.stream(max_buffer=max_buffer)
+
+    def publish(self, event: Event) -> None:
+        self._bus.publish(event)
+
+    def _on_event(self, event: Event) -> None:
+        if isinstance(event, WorkerWoken) and self.delivery is not None:
+            self.delivery.poke()
+        elif isinstance(event, PollRound):
+            self._round.set()
+
+    # -- what a session manager asks -----------------------------------------------------
+
+    @property
+    def rounds(self) -> int:
+        """Poll rounds finished since the app opened."""
+        return self._tracker.rounds
+
+    def state(self, *, stopped: bool = False) -> DaemonState:
+        """The running app's own figures (``status``'s ``daemon`` member)."""
+        now = self.clock.now()
+        budget = self.monitor.client.rate_limit
+        t = self._tracker
+        return DaemonState(
+            pid=os.getpid(),
+            started_at=self._started,
+            updated_at=now,
+            dry_run=self.dry_run,
+            host=self.monitor.client.host,
+            last_poll=t.last_poll,
+            budget_remaining=budget.remaining if budget else None,
+            budget_limit=budget.limit if budget else None,
+            budget_reset_at=budget.reset_at if budget else None,
+            wakes=t.wakes,
+            decisions=t.decisions,
+            stopped_at=now if stopped else None,
+            polled=dict(sorted(t.polled.items())),
+            faults=t.faults,
+        )
+
+    async def status(self) -> StatusReport:
+        """What ``comment-wake status --json`` prints, with this app's live figures."""
+        now = self.clock.now()
+        store = self.monitor.store.sync
+        report = await anyio.to_thread.run_sync(read_status, store, self.config.wake, now)
+        return msgspec.structs.replace(report, daemon_running=True, daemon=self.state())
+
+    async def explain(self, pr: PrRef | str, comment: str) -> tuple[Explanation, ...]:
+        """Every recorded decision about ``comment`` (a node id, a database id or its
+        URL) on ``pr``, each with the rule walk ``comment-wake explain`` shows."""
+        ref = pr if isinstance(pr, PrRef) else PrRef.parse(pr, host=self.monitor.client.host)
+        store = self.monitor.store.sync
+        return await anyio.to_thread.run_sync(explain_comment, store, ref, comment)
+
+    def poll_now(self, pr: PrRef) -> None:
+        """Poll ``pr`` soon (a webhook or the session manager saw activity)."""
+        match = matching_watch(pr, self._watched)
+        self.monitor.poll_now(match or pr)
+
+    # -- running -----------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Poll, wake, deliver and keep house until cancelled."""
+        try:
+            async with anyio.create_task_group() as tg:
+                if self.delivery is not None:
+                    tg.start_soon(self.delivery.run)
+                await self._refresh_watches()
+                await self._finish_unwatched()
+                if self.config.webhook.enabled:
+                    await self._start_hints(tg)
+                tg.start_soon(self._housekeeping)
+                tg.start_soon(self.monitor.run)
+                self.ready.set()
+        finally:
+            with anyio.CancelScope(shield=True):
+                await self._write_state(stopped=True)
+
+    async def _finish_unwatched(self) -> None:
+        """Look once at every PR whose wake mark outlived its watch: held comments and
+        pending retries there wait on timers, which only a poll rebuilds after a restart,
+        and an unwatched PR is never polled; the look lets the core decide them."""
+        try:
+            marked = await self.monitor.store.marked_prs(self.wake.name)
+        except Exception as exc:
+            self._store_fault("listing the PRs with a wake mark", exc)
+            return
+        watched = set(self._watched)
+        for pr in marked:
+            if pr in watched:
+                continue
+            try:
+                await self.wake.look(pr, self.clock.now())
+            except Exception as exc:
+                _log.error("a look at unwatched %s failed: %s", pr, type(exc).__name__)
+
+    async def _start_hints(self, tg: anyio.abc.TaskGroup) -> None:
+        secret = load_secret(self.config.webhook, self._environ)
+
+        def hint(pr: PrRef) -> None:
+            match = matching_watch(pr, self._watched)
+            if match is not None:
+                self.monitor.poll_now(match)
+
+        listener = HintListener(self.config.webhook, secret, hint)
+        self.hint_port = await tg.start(listener.serve)
+
+    async def _refresh_watches(self) -> None:
+        try:
+            found = await self.monitor.store.watches()
+        except Exception as exc:
+            self._store_fault("reading the watch list", exc)
+            return
+        self._watched = tuple(sorted({w.pr for w in found}))
+
+    def _store_fault(self, doing: str, exc: Exception) -> None:
+        detail = f"{doing}: {type(exc).__name__}"
+        _log.warning("the state store failed %s", detail)
+        self.publish(Fault(at=self.clock.now(), kind="store", detail=detail))
+
+    # -- housekeeping ------------------------------------------------------------------
+
+    def _prune_every(self) -> timedelta:
+        return max(timedelta(minutes=1), min(timedelta(hours=1), self.config.prune_after / 10))
+
+    async def _housekeeping(self) -> None:
+        """Prune, refresh the watch list for hints, keep the status entry current: after
+        every poll round and on a heartbeat, all on the app's clock."""
+        next_prune = self.clock.now()
+        next_beat = self.clock.now()
+        next_watch = self.clock.now() + _WATCH_REFRESH
+        while True:
+            now = self.clock.now()
+            if now >= next_prune:
+                await self.prune(now)
+                next_prune = now + self._prune_every()
+            if now >= next_watch:
+                await self._refresh_watches()
+                next_watch = now + _WATCH_REFRESH
+            if now >= next_beat or self._round.is_set():
+                self._round = anyio.Event()
+                await self._write_state()
+                next_beat = now + _HEARTBEAT
+            await _sleep_until_or(self.clock, min(next_prune, next_watch, next_beat), self._round)
+
+    async def prune(self, now: datetime) -> int:
+        """Delete what is older than ``prune_after``: finished notices with their attempts,
+        finished reactions, decision records.  Returns how many rows went."""
+        before = now - self.config.prune_after
+        store = self.monitor.store
+        try:
+            notices = await store.prune(before=before)
+            reactions = await store.prune_reactions(before=before)
+            records = await store.prune_records(DECISIONS, before=before)
+        except Exception as exc:
+            self._store_fault("pruning", exc)
+            return 0
+        total = notices + reactions + records
+        if total:
+            _log.info(
+                "pruned what is older than %s: %d notice(s), %d reaction(s), %d decision record(s)",
+                before.isoformat(timespec="seconds"),
+                notices,
+                reactions,
+                records,
+            )
+        return total
+
+    async def _write_state(self, *, stopped: bool = False) -> None:
+        state = self.state(stopped=stopped)
+        try:
+            await self.monitor.store.set_state(
+                DAEMON_STATE_KEY, msgspec.json.encode(state), at=state.updated_at
+            )
+        except Exception as exc:
+            self._store_fault("writing the status entry", exc)
+
+
+async def _sleep_until_or(clock: Clock, t: datetime, event: anyio.Event) -> None:
+    """Return at ``t`` on ``clock``, or as soon as ``event`` is set."""
+    async with anyio.create_task_group() as tg:
+
+        async def sleeper() -> None:
+            await clock.sleep_until(t)
+            tg.cancel_scope.cancel()
+
+        tg.start_soon(sleeper)
+        await event.wait()
+        tg.cancel_scope.cancel()
+
+
+@contextlib.asynccontextmanager
+async def open_app(
+    config: AppConfig,
+    *,
+    state_dir: Path | str,
+    token: str | Callable[[], str],
+    transport: httpx.AsyncBaseTransport | None = None,
+    clock: Clock | None = None,
+    callbacks: Mapping[str, NoticeCallback] | None = None,
+    environ: Mapping[str, str] | None = None,
+    dry_run: bool = False,
+    retry: RetryPolicy | None = None,
+    rng: random.Random | None = None,
+    store: Store | None = None,
+    bindings: BindingSource | None = None,
+    deliver: bool = True,
+) -> AsyncIterator[App]:
+    """Build the app and open it: the store's lease is taken on entry and given back on
+    exit (``StoreLockedError`` names the daemon that holds it).
+
+    ``token``: the GitHub token, or a callable returning it.  ``transport``: an httpx
+    transport instead of the network (tests; or set ``[github] api_url``).  ``clock``:
+    the clock every wait goes through (default: the wall clock).  ``callbacks``: the
+    in-process publishers a ``CallbackSpec`` binding names.  ``environ``: where webhook
+    and publisher secrets come from (default ``os.environ``).  ``dry_run``: decide on a
+    copy of the store and deliver nothing.  ``rng``: every random draw (fence nonces,
+    jitter).  ``store``: an open store to use instead of ``state_dir/state.db`` (the
+    replay's inline store; its owner closes it).  ``bindings``: a ``BindingSource`` of the
+    caller's instead of the registry (no registry, no delivery then).  ``deliver=False``
+    leaves notices in the outbox.
+    """
+    state = Path(state_dir)
+    the_clock: Clock = clock or SystemClock()
+    env = os.environ if environ is None else environ
+    bus = EventBus()
+    async with contextlib.AsyncExitStack() as stack:
+        if store is None:
+            state.mkdir(parents=True, exist_ok=True)
+        path = store_path(state)
+        if dry_run and store is None:
+            tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="cw-dry-")))
+            await anyio.to_thread.run_sync(snapshot_store, path, store_path(tmp))
+            path = store_path(tmp)
+            _log.info(
+                "dry run: deciding on a copy of %s; nothing is delivered, reacted to or "
+                "written to the real store",
+                store_path(state),
+            )
+        c = config
+        monitor = Monitor(
+            store_path=None if store is not None else path,
+            store=store,
+            github=c.github,
+            config=c.monitor,
+            clock=the_clock,
+            token=token,
+            transport=transport,
+            retry=retry,
+            lease=not dry_run,
+            hint_delay=HINT_DELAY,
+            on_event=bus.publish,
+            rng=rng,
+        )
+        await stack.enter_async_context(monitor)
+        registry: Registry | None = None
+        if bindings is None:
+            registry = Registry(
+                monitor.store.sync,
+                inbox_root=inbox_root(state),
+                clock=the_clock,
+                callbacks=callbacks,
+                publisher_timeout=c.delivery.publisher_timeout,
+                environ=env,
+            )
+        source: BindingSource = registry if registry is not None else bindings  # type: ignore[assignment]
+        wake = CommentWake(
+            store=monitor.store,
+            api=monitor.client,
+            permissions=monitor.permissions,
+            bindings=source,
+            publish=bus.publish,
+            clock=the_clock,
+            config=c.wake,
+            monitor=c.monitor,
+            rng=rng,
+            details=monitor.read_details,
+        )
+        monitor.add_listener(wake, run=wake.run)
+        delivery: DeliveryLoop | None = None
+        if deliver and registry is not None:
+            delivery = DeliveryLoop(
+                monitor.store,
+                route=registry.route,
+                clock=the_clock,
+                config=c.delivery,
+                rng=rng,
+                orchestrator_of=registry.orchestrator_of,
+                on_session=registry.on_session,
+                github=None if dry_run else monitor.client,
+                dry_run=dry_run,
+                on_event=bus.publish,
+            )
+        app = App(
+            config=c,
+            state_dir=state,
+            clock=the_clock,
+            bus=bus,
+            monitor=monitor,
+            wake=wake,
+            delivery=delivery,
+            registry=registry,
+            dry_run=dry_run,
+            environ=env,
+        )
+        stack.callback(bus.close)
+        yield app

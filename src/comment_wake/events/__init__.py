@@ -1,0 +1,42 @@
+"""The app's typed events and the bus that carries them.
+
+Components publish; the JSON log, ``status``, the demo's timeline, the replay's output,
+tests and session managers subscribe (``EventBus.subscribe`` for a callback,
+``EventBus.stream`` for an async iterator).  No component reads another's log records.
+"""
+
+from review_monitor import Fault, FaultKind, PollRound
+
+from ._bus import EventBus, EventsLost, EventStream, Subscriber
+from ._model import (
+    CommentDecided,
+    Event,
+    Noted,
+    NoticeBusy,
+    NoticeDelivered,
+    NoticeHandedOff,
+    NoticeParked,
+    WorkerWoken,
+    decode_event,
+    encode_event,
+)
+
+__all__ = [
+    "CommentDecided",
+    "Event",
+    "EventBus",
+    "EventStream",
+    "EventsLost",
+    "Fault",
+    "FaultKind",
+    "Noted",
+    "NoticeBusy",
+    "NoticeDelivered",
+    "NoticeHandedOff",
+    "NoticeParked",
+    "PollRound",
+    "Subscriber",
+    "WorkerWoken",
+    "decode_event",
+    "encode_event",
+]
