@@ -214,7 +214,8 @@ class CommentWake:
     async def _look(self, pr: PrRef, status: PrStatus | None, now: datetime) -> Step | None:
         stored = await self._store.load_mark(pr, self.name)
         mark = None if stored is None else decode_mark(stored.blob)
-        binding = self._bindings.binding(pr)
+        # The registry reads SQLite: off the event loop, like every other store read.
+        binding = await anyio.to_thread.run_sync(self._bindings.binding, pr)
         if status is None:
             if mark is None or not _unfinished(binding, mark):
                 return None
@@ -453,14 +454,16 @@ class CommentWake:
     ) -> tuple[bytes, Mapping[str, OwnPostVerdict]]:
         state = _decode_own(blob)
         window = self._config.own_post_window
+        bindings = self._bindings
+
+        def scan() -> ownpost.OwnPostState:
+            sources = tuple(bindings.transcripts(worker)) if worker is not None else ()
+            _check_readable(sources)
+            return ownpost.scan(state, sources, now, window=window)
+
         try:
-            sources = tuple(self._bindings.transcripts(worker)) if worker is not None else ()
-
-            def scan() -> ownpost.OwnPostState:
-                _check_readable(sources)
-                return ownpost.scan(state, sources, now, window=window)
-
-            # Transcript reads are file I/O: off the event loop.
+            # Finding the transcripts and reading them is file and SQLite I/O: off the
+            # event loop.
             scanned = await anyio.to_thread.run_sync(scan)
         except OSError as exc:
             # A post the worker made may be in the file we could not read: deciding now
