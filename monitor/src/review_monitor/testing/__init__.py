@@ -2,7 +2,9 @@
 
 from ._clock import FixedClock, VirtualClock
 from ._cost import QueryCost, query_cost
-from ._fake_github import FakeGitHub, Fault, RecordedRequest, RequestKind, schema_subset
+from ._fake_github import FakeGitHub
+from ._faults import Fault, RecordedRequest, RequestKind
+from ._graphql import schema_subset
 from ._publisher import InMemoryPublisher, PublishAttempt
 
 __all__: list[str] = [
