@@ -51,6 +51,8 @@ from types import FrameType
 REPO = Path(__file__).resolve().parents[2]
 CORE = "src/comment_wake/wake/_core.py"
 RATE = "src/comment_wake/wake/_rate.py"
+RULES = "src/comment_wake/wake/_rules.py"
+EXPLAIN = "src/comment_wake/daemon/_explain.py"
 POSTS = "src/comment_wake/ownpost/_posts.py"
 READERS = "src/comment_wake/ownpost/_readers.py"
 MATCH = "src/comment_wake/ownpost/_match.py"
@@ -59,6 +61,8 @@ PERMISSIONS = "monitor/src/review_monitor/_permissions.py"
 WAKE_SUITES = ("tests/wake", "tests/replay")
 OWNPOST_SUITES = ("tests/ownpost", "tests/replay")
 CLIENT_SUITES = ("tests/monitor/client", "tests/replay")
+TRUST_SUITES = ("tests/wake", "tests/service")
+EXPLAIN_SUITES = ("tests/daemon/test_records.py",)
 # Source roots put ahead of the editable install when running on a scratch copy.
 SOURCE_ROOTS = ("src", "monitor/src", "fence/src")
 PYTEST_TIMEOUT_S = 1200
@@ -247,6 +251,30 @@ MUTATIONS: tuple[Mutation, ...] = (
         "        for item in (*(gap.items if gap is not None else ()), *listed):\n",
         "        for item in listed:\n",
         WAKE_SUITES,
+    ),
+    Mutation(
+        "core-recomputes-trust",
+        "issue: one trust decision, the permission answer's trusted (maintain trusted)",
+        RULES,
+        "    if answer.trusted:",
+        "    if answer.permission in s.monitor.trusted_permissions:",
+        TRUST_SUITES,
+    ),
+    Mutation(
+        "rules-trace-dropped",
+        "issue: a decision carries the trace of the rules its comment passed",
+        CORE,
+        "            passed.append(rule.name)\n",
+        "            pass\n",
+        WAKE_SUITES,
+    ),
+    Mutation(
+        "explain-infers-despite-trace",
+        "issue: explain shows the recorded trace instead of inferring it from the reason",
+        EXPLAIN,
+        "        passed = set(r.rules)\n",
+        "        passed = set(_inferred_passes(r))\n",
+        EXPLAIN_SUITES,
     ),
     Mutation(
         "permission-cache-ignores-host",

@@ -183,6 +183,7 @@ class RecordingSink:
             outcome=d.outcome,
             reason=d.reason,
             detail=d.detail,
+            rules=d.rules,
         )
         return _with_item(record, item, self._permissions, d.pr)
 
