@@ -57,6 +57,7 @@ POSTS = "src/comment_wake/ownpost/_posts.py"
 READERS = "src/comment_wake/ownpost/_readers.py"
 MATCH = "src/comment_wake/ownpost/_match.py"
 PERMISSIONS = "monitor/src/review_monitor/_permissions.py"
+SEEN = "monitor/src/review_monitor/_seen.py"
 
 WAKE_SUITES = ("tests/wake", "tests/replay")
 OWNPOST_SUITES = ("tests/ownpost", "tests/replay")
@@ -82,9 +83,9 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "floor-removed",
         "seed: removing the floor fails the replay test",
-        CORE,
-        "if i.id not in known and i.id not in legacy and (floor is None or i.created_at > floor)",
-        "if i.id not in known and i.id not in legacy",
+        SEEN,
+        "(i for i in items if i.id not in known and (floor is None or i.created_at > floor)),",
+        "(i for i in items if i.id not in known),",
         WAKE_SUITES,
     ),
     Mutation(
@@ -134,8 +135,8 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "grace-window-removed",
         "seed: removing the grace window fails the late-comment test",
-        CORE,
-        "    return None if newest is None else newest - config.floor_lag\n",
+        SEEN,
+        "    return None if newest is None else newest - lag\n",
         "    return newest\n",
         WAKE_SUITES,
     ),
@@ -167,8 +168,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "p8-floor-raised-first",
         "seed: the previous order (floor raised before new comments) fails the P8 test",
         CORE,
-        "    floor = mark.floor\n    new = sorted(\n",
-        "    floor = _max_time(mark.floor, whole_from)\n    new = sorted(\n",
+        "    floor = mark.floor\n    new = unseen(",
+        "    floor = _max_time(mark.floor, whole_from)\n    new = unseen(",
         WAKE_SUITES,
     ),
     Mutation(
@@ -231,7 +232,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "handled-capacity-rise-removed",
         "seed: more than 64 handled inside the window raises the floor",
-        CORE,
+        SEEN,
         "    if excess > 0:\n",
         "    if False:\n",
         WAKE_SUITES,

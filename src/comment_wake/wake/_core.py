@@ -15,7 +15,9 @@ decided for good is kept by id (``handled``), so a comment is new when it is abo
 floor and unknown.  The floor trails the newest handled comment by ``floor_lag``, the
 grace for a comment GitHub lists late; when more than ``handled_capacity`` comments
 are handled above it, it rises until that many remain, so the id set stays bounded and
-a flood-and-delete can never replay a forgotten comment.
+a flood-and-delete can never replay a forgotten comment.  The seen set itself (what is
+new, the floor's rise, the kept ids, the retry schedule) is ``review_monitor``'s, shared
+with the monitor's notices (``unseen``, ``settle_seen``, ``lag_floor``, ``retry_delay``).
 
 Floods.  A connection that came back full (``has_previous_page``) is whole only from
 its oldest listed item.  When that is after the floor, and not continuous with what the
@@ -59,6 +61,11 @@ from review_monitor import (
     Notice,
     PageInfo,
     PrStatus,
+    Seen,
+    lag_floor,
+    retry_delay,
+    settle_seen,
+    unseen,
 )
 
 from ._config import WakeConfig
@@ -278,14 +285,7 @@ def _look(ctx: _Ctx, mark: WakeMark, rng: random.Random | None) -> Step:
     legacy = set(mark.legacy_ids)
     relearned = [Handled(i.id, i.created_at) for i in listing if i.id in legacy]
     floor = mark.floor
-    new = sorted(
-        (
-            i
-            for i in listing
-            if i.id not in known and i.id not in legacy and (floor is None or i.created_at > floor)
-        ),
-        key=_order_key,
-    )
+    new = unseen(listing, floor, known | legacy)
     judged = [(item, _judge(item, ctx)) for item in new]
     retried = [(p, _judge_pending(p, ctx)) for p in mark.pending]
     needs = _needs(gap_needs, [j for _, j in judged], [j for _, j in retried if j is not None])
@@ -494,7 +494,8 @@ def _apply(
         failures += 1
         schedule = ctx.monitor.permission_retries
         status = f"status {verdict.status}" if verdict.status is not None else "no answer"
-        if failures > len(schedule):
+        delay = retry_delay(failures, schedule)
+        if delay is None:
             given_up = f"{failures} failed lookups, last {status}"
             ctx.decide(item, "skip", "lookup-failed", given_up, verdict.rules)
             ctx.logs.append(
@@ -506,7 +507,7 @@ def _apply(
             )
             finished.append(item)
         else:
-            retry_at = ctx.now + schedule[failures - 1]
+            retry_at = ctx.now + delay
             retry = f"{status}, retry at {_iso(retry_at)}"
             ctx.decide(item, "retry", "lookup-failed", retry, verdict.rules)
             pending.append(Pending(item, verdict.detail, failures, retry_at))
@@ -553,37 +554,18 @@ def _wake(
 def _settle(
     floor: datetime | None,
     raises: Sequence[datetime | None],
-    handled: Sequence[Handled],
+    handled: Sequence[Seen],
     open_items: Sequence[BadgeItem],
     config: WakeConfig,
-) -> tuple[datetime | None, tuple[Handled, ...]]:
-    """Raise the floor to the highest of ``raises``, never past a comment still open
-    nor below where it was, then keep at most ``handled_capacity`` ids above it."""
-    target = floor
-    for t in raises:
-        target = _max_time(target, t)
-    if target is not None and open_items:
-        below_open = min(i.created_at for i in open_items) - _TICK
-        if target > below_open:
-            target = _max_time(floor, below_open)
-    by_id = {h.id: h for h in handled}
-    above = sorted(
-        (h for h in by_id.values() if target is None or h.at > target),
-        key=lambda h: (h.at, h.id),
-    )
-    excess = len(above) - config.handled_capacity
-    if excess > 0:
-        # Everything handled above the floor must stay known by id, so a flood that
-        # fills the set pushes the floor up rather than forgetting an id.
-        cut = above[excess - 1].at
-        target = _max_time(target, cut)
-        above = [h for h in above if h.at > cut]
-    return target, tuple(above)
+) -> tuple[datetime | None, tuple[Seen, ...]]:
+    """The seen set's floor and ids (``review_monitor.settle_seen``): never past a
+    comment still held or pending, at most ``handled_capacity`` ids above the floor."""
+    open_at = [i.created_at for i in open_items]
+    return settle_seen(floor, raises, handled, open_at, config.handled_capacity)
 
 
-def _lag_floor(handled: Sequence[Handled], config: WakeConfig) -> datetime | None:
-    newest = max((h.at for h in handled), default=None)
-    return None if newest is None else newest - config.floor_lag
+def _lag_floor(handled: Sequence[Seen], config: WakeConfig) -> datetime | None:
+    return lag_floor(handled, config.floor_lag)
 
 
 # -- small helpers -------------------------------------------------------------------
