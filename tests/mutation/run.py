@@ -58,11 +58,13 @@ READERS = "src/comment_wake/ownpost/_readers.py"
 MATCH = "src/comment_wake/ownpost/_match.py"
 PERMISSIONS = "monitor/src/review_monitor/_permissions.py"
 SEEN = "monitor/src/review_monitor/_seen.py"
+NOTICES = "monitor/src/review_monitor/_notices.py"
 
 WAKE_SUITES = ("tests/wake", "tests/replay")
 OWNPOST_SUITES = ("tests/ownpost", "tests/replay")
 CLIENT_SUITES = ("tests/monitor/client", "tests/replay")
 TRUST_SUITES = ("tests/wake", "tests/service")
+NOTICES_SUITES = ("tests/monitor/notices",)
 EXPLAIN_SUITES = ("tests/daemon/test_records.py",)
 # Source roots put ahead of the editable install when running on a scratch copy.
 SOURCE_ROOTS = ("src", "monitor/src", "fence/src")
@@ -276,6 +278,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         "        passed = set(r.rules)\n",
         "        passed = set(_inferred_passes(r))\n",
         EXPLAIN_SUITES,
+    ),
+    Mutation(
+        "monitor-reviews-floor-ignored",
+        "issue: the monitor's notices use the seen set's floor (a deleted flood replays)",
+        NOTICES,
+        "    candidates = unseen(new.reviews, mark.reviews_floor, ",
+        "    candidates = unseen(new.reviews, None, ",
+        NOTICES_SUITES,
     ),
     Mutation(
         "permission-cache-ignores-host",
