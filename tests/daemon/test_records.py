@@ -8,17 +8,29 @@ from pathlib import Path
 from comment_wake.app._explain import comment_query, explain_records
 from comment_wake.service import DecisionRecord, PermissionEvidence, namespace_of
 from comment_wake.service._records import encode_record, record_key
+from comment_wake.wake import RULES
 from review_monitor import Notice, NoticePr, PrRef, SyncStore
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 PR = PrRef("octo", "repo", 1)
+RULE_NAMES = tuple(rule.name for rule in RULES)
 
 
 def _record(
-    comment: str, at: datetime, reason: str = "writer", outcome: str = "wake"
+    comment: str,
+    at: datetime,
+    reason: str = "writer",
+    outcome: str = "wake",
+    rules: tuple[str, ...] = (),
 ) -> DecisionRecord:
     return DecisionRecord(
-        at=at, host=PR.host, pr=str(PR), comment=comment, outcome=outcome, reason=reason
+        at=at,
+        host=PR.host,
+        pr=str(PR),
+        comment=comment,
+        outcome=outcome,
+        reason=reason,
+        rules=rules,
     )
 
 
@@ -67,12 +79,19 @@ def _enqueue_and_deliver(store: SyncStore) -> None:
     )
 
 
-def test_explain_stops_at_the_rule_that_decided_and_leaves_the_rest_unreached() -> None:
-    r = _record("IC_x", T0, reason="bot", outcome="skip")
-    rules = [(line.rule, line.verdict) for line in explain_records(r)]
-    assert ("author", "pass") == rules[2]
-    assert ("bot", "stop") == rules[4]
-    assert all(v == "not reached" for _, v in rules[5:])
+def _verdicts(r: DecisionRecord) -> list[tuple[str, str]]:
+    return [(line.rule, line.verdict) for line in explain_records(r)]
+
+
+def test_explain_stops_at_the_first_rule_the_trace_does_not_pass() -> None:
+    r = _record("IC_x", T0, reason="bot", outcome="skip", rules=RULE_NAMES[:4])
+    expected = [
+        *((name, "pass") for name in RULE_NAMES[:4]),
+        ("bot", "stop"),
+        *((name, "not reached") for name in RULE_NAMES[5:]),
+        ("rate-limit", "not reached"),
+    ]
+    assert expected == _verdicts(r)
 
 
 def test_explain_a_wake_passes_every_rule_and_shows_the_permission_answer() -> None:
@@ -85,11 +104,42 @@ def test_explain_a_wake_passes_every_rule_and_shows_the_permission_answer() -> N
         outcome="wake",
         reason="writer",
         permission=answer,
+        rules=RULE_NAMES,
     )
-    lines = explain_records(r)
-    assert all(line.verdict == "pass" for line in lines)
-    access = next(line for line in lines if line.rule == "write-access")
-    assert f"maintainer has write, answered {T0.isoformat()}" == access.evidence
+    access = next(line for line in explain_records(r) if line.rule == "write-access")
+    assert ("pass", f"maintainer has write, answered {T0.isoformat()}") == (
+        access.verdict,
+        access.evidence,
+    )
+
+
+def test_explain_a_wake_shows_every_rule_passing() -> None:
+    r = _record("IC_x", T0, rules=RULE_NAMES)
+    assert [*RULE_NAMES, "rate-limit"] == [
+        rule for rule, verdict in _verdicts(r) if verdict == "pass"
+    ]
+
+
+def test_explain_shows_where_a_retried_comment_stopped_when_its_watch_ended() -> None:
+    # A comment whose lookup failed is skipped "unbound" when the worker is archived: the
+    # trace says it passed every rule up to write access, which the reason alone cannot.
+    r = _record("IC_x", T0, reason="unbound", outcome="skip", rules=RULE_NAMES[:-1])
+    line = explain_records(r)[len(RULE_NAMES) - 1]
+    assert ("write-access", "stop", "unbound; no permission answer was recorded") == (
+        line.rule,
+        line.verdict,
+        line.evidence,
+    )
+
+
+def test_explain_of_a_comment_the_first_rule_stopped_needs_no_trace() -> None:
+    r = _record("IC_x", T0, reason="unbound", outcome="skip")
+    assert ("bound", "stop") == _verdicts(r)[0]
+
+
+def test_explain_of_a_record_without_a_trace_says_the_passes_are_inferred() -> None:
+    r = _record("IC_x", T0, reason="bot", outcome="skip")
+    assert [("trace", "unknown"), *((name, "pass") for name in RULE_NAMES[:4])] == _verdicts(r)[:5]
 
 
 def test_a_comment_is_found_by_node_id_database_id_or_url() -> None:

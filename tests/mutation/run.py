@@ -51,14 +51,21 @@ from types import FrameType
 REPO = Path(__file__).resolve().parents[2]
 CORE = "src/comment_wake/wake/_core.py"
 RATE = "src/comment_wake/wake/_rate.py"
+RULES = "src/comment_wake/wake/_rules.py"
+EXPLAIN = "src/comment_wake/daemon/_explain.py"
 POSTS = "src/comment_wake/ownpost/_posts.py"
 READERS = "src/comment_wake/ownpost/_readers.py"
 MATCH = "src/comment_wake/ownpost/_match.py"
 PERMISSIONS = "monitor/src/review_monitor/_permissions.py"
+SEEN = "monitor/src/review_monitor/_seen.py"
+NOTICES = "monitor/src/review_monitor/_notices.py"
 
 WAKE_SUITES = ("tests/wake", "tests/replay")
 OWNPOST_SUITES = ("tests/ownpost", "tests/replay")
 CLIENT_SUITES = ("tests/monitor/client", "tests/replay")
+TRUST_SUITES = ("tests/wake", "tests/service")
+NOTICES_SUITES = ("tests/monitor/notices",)
+EXPLAIN_SUITES = ("tests/daemon/test_records.py",)
 # Source roots put ahead of the editable install when running on a scratch copy.
 SOURCE_ROOTS = ("src", "monitor/src", "fence/src")
 PYTEST_TIMEOUT_S = 1200
@@ -78,9 +85,9 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "floor-removed",
         "seed: removing the floor fails the replay test",
-        CORE,
-        "if i.id not in known and i.id not in legacy and (floor is None or i.created_at > floor)",
-        "if i.id not in known and i.id not in legacy",
+        SEEN,
+        "(i for i in items if i.id not in known and (floor is None or i.created_at > floor)),",
+        "(i for i in items if i.id not in known),",
         WAKE_SUITES,
     ),
     Mutation(
@@ -130,8 +137,8 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "grace-window-removed",
         "seed: removing the grace window fails the late-comment test",
-        CORE,
-        "    return None if newest is None else newest - config.floor_lag\n",
+        SEEN,
+        "    return None if newest is None else newest - lag\n",
         "    return newest\n",
         WAKE_SUITES,
     ),
@@ -163,8 +170,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "p8-floor-raised-first",
         "seed: the previous order (floor raised before new comments) fails the P8 test",
         CORE,
-        "    floor = mark.floor\n    new = sorted(\n",
-        "    floor = _max_time(mark.floor, whole_from)\n    new = sorted(\n",
+        "    floor = mark.floor\n    new = unseen(",
+        "    floor = _max_time(mark.floor, whole_from)\n    new = unseen(",
         WAKE_SUITES,
     ),
     Mutation(
@@ -227,7 +234,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "handled-capacity-rise-removed",
         "seed: more than 64 handled inside the window raises the floor",
-        CORE,
+        SEEN,
         "    if excess > 0:\n",
         "    if False:\n",
         WAKE_SUITES,
@@ -247,6 +254,38 @@ MUTATIONS: tuple[Mutation, ...] = (
         "        for item in (*(gap.items if gap is not None else ()), *listed):\n",
         "        for item in listed:\n",
         WAKE_SUITES,
+    ),
+    Mutation(
+        "core-recomputes-trust",
+        "issue: one trust decision, the permission answer's trusted (maintain trusted)",
+        RULES,
+        "    if answer.trusted:",
+        "    if answer.permission in s.monitor.trusted_permissions:",
+        TRUST_SUITES,
+    ),
+    Mutation(
+        "rules-trace-dropped",
+        "issue: a decision carries the trace of the rules its comment passed",
+        CORE,
+        "            passed.append(rule.name)\n",
+        "            pass\n",
+        WAKE_SUITES,
+    ),
+    Mutation(
+        "explain-infers-despite-trace",
+        "issue: explain shows the recorded trace instead of inferring it from the reason",
+        EXPLAIN,
+        "        passed = set(r.rules)\n",
+        "        passed = set(_inferred_passes(r))\n",
+        EXPLAIN_SUITES,
+    ),
+    Mutation(
+        "monitor-reviews-floor-ignored",
+        "issue: the monitor's notices use the seen set's floor (a deleted flood replays)",
+        NOTICES,
+        "    candidates = unseen(new.reviews, mark.reviews_floor, ",
+        "    candidates = unseen(new.reviews, None, ",
+        NOTICES_SUITES,
     ),
     Mutation(
         "permission-cache-ignores-host",

@@ -9,6 +9,7 @@ import pytest
 from comment_wake.events import CommentDecided, Event
 from comment_wake.service import DecisionRecord, decode_record, namespace_of
 from comment_wake.service.testing import ServiceRig
+from comment_wake.wake import RULES
 
 pytestmark = pytest.mark.anyio
 
@@ -62,3 +63,11 @@ async def test_a_decision_is_published_after_its_record_is_committed(rig: Servic
     rig.wake = rig.service()
     await _decide(rig, "bob")
     assert [True] == committed
+
+
+async def test_the_record_keeps_the_trace_of_the_rules_the_decision_passed(
+    rig: ServiceRig,
+) -> None:
+    (record,) = await _decide(rig, "mallory")
+    # A reader is stopped by write-access, the last rule: it passed every one before it.
+    assert ("not-writer", tuple(r.name for r in RULES[:-1])) == (record.reason, record.rules)

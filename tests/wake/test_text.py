@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import comment_wake.wake as wake
 from comment_wake.wake import (
     NOTICE_INSTRUCTION,
     PR_REVIEW_MONITOR_TOOL_DESCRIPTION,
+    RULES,
     WORKER_PROMPT,
     WakeConfig,
     one_line_title,
@@ -25,26 +27,21 @@ def test_prompt_and_tool_description_say_the_rule(text: str) -> None:
     assert [] == [phrase for phrase in _SAID if phrase not in text]
 
 
+_RULE_ROW = re.compile(r"^\| *[0-9]+ *\| *`([a-z-]+)` *\|", re.MULTILINE)
+
+
+def _doc(repo_root: Path) -> str:
+    return (repo_root / "docs" / "trust-rules.md").read_text(encoding="utf-8")
+
+
 def test_trust_rules_doc_says_the_rule(repo_root: Path) -> None:
-    doc = (repo_root / "docs" / "trust-rules.md").read_text(encoding="utf-8")
-    reasons = [
-        "`baseline`",
-        "`old`",
-        "`unbound`",
-        "`pr-closed`",
-        "`no-author`",
-        "`minimized`",
-        "`bot`",
-        "`verdict`",
-        "`blank`",
-        "`rereview-command`",
-        "`own-post`",
-        "`invalid-login`",
-        "`not-writer`",
-        "`lookup-failed`",
-    ]
-    positions = [doc.find(r) for r in reasons]
-    assert ([], positions) == ([p for p in _SAID if p not in doc], sorted(positions))
+    assert [] == [phrase for phrase in _SAID if phrase not in _doc(repo_root)]
+
+
+def test_trust_rules_doc_lists_every_reason_in_the_order_the_rules_run(repo_root: Path) -> None:
+    reasons = ["baseline", "old", *(reason for rule in RULES for reason in rule.reasons)]
+    section = _doc(repo_root).partition("## The rules, in order")[2].partition("\n## ")[0]
+    assert reasons == _RULE_ROW.findall(section)
 
 
 def test_config_defaults_are_the_documented_ones() -> None:

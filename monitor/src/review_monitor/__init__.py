@@ -67,6 +67,7 @@ from ._poller import BadgeReader, Poller, WatchSource
 from ._publisher import Busy, Delivered, Gone, Publisher, PublishOutcome, Refused
 from ._queries import all_documents
 from ._ratelimit import RateLimit
+from ._seen import Seen, lag_floor, retry_delay, settle_seen, unseen
 from ._store import Attempt, Mark, OutboxEntry, OutboxStatus, Store, SyncStore
 from ._token import find_token
 
@@ -130,6 +131,7 @@ __all__ = [
     "Refused",
     "RestResult",
     "RetryPolicy",
+    "Seen",
     "Store",
     "StoreError",
     "StoreLockedError",
@@ -147,6 +149,7 @@ __all__ = [
     "format_duration",
     "is_bot",
     "is_valid_login",
+    "lag_floor",
     "log_event",
     "notice_key",
     "parse_badge",
@@ -157,4 +160,7 @@ __all__ = [
     "read_details",
     "read_failing_checks",
     "read_gap",
+    "retry_delay",
+    "settle_seen",
+    "unseen",
 ]

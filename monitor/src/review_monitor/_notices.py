@@ -3,7 +3,10 @@
 ``MonitorNotices`` is a listener.  Per PR it keeps a versioned msgspec mark in the store
 and enqueues its notices through the outbox in the same transaction (``Store.commit``),
 so each notice is enqueued exactly once, across restarts too.  The first look at a PR
-is a baseline: what is already there is recorded, nothing is announced.
+is a baseline: what is already there is recorded, nothing is announced.  Later looks
+work out the reviews with ``reviews_step``, pure, on the seen set the comment wake shares
+(``_seen``): it returns the new mark and the permission lookups it still needs, which the
+listener does between steps.
 
 * An approval or change request by a person with a trusted permission: one notice per
   review, its body fenced.  A verdict by anyone else gets one log line with neither
@@ -39,6 +42,7 @@ from ._model import (
     PrStatus,
 )
 from ._notice import NOTICE_VERSION, Notice, NoticeItem, NoticePr, notice_key
+from ._seen import Seen, retry_delay, settle_seen, unseen
 from ._store import Store
 
 __all__ = [
@@ -48,7 +52,9 @@ __all__ = [
     "MonitorNotices",
     "NoticesMark",
     "PermissionChecker",
+    "ReviewsStep",
     "is_bot",
+    "reviews_step",
 ]
 
 _log = logging.getLogger("review_monitor.notices")
@@ -90,11 +96,6 @@ def is_bot(author: Author | None, review_bots: Iterable[str] = ()) -> bool:
     return _bot_name(author.login) in {_bot_name(b) for b in review_bots}
 
 
-class _Seen(msgspec.Struct, frozen=True, array_like=True):
-    id: str
-    at: datetime
-
-
 class _Waiting(msgspec.Struct, frozen=True, array_like=True):
     """A verdict whose author's permission lookup failed: retried at ``retry_at``."""
 
@@ -111,7 +112,7 @@ class NoticesMark(msgspec.Struct, frozen=True, kw_only=True):
     """What the monitor's notices have handled on one PR (version ``MARK_VERSION``)."""
 
     reviews_floor: datetime | None = None  # reviews at or before it are old
-    reviews: tuple[_Seen, ...] = ()  # handled reviews above the floor, oldest first
+    reviews: tuple[Seen, ...] = ()  # handled reviews above the floor, oldest first
     waiting: tuple[_Waiting, ...] = ()
     ended: str | None = None  # "merged" or "closed" once announced (or seen at baseline)
     checks_head: str | None = None
@@ -193,7 +194,7 @@ class MonitorNotices:
         if new.is_open and new.check_state in _FAILING:
             checks = tuple(f.id for f in await self._read_checks(new.pr))
         return NoticesMark(
-            reviews=tuple(_Seen(r.id, r.created_at) for r in new.reviews),
+            reviews=settle_seen(None, (), [_seen(r) for r in new.reviews], (), _KEEP_REVIEWS)[1],
             ended=None if new.is_open else _ending(new),
             checks_head=new.head_ref_oid,
             checks_state=new.check_state,
@@ -223,90 +224,29 @@ class MonitorNotices:
     async def _reviews(
         self, mark: NoticesMark, new: PrStatus, now: datetime
     ) -> tuple[NoticesMark, list[_Draft]]:
-        seen = {s.id for s in mark.reviews}
-        waiting = {w.id: w for w in mark.waiting}
-        handled: list[_Seen] = []
-        to_announce: list[tuple[BadgeItem, str]] = []  # (review, notice kind)
-        still_waiting: list[_Waiting] = []
-        listed = {r.id: r for r in new.reviews}
-
-        candidates: list[BadgeItem] = [
-            r
-            for r in new.reviews
-            if r.id not in seen
-            and r.id not in waiting
-            and (mark.reviews_floor is None or r.created_at > mark.reviews_floor)
-        ]
-        for w in mark.waiting:
-            candidates.append(
-                listed.get(w.id)
-                or BadgeItem("review", w.id, w.database_id, w.at, Author(w.login), state=w.state)
+        """Run the pure ``reviews_step`` until it needs nothing, doing its lookups between
+        the steps; then read the bodies of what it announces."""
+        answers: dict[str, PermissionAnswer | LookupFailed] = {}
+        while True:
+            step = reviews_step(
+                mark,
+                new,
+                answers,
+                now,
+                review_bots=self._review_bots,
+                retries=self._retries,
             )
-        for review in sorted(candidates, key=lambda r: (r.created_at, r.id)):
-            verdict = review.state in _VERDICTS
-            if (
-                not new.is_open
-                or review.state == "DISMISSED"
-                or not (verdict or is_bot(review.author, self._review_bots))
-            ):
-                handled.append(_Seen(review.id, review.created_at))
-            elif is_bot(review.author, self._review_bots):
-                handled.append(_Seen(review.id, review.created_at))
-                to_announce.append((review, "bot-review"))
-            elif review.id in waiting and waiting[review.id].retry_at > now:
-                still_waiting.append(waiting[review.id])
-            elif review.author is None:
-                handled.append(_Seen(review.id, review.created_at))
-                self._log.info("a review verdict on %s by a deleted account was ignored", new.pr)
-            else:
-                answer = await self._permissions.lookup(new.pr.repo, review.author.login, now)
-                if isinstance(answer, PermissionAnswer):
-                    handled.append(_Seen(review.id, review.created_at))
-                    if answer.trusted:
-                        to_announce.append((review, "review-verdict"))
-                    else:
-                        self._log.info(
-                            "a review verdict on %s by an account without write access "
-                            "was not passed on",
-                            new.pr,
-                        )
-                else:
-                    failures = waiting[review.id].failures + 1 if review.id in waiting else 1
-                    if failures > len(self._retries):
-                        handled.append(_Seen(review.id, review.created_at))
-                        self._log.warning(
-                            "a review verdict on %s was not passed on: the permission "
-                            "lookup kept failing",
-                            new.pr,
-                        )
-                    else:
-                        still_waiting.append(
-                            _Waiting(
-                                review.id,
-                                review.created_at,
-                                review.author.login,
-                                review.state or "",
-                                review.database_id,
-                                failures,
-                                now + self._retries[failures - 1],
-                            )
-                        )
-
+            if not step.needs:
+                break
+            for login in step.needs:
+                answers[login] = await self._permissions.lookup(new.pr.repo, login, now)
+        for level, message in step.logs:
+            self._log.log(level, message, new.pr)
         drafts: list[_Draft] = []
-        if to_announce:
-            details = await self._read_details([r.id for r, _ in to_announce])
-            drafts = [_review_draft(new, r, kind, details.get(r.id)) for r, kind in to_announce]
-        kept = sorted([*mark.reviews, *handled], key=lambda s: (s.at, s.id))
-        floor = mark.reviews_floor
-        if len(kept) > _KEEP_REVIEWS:
-            dropped, kept = kept[:-_KEEP_REVIEWS], kept[-_KEEP_REVIEWS:]
-            floor = max([dropped[-1].at, *([floor] if floor else [])])
-        return (
-            msgspec.structs.replace(
-                mark, reviews=tuple(kept), reviews_floor=floor, waiting=tuple(still_waiting)
-            ),
-            drafts,
-        )
+        if step.announce:
+            details = await self._read_details([r.id for r, _ in step.announce])
+            drafts = [_review_draft(new, r, kind, details.get(r.id)) for r, kind in step.announce]
+        return step.mark, drafts
 
     async def _checks(self, mark: NoticesMark, new: PrStatus) -> tuple[NoticesMark, list[_Draft]]:
         head, state = new.head_ref_oid, new.check_state
@@ -340,6 +280,104 @@ class MonitorNotices:
             text=draft.text,
             created_at=now,
         )
+
+
+class ReviewsStep(msgspec.Struct, frozen=True):
+    """One pure step over a PR's reviews.
+
+    While ``needs`` (logins whose permission answer is missing) is non-empty nothing else is
+    final: ``mark`` is the mark passed in.  ``announce`` holds each review to announce with
+    its notice kind; ``logs`` the lines to log, ``(level, message)`` with one ``%s`` for the
+    PR, never an author or any text.
+    """
+
+    mark: NoticesMark
+    announce: tuple[tuple[BadgeItem, str], ...] = ()
+    logs: tuple[tuple[int, str], ...] = ()
+    needs: tuple[str, ...] = ()
+
+
+def reviews_step(
+    mark: NoticesMark,
+    new: PrStatus,
+    answers: Mapping[str, PermissionAnswer | LookupFailed],
+    now: datetime,
+    *,
+    review_bots: Sequence[str] = (),
+    retries: Sequence[timedelta] = (),
+    capacity: int = _KEEP_REVIEWS,
+) -> ReviewsStep:
+    """The reviews a later look announces, from the badge and the permission ``answers``
+    read so far (by login), with the seen set's rules (``_seen``): new is above the floor
+    and not known, a failed lookup waits on ``retries``, at most ``capacity`` ids kept."""
+    waiting = {w.id: w for w in mark.waiting}
+    listed = {r.id: r for r in new.reviews}
+    candidates = unseen(new.reviews, mark.reviews_floor, {*(s.id for s in mark.reviews), *waiting})
+    for w in mark.waiting:
+        candidates.append(
+            listed.get(w.id)
+            or BadgeItem("review", w.id, w.database_id, w.at, Author(w.login), state=w.state)
+        )
+    handled: list[Seen] = []
+    announce: list[tuple[BadgeItem, str]] = []
+    logs: list[tuple[int, str]] = []
+    still_waiting: list[_Waiting] = []
+    needs: dict[str, None] = {}
+    for review in sorted(candidates, key=lambda r: (r.created_at, r.id)):
+        verdict = review.state in _VERDICTS
+        bot = is_bot(review.author, review_bots)
+        if not new.is_open or review.state == "DISMISSED" or not (verdict or bot):
+            handled.append(_seen(review))
+        elif bot:
+            handled.append(_seen(review))
+            announce.append((review, "bot-review"))
+        elif review.id in waiting and waiting[review.id].retry_at > now:
+            still_waiting.append(waiting[review.id])
+        elif review.author is None:
+            handled.append(_seen(review))
+            logs.append((logging.INFO, "a review verdict on %s by a deleted account was ignored"))
+        elif (answer := answers.get(review.author.login)) is None:
+            needs[review.author.login] = None
+        elif isinstance(answer, PermissionAnswer):
+            handled.append(_seen(review))
+            if answer.trusted:
+                announce.append((review, "review-verdict"))
+            else:
+                logs.append((logging.INFO, _NOT_WRITER))
+        else:
+            failures = waiting[review.id].failures + 1 if review.id in waiting else 1
+            delay = retry_delay(failures, retries)
+            if delay is None:
+                handled.append(_seen(review))
+                logs.append((logging.WARNING, _GIVEN_UP))
+            else:
+                still_waiting.append(
+                    _Waiting(
+                        review.id,
+                        review.created_at,
+                        review.author.login,
+                        review.state or "",
+                        review.database_id,
+                        failures,
+                        now + delay,
+                    )
+                )
+    if needs:
+        return ReviewsStep(mark, needs=tuple(needs))
+    open_at = [w.at for w in still_waiting]
+    floor, kept = settle_seen(mark.reviews_floor, (), [*mark.reviews, *handled], open_at, capacity)
+    new_mark = msgspec.structs.replace(
+        mark, reviews=kept, reviews_floor=floor, waiting=tuple(still_waiting)
+    )
+    return ReviewsStep(new_mark, tuple(announce), tuple(logs))
+
+
+_NOT_WRITER = "a review verdict on %s by an account without write access was not passed on"
+_GIVEN_UP = "a review verdict on %s was not passed on: the permission lookup kept failing"
+
+
+def _seen(review: BadgeItem) -> Seen:
+    return Seen(review.id, review.created_at)
 
 
 def _ending(status: PrStatus) -> str:

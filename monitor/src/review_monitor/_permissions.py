@@ -17,6 +17,7 @@ from ._api import GitHubApi
 from ._config import MonitorConfig
 from ._errors import AuthError, GitHubError, RateLimitedError, TransientError
 from ._model import LookupFailed, PermissionAnswer
+from ._seen import retry_delay
 
 __all__ = ["Permissions", "is_valid_login"]
 
@@ -126,11 +127,7 @@ class Permissions:
 
     def retry_delay(self, failures: int) -> timedelta | None:
         """The wait after the ``failures``-th failed try (1-based); None: give up."""
-        if failures < 1:
-            raise ValueError("failures counts failed tries and starts at 1")
-        if failures > len(self._retries):
-            return None
-        return self._retries[failures - 1]
+        return retry_delay(failures, self._retries)
 
     async def preflight(self, repo: str, viewer_login: str, now: datetime) -> str | None:
         """Look up the token's own login; a message when every lookup is bound to fail."""

@@ -1,5 +1,8 @@
 """``comment-wake explain owner/name#N COMMENT``: each rule in order, with its verdict and
-the evidence the daemon recorded when it decided (pure, over the decision records)."""
+the evidence the daemon recorded when it decided (pure, over the decision records).
+
+The rules are the wake core's table (``comment_wake.wake.RULES``); which of them a
+comment passed is the trace its decision recorded (``DecisionRecord.rules``)."""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ from typing import Literal
 import msgspec
 
 from comment_wake.service._records import DecisionRecord, decode_record, namespace_of
+from comment_wake.wake import RULES as TRUST_RULES
 from review_monitor import PrRef, SyncStore
 
 __all__ = [
@@ -20,32 +24,28 @@ __all__ = [
     "explain_comment",
     "explain_records",
     "find_records",
+    "has_trace",
     "render",
 ]
 
-# The rules in the order the wake core runs them (docs/trust-rules.md), each with the
-# reasons that stop a comment there and what passing it means.
+# The wake core's trust rules, in its order, then the rate limit that a comment passing
+# them all meets.  Each line: the rule's name, the reasons that stop a comment there and
+# what passing it means.
+RATE_LIMIT = "rate-limit"
 RULES: tuple[tuple[str, tuple[str, ...], str], ...] = (
-    ("bound", ("unbound",), "the PR is bound to a live worker that an orchestrator spawned"),
-    ("open", ("pr-closed",), "the pull request is open"),
-    ("author", ("no-author",), "the author's account exists"),
-    ("minimized", ("minimized",), "not hidden (minimized)"),
-    ("bot", ("bot",), "not written by a bot"),
-    ("verdict", ("verdict",), "not a bare review verdict"),
-    ("blank", ("blank",), "not blank"),
-    ("rereview", ("rereview-command",), "not a re-review command of the worker's login"),
-    ("own-post", ("own-post",), "not the worker's own post"),
-    ("login", ("invalid-login",), "the author's login is a GitHub login"),
-    ("write-access", ("not-writer", "lookup-failed"), "the author has write access"),
-    ("rate-limit", ("rate-limit",), "the PR's rate limit allows a wake"),
+    *((rule.name, tuple(rule.reasons), rule.passes) for rule in TRUST_RULES),
+    (RATE_LIMIT, ("rate-limit",), "the PR's rate limit allows a wake"),
 )
 _BEFORE_RULES = {
     "baseline": "it was already there when the PR was first watched (the baseline)",
     "old": "it is at or below the floor: decided before, or older than the binding",
     "flood-gap": "a flood pushed it out of the listing before it could be read",
 }
+_UNTRACED = (
+    "not recorded (decided by an earlier build): every rule before the stop is assumed passed"
+)
 
-Verdict = Literal["pass", "stop", "held", "retry", "not reached", "skipped"]
+Verdict = Literal["pass", "stop", "held", "retry", "not reached", "skipped", "unknown"]
 
 
 class RuleLine(msgspec.Struct, frozen=True):
@@ -127,34 +127,66 @@ def _pass_evidence(rule: str, r: DecisionRecord) -> str:
     return ""
 
 
+def has_trace(r: DecisionRecord) -> bool:
+    """The record names the rules the comment passed.  An empty trace is one only when
+    the first rule stopped the comment; otherwise an earlier build wrote the record."""
+    if r.rules:
+        return True
+    return r.outcome in ("skip", "retry") and r.reason in TRUST_RULES[0].reasons
+
+
 def explain_records(r: DecisionRecord) -> tuple[RuleLine, ...]:
-    """Each rule for one decision: passed, where it stopped, and what was not reached."""
+    """Each rule for one decision: passed (as recorded), where it stopped, and what was
+    not reached.  A record without a trace (an earlier build's) is explained from its
+    reason, and says so on its first line."""
     if r.reason in _BEFORE_RULES:
         return (RuleLine("what is new", "skipped", _BEFORE_RULES[r.reason]),)
-    stop_at = len(RULES)
-    for i, (_, reasons, _) in enumerate(RULES):
-        if r.reason in reasons:
-            stop_at = i
-            break
-    out: list[RuleLine] = []
-    for i, (rule, _, _) in enumerate(RULES):
-        if i < stop_at:
-            out.append(RuleLine(rule, "pass", _pass_evidence(rule, r)))
-        elif i == stop_at:
-            verdict: Verdict = (
-                "held" if r.outcome == "held" else "retry" if r.outcome == "retry" else "stop"
-            )
-            evidence = r.detail
-            if rule == "write-access":
-                evidence = "; ".join(e for e in (_permission(r), r.detail) if e)
-            elif rule == "rate-limit":
-                evidence = "; ".join(e for e in (r.detail, _rate(r)) if e)
-            elif rule == "bot" and r.author is not None:
-                evidence = f"{r.author} ({r.author_type or 'User'})"
-            out.append(RuleLine(rule, verdict, evidence))
-        else:
+    if has_trace(r):
+        passed = set(r.rules)
+        untraced: tuple[RuleLine, ...] = ()
+    else:
+        passed = set(_inferred_passes(r))
+        untraced = (RuleLine("trace", "unknown", _UNTRACED),)
+    out: list[RuleLine] = list(untraced)
+    stopped = False
+    for rule, reasons, _ in RULES:
+        if stopped:
             out.append(RuleLine(rule, "not reached"))
+        elif rule in passed or (rule == RATE_LIMIT and r.outcome == "wake"):
+            out.append(RuleLine(rule, "pass", _pass_evidence(rule, r)))
+        else:
+            stopped = True
+            out.append(RuleLine(rule, _stop_verdict(r), _stop_evidence(rule, reasons, r)))
     return tuple(out)
+
+
+def _inferred_passes(r: DecisionRecord) -> tuple[str, ...]:
+    """The rules before the one whose reason the record carries (every rule for a wake,
+    a held comment or a drop): what an earlier build's record implies."""
+    names = tuple(rule.name for rule in TRUST_RULES)
+    for i, rule in enumerate(TRUST_RULES):
+        if r.reason in rule.reasons and r.outcome in ("skip", "retry"):
+            return names[:i]
+    return names
+
+
+def _stop_verdict(r: DecisionRecord) -> Verdict:
+    return "held" if r.outcome == "held" else "retry" if r.outcome == "retry" else "stop"
+
+
+def _stop_evidence(rule: str, reasons: tuple[str, ...], r: DecisionRecord) -> str:
+    # A reason that is not the rule's own (the watch ended or the PR closed while the
+    # comment waited here) comes first, so the line says why it stopped.
+    why = "" if r.reason in reasons else r.reason
+    if rule == "write-access":
+        parts: tuple[str, ...] = (why, _permission(r), r.detail)
+    elif rule == RATE_LIMIT:
+        parts = (why, r.detail, _rate(r))
+    elif rule == "bot" and r.author is not None:
+        parts = (why, f"{r.author} ({r.author_type or 'User'})")
+    else:
+        parts = (why, r.detail)
+    return "; ".join(e for e in parts if e)
 
 
 def _outcome(r: DecisionRecord) -> str:

@@ -86,6 +86,9 @@ class DecisionRecord(msgspec.Struct, frozen=True, kw_only=True):
     worker: str | None = None
     notice_key: str | None = None
     own_post: str | None = None  # the own-post matcher's explanation, when it judged it
+    # The names of the trust rules the comment passed, in order (``Decision.rules``);
+    # empty in a record an earlier build wrote (see ``explain.has_trace``).
+    rules: tuple[str, ...] = ()
 
 
 _encoder = msgspec.json.Encoder()

@@ -328,6 +328,7 @@ class CommentWake:
             worker=None if notice is None else notice.worker,
             notice_key=None if notice is None else notice.key,
             own_post=None if verdict is None else verdict.explanation,
+            rules=d.rules,
         )
 
     def _cached_permission(self, pr: PrRef, login: str, now: datetime) -> PermissionAnswer | None:

@@ -29,7 +29,7 @@ from ._prompt import (
 )
 from ._rate import release_at
 from ._render import NOTICE_KIND, build_notice, one_line_title
-from ._rules import is_bot, is_valid_login
+from ._rules import RULES, Rule, is_bot, is_valid_login
 
 __all__ = [
     "MARK_VERSION",
@@ -37,6 +37,7 @@ __all__ = [
     "NOTICE_INSTRUCTION",
     "NOTICE_KIND",
     "PR_REVIEW_MONITOR_TOOL_DESCRIPTION",
+    "RULES",
     "WORKER_PROMPT",
     "Binding",
     "Connection",
@@ -52,6 +53,7 @@ __all__ = [
     "OwnPostVerdict",
     "Pending",
     "Reason",
+    "Rule",
     "Step",
     "WakeConfig",
     "WakeError",

@@ -15,7 +15,9 @@ decided for good is kept by id (``handled``), so a comment is new when it is abo
 floor and unknown.  The floor trails the newest handled comment by ``floor_lag``, the
 grace for a comment GitHub lists late; when more than ``handled_capacity`` comments
 are handled above it, it rises until that many remain, so the id set stays bounded and
-a flood-and-delete can never replay a forgotten comment.
+a flood-and-delete can never replay a forgotten comment.  The seen set itself (what is
+new, the floor's rise, the kept ids, the retry schedule) is ``review_monitor``'s, shared
+with the monitor's notices (``unseen``, ``settle_seen``, ``lag_floor``, ``retry_delay``).
 
 Floods.  A connection that came back full (``has_previous_page``) is whole only from
 its oldest listed item.  When that is after the floor, and not continuous with what the
@@ -28,11 +30,14 @@ stopping just below the oldest comment decided in this step (P8): a comment list
 older than where another full window starts is still delivered, and a comment pushed
 out unseen is never delivered later.
 
-Trust.  Each new comment runs through the rules in order: unbound, pr-closed,
-no-author, minimized, bot, verdict, blank, rereview-command, own-post, then write
-access (invalid-login, not-writer, lookup-failed).  A failed lookup is retried on
-``permission_retries`` (kept in the mark with the comment's detail, never read again)
-and given up with one warning that names neither author nor text.
+Trust.  Each new comment runs through the rules table (``_rules.RULES``) in order:
+bound, open, author, minimized, bot, verdict, blank, rereview, own-post, login, then
+write access.  Each rule declares the reads it may ask for, so the detail is read just
+before the first rule that needs it; the decision records the names of the rules the
+comment passed.  The permission answer's ``trusted`` is the one trust decision.  A failed
+lookup is retried on ``permission_retries`` (kept in the mark with the comment's detail,
+never read again; the retry resumes at the write-access rule) and given up with one
+warning that names neither author nor text.
 
 Rate limit.  Trusted comments wake the worker at once when the PR's wake times allow,
 together with any held ones; otherwise they are held and go out together later.
@@ -52,26 +57,34 @@ import msgspec
 from review_monitor import (
     BadgeItem,
     ItemDetail,
-    LookupFailed,
     MonitorConfig,
     Notice,
     PageInfo,
     PrStatus,
+    Seen,
+    lag_floor,
+    retry_delay,
+    settle_seen,
+    unseen,
 )
 
 from ._config import WakeConfig
 from ._mark import Handled, Held, Pending, WakeMark
-from ._model import Binding, Connection, Decision, Facts, GapNeed, LogLine, Needs, Reason, Step
+from ._model import (
+    Binding,
+    Connection,
+    Decision,
+    Facts,
+    GapNeed,
+    LogLine,
+    Needs,
+    Outcome,
+    Reason,
+    Step,
+)
 from ._rate import prune_wakes, release_at
 from ._render import build_notice
-from ._rules import (
-    is_agent_login,
-    is_blank_item,
-    is_bot,
-    is_rereview_command,
-    is_valid_login,
-    is_verdict,
-)
+from ._rules import RULE_NAMES, RULES, Ask, Failed, Stop, Subject, closed_detail
 
 __all__ = ["finish", "next_due", "step"]
 
@@ -79,11 +92,20 @@ _TICK = timedelta(microseconds=1)
 _NO_FACTS = Facts()
 
 
-# What one rule pass says about one comment.
+# The rules every trusted comment passed (it is held or woken only after all of them), and
+# where a comment waiting for a permission retry resumes: the first rule whose read can
+# fail, with every rule before it passed.
+_ALL_PASSED = RULE_NAMES
+_RETRY_FROM = next(i for i, r in enumerate(RULES) if "permission" in r.needs)
+_PASSED_BEFORE_RETRY = RULE_NAMES[:_RETRY_FROM]
+
+
+# What one run of the rules says about one comment; ``rules`` the names it passed.
 @dataclass(frozen=True, slots=True)
 class _Skip:
     reason: Reason
     detail: str = ""
+    rules: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +124,7 @@ class _Trusted:
 class _Failed:
     detail: ItemDetail
     status: int | None
+    rules: tuple[str, ...] = ()
 
 
 class _Gone:
@@ -126,8 +149,15 @@ class _Ctx:
     def eligible(self) -> bool:
         return self.binding.is_bound and self.status.is_open
 
-    def decide(self, item: BadgeItem, outcome: str, reason: Reason, detail: str = "") -> None:
-        decision = Decision(self.now, self.status.pr, item.id, outcome, reason, detail)  # type: ignore[arg-type]
+    def decide(
+        self,
+        item: BadgeItem,
+        outcome: Outcome,
+        reason: Reason,
+        detail: str = "",
+        rules: tuple[str, ...] = (),
+    ) -> None:
+        decision = Decision(self.now, self.status.pr, item.id, outcome, reason, detail, rules)
         self.decisions.append((item, decision))
 
 
@@ -182,9 +212,13 @@ def finish(
     badge shows the PR merged or closed, ``unbound`` otherwise)."""
     closed = status is not None and not status.is_open
     reason: Reason = "pr-closed" if closed else "unbound"
-    decided = [(h.item, Decision(now, binding.pr, h.item.id, "drop", reason)) for h in mark.held]
+    decided = [
+        (h.item, Decision(now, binding.pr, h.item.id, "drop", reason, rules=_ALL_PASSED))
+        for h in mark.held
+    ]
     decided += [
-        (p.item, Decision(now, binding.pr, p.item.id, "skip", reason)) for p in mark.pending
+        (p.item, Decision(now, binding.pr, p.item.id, "skip", reason, rules=_PASSED_BEFORE_RETRY))
+        for p in mark.pending
     ]
     handled = [Handled(item.id, item.created_at) for item, _ in decided]
     floor, kept = _settle(mark.floor, (), [*mark.handled, *handled], (), config)
@@ -251,14 +285,7 @@ def _look(ctx: _Ctx, mark: WakeMark, rng: random.Random | None) -> Step:
     legacy = set(mark.legacy_ids)
     relearned = [Handled(i.id, i.created_at) for i in listing if i.id in legacy]
     floor = mark.floor
-    new = sorted(
-        (
-            i
-            for i in listing
-            if i.id not in known and i.id not in legacy and (floor is None or i.created_at > floor)
-        ),
-        key=_order_key,
-    )
+    new = unseen(listing, floor, known | legacy)
     judged = [(item, _judge(item, ctx)) for item in new]
     retried = [(p, _judge_pending(p, ctx)) for p in mark.pending]
     needs = _needs(gap_needs, [j for _, j in judged], [j for _, j in retried if j is not None])
@@ -278,7 +305,8 @@ def _look(ctx: _Ctx, mark: WakeMark, rng: random.Random | None) -> Step:
     if not ctx.status.is_open and not ctx.binding.is_bound:
         # A closed PR that nobody owns any more will not reopen into a wake.
         for p in pending:
-            ctx.decide(p.item, "skip", "pr-closed", _closed_detail(ctx.status))
+            closed = closed_detail(ctx.status)
+            ctx.decide(p.item, "skip", "pr-closed", closed, _PASSED_BEFORE_RETRY)
             finished.append(p.item)
         pending = []
 
@@ -378,61 +406,59 @@ def _continuous(
 
 
 def _judge(item: BadgeItem, ctx: _Ctx) -> _Judged:
-    """The rules in order, up to the first that decides or needs a read."""
-    if not ctx.binding.is_bound:
-        return _Skip("unbound")
-    if not ctx.status.is_open:
-        return _Skip("pr-closed", _closed_detail(ctx.status))
-    if item.author is None:
-        return _Skip("no-author")
-    if item.is_minimized:
-        return _Skip("minimized")
-    if is_bot(item.author, ctx.monitor.review_bots):
-        return _Skip("bot")
-    if is_verdict(item):
-        return _Skip("verdict", item.state or "")
-    if item.id in ctx.facts.gone:
-        return _Gone()
-    detail = ctx.facts.details.get(item.id)
-    if detail is None:
-        return _Need(details=item.id)
-    if is_blank_item(detail):
-        return _Skip("blank")
-    if item.viewer_did_author and is_rereview_command(detail, ctx.config.rereview_commands):
-        return _Skip("rereview-command")
-    if is_agent_login(item.author.login, ctx.config.agent_logins):
-        return _Skip("own-post", "agent login")
-    if item.viewer_did_author:
-        verdict = ctx.facts.own_posts.get(item.id)
-        if verdict is None:
-            return _Need(own_post=item.id)
-        if verdict.own:
-            return _Skip("own-post", verdict.explanation)
-    access = _judge_access(item, detail, ctx, due=True)
-    assert access is not None  # a due lookup always decides or asks
-    return access
-
-
-def _judge_access(item: BadgeItem, detail: ItemDetail, ctx: _Ctx, *, due: bool) -> _Judged | None:
-    assert item.author is not None
-    login = item.author.login
-    if not is_valid_login(login):
-        return _Skip("invalid-login")
-    answer = ctx.facts.permissions.get(login.lower())
-    if answer is None:
-        return _Need(permission=login.lower()) if due else None
-    if isinstance(answer, LookupFailed):
-        return _Failed(detail, answer.status) if due else None
-    if answer.permission in ctx.monitor.trusted_permissions:
-        return _Trusted(detail)
-    return _Skip("not-writer", f"permission {answer.permission}")
+    """A new comment through the rules in order, up to the first that decides or needs a
+    read."""
+    judged = _run_rules(item, None, ctx, start=0, due=True)
+    assert judged is not None  # a due run always decides or asks
+    return judged
 
 
 def _judge_pending(p: Pending, ctx: _Ctx) -> _Judged | None:
     """A comment waiting for a permission retry; None: keep waiting."""
     if not ctx.eligible:
         return None
-    return _judge_access(p.item, p.detail, ctx, due=ctx.now >= p.next_retry)
+    return _run_rules(p.item, p.detail, ctx, start=_RETRY_FROM, due=ctx.now >= p.next_retry)
+
+
+def _run_rules(
+    item: BadgeItem, detail: ItemDetail | None, ctx: _Ctx, *, start: int, due: bool
+) -> _Judged | None:
+    """``RULES[start:]`` in order, the rules before ``start`` passed already.
+
+    The detail is read before the first rule that needs it (a comment deleted since the
+    badge is ``_Gone``).  Not ``due`` (a retry not yet due): a read still missing or
+    failed means keep waiting (None), while an answer already read decides.
+    """
+    passed = list(RULE_NAMES[:start])
+    for rule in RULES[start:]:
+        if "details" in rule.needs and detail is None:
+            if item.id in ctx.facts.gone:
+                return _Gone()
+            detail = ctx.facts.details.get(item.id)
+            if detail is None:
+                return _Need(details=item.id)
+        subject = Subject(item, detail, ctx.binding, ctx.status, ctx.facts, ctx.config, ctx.monitor)
+        verdict = rule.check(subject)
+        if verdict is None:
+            passed.append(rule.name)
+        elif isinstance(verdict, Stop):
+            return _Skip(verdict.reason, verdict.detail, tuple(passed))
+        elif isinstance(verdict, Ask):
+            if verdict.need not in rule.needs:
+                raise AssertionError(f"rule {rule.name} asked for {verdict.need} undeclared")
+            if not due:
+                return None
+            if verdict.need == "own-post":
+                return _Need(own_post=verdict.key)
+            return _Need(permission=verdict.key)
+        else:
+            assert isinstance(verdict, Failed)
+            if "permission" not in rule.needs:
+                raise AssertionError(f"rule {rule.name} failed a read it does not make")
+            assert detail is not None  # every rule that can fail comes after the detail read
+            return _Failed(detail, verdict.status, tuple(passed)) if due else None
+    assert detail is not None  # a comment passes "blank" only with its detail read
+    return _Trusted(detail)
 
 
 def _needs(gaps: list[GapNeed], *groups: Iterable[_Judged]) -> Needs:
@@ -460,7 +486,7 @@ def _apply(
 ) -> None:
     """Turn one final rule pass into a decision, a wake candidate or a retry."""
     if isinstance(verdict, _Skip):
-        ctx.decide(item, "skip", verdict.reason, verdict.detail)
+        ctx.decide(item, "skip", verdict.reason, verdict.detail, verdict.rules)
         finished.append(item)
     elif isinstance(verdict, _Trusted):
         ready.append((item, verdict.detail))
@@ -468,8 +494,10 @@ def _apply(
         failures += 1
         schedule = ctx.monitor.permission_retries
         status = f"status {verdict.status}" if verdict.status is not None else "no answer"
-        if failures > len(schedule):
-            ctx.decide(item, "skip", "lookup-failed", f"{failures} failed lookups, last {status}")
+        delay = retry_delay(failures, schedule)
+        if delay is None:
+            given_up = f"{failures} failed lookups, last {status}"
+            ctx.decide(item, "skip", "lookup-failed", given_up, verdict.rules)
             ctx.logs.append(
                 LogLine(
                     "warning",
@@ -479,8 +507,9 @@ def _apply(
             )
             finished.append(item)
         else:
-            retry_at = ctx.now + schedule[failures - 1]
-            ctx.decide(item, "retry", "lookup-failed", f"{status}, retry at {_iso(retry_at)}")
+            retry_at = ctx.now + delay
+            retry = f"{status}, retry at {_iso(retry_at)}"
+            ctx.decide(item, "retry", "lookup-failed", retry, verdict.rules)
             pending.append(Pending(item, verdict.detail, failures, retry_at))
 
 
@@ -498,7 +527,7 @@ def _wake(
     held = list(mark.held)
     if not ctx.status.is_open:
         for h in held:
-            ctx.decide(h.item, "drop", "pr-closed", _closed_detail(ctx.status))
+            ctx.decide(h.item, "drop", "pr-closed", closed_detail(ctx.status), _ALL_PASSED)
             finished.append(h.item)
         return [], None, wakes, []
     if not ctx.eligible or not (held or ready):
@@ -506,7 +535,7 @@ def _wake(
     release = release_at(wakes, ctx.config)
     if release is not None and ctx.now < release:
         for item, _ in ready:
-            ctx.decide(item, "held", "rate-limit", f"until {_iso(release)}")
+            ctx.decide(item, "held", "rate-limit", f"until {_iso(release)}", _ALL_PASSED)
         held += [Held(item, detail, ctx.now) for item, detail in ready]
         return held, release, wakes, []
     batch = sorted([(h.item, h.detail) for h in held] + ready, key=lambda p: _order_key(p[0]))
@@ -514,7 +543,7 @@ def _wake(
     notice = build_notice(ctx.binding.worker, ctx.status, batch, now=ctx.now, rng=rng)
     for item, detail in batch:
         inline = " ".join(i.id for i in detail.inline)
-        ctx.decide(item, "wake", "writer", f"inline {inline}" if inline else "")
+        ctx.decide(item, "wake", "writer", f"inline {inline}" if inline else "", _ALL_PASSED)
         finished.append(item)
     return [], None, (*wakes, ctx.now), [notice]
 
@@ -525,37 +554,18 @@ def _wake(
 def _settle(
     floor: datetime | None,
     raises: Sequence[datetime | None],
-    handled: Sequence[Handled],
+    handled: Sequence[Seen],
     open_items: Sequence[BadgeItem],
     config: WakeConfig,
-) -> tuple[datetime | None, tuple[Handled, ...]]:
-    """Raise the floor to the highest of ``raises``, never past a comment still open
-    nor below where it was, then keep at most ``handled_capacity`` ids above it."""
-    target = floor
-    for t in raises:
-        target = _max_time(target, t)
-    if target is not None and open_items:
-        below_open = min(i.created_at for i in open_items) - _TICK
-        if target > below_open:
-            target = _max_time(floor, below_open)
-    by_id = {h.id: h for h in handled}
-    above = sorted(
-        (h for h in by_id.values() if target is None or h.at > target),
-        key=lambda h: (h.at, h.id),
-    )
-    excess = len(above) - config.handled_capacity
-    if excess > 0:
-        # Everything handled above the floor must stay known by id, so a flood that
-        # fills the set pushes the floor up rather than forgetting an id.
-        cut = above[excess - 1].at
-        target = _max_time(target, cut)
-        above = [h for h in above if h.at > cut]
-    return target, tuple(above)
+) -> tuple[datetime | None, tuple[Seen, ...]]:
+    """The seen set's floor and ids (``review_monitor.settle_seen``): never past a
+    comment still held or pending, at most ``handled_capacity`` ids above the floor."""
+    open_at = [i.created_at for i in open_items]
+    return settle_seen(floor, raises, handled, open_at, config.handled_capacity)
 
 
-def _lag_floor(handled: Sequence[Handled], config: WakeConfig) -> datetime | None:
-    newest = max((h.at for h in handled), default=None)
-    return None if newest is None else newest - config.floor_lag
+def _lag_floor(handled: Sequence[Seen], config: WakeConfig) -> datetime | None:
+    return lag_floor(handled, config.floor_lag)
 
 
 # -- small helpers -------------------------------------------------------------------
@@ -588,10 +598,6 @@ def _min_time(a: datetime | None, b: datetime | None) -> datetime | None:
 def _own_post_state(ctx: _Ctx, mark: WakeMark) -> bytes:
     state = ctx.facts.own_post_state
     return mark.own_posts if state is None else state
-
-
-def _closed_detail(status: PrStatus) -> str:
-    return "merged" if status.merged else "closed"
 
 
 def _flood_line(floor: datetime | None, whole_from: datetime) -> LogLine:

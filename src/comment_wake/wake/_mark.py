@@ -12,7 +12,7 @@ from typing import Any
 
 import msgspec
 
-from review_monitor import BadgeItem, ItemDetail
+from review_monitor import BadgeItem, ItemDetail, Seen
 
 from ._errors import MarkError
 
@@ -21,11 +21,9 @@ __all__ = ["MARK_VERSION", "Handled", "Held", "Pending", "WakeMark", "decode_mar
 MARK_VERSION = 1
 
 
-class Handled(msgspec.Struct, frozen=True, array_like=True):
-    """A comment decided for good, kept by id while it is above the floor."""
-
-    id: str
-    at: datetime  # its creation time
+Handled = Seen
+"""A comment decided for good, kept by id while it is above the floor: the seen set's
+``review_monitor.Seen``, shared with the monitor's notices."""
 
 
 class Held(msgspec.Struct, frozen=True):

@@ -29,7 +29,9 @@ __all__ = [
 
 Outcome = Literal["wake", "held", "retry", "skip", "drop"]
 
-# Skip reasons in the order the rules run, then the reasons of the other outcomes.
+# Skip reasons in the order the rules run (each rule's reasons in ``RULES``, in the table's
+# order, between the reasons decided before the rules and the rest; a test checks they
+# agree), then the reasons of the other outcomes.
 Reason = Literal[
     "baseline",
     "old",
@@ -82,7 +84,10 @@ class Decision(msgspec.Struct, frozen=True):
     outcome: Outcome
     reason: Reason
     detail: str = ""
-    rules: tuple[str, ...] = ()  # the rules it passed, in the order they ran
+    # The names of the trust rules (``RULES``) the comment passed, in order: empty for a
+    # decision made before the rules (baseline); every rule for one held, woken or dropped
+    # after passing them all.  A rule after these stopped it, unless every rule is here.
+    rules: tuple[str, ...] = ()
 
 
 class LogLine(msgspec.Struct, frozen=True):

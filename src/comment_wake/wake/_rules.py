@@ -1,13 +1,38 @@
-"""The trust rules that need no reads beyond the badge and the detail read."""
+"""The trust rules: one table of named rules, each with its reasons, the reads it needs
+and a pure predicate, which the core iterates and ``explain`` prints; and the helpers
+the predicates use."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Literal
 
-from review_monitor import BadgeItem, ItemDetail, is_bot, is_valid_login
+from review_monitor import (
+    BadgeItem,
+    ItemDetail,
+    LookupFailed,
+    MonitorConfig,
+    PrStatus,
+    is_bot,
+    is_valid_login,
+)
 from untrusted_fence import is_blank
 
+from ._config import WakeConfig
+from ._model import Binding, Facts, Reason
+
 __all__ = [
+    "RULES",
+    "RULE_NAMES",
+    "Ask",
+    "Failed",
+    "Need",
+    "Rule",
+    "Stop",
+    "Subject",
+    "Verdict",
+    "closed_detail",
     "is_agent_login",
     "is_blank_item",
     "is_bot",
@@ -50,3 +75,177 @@ def is_rereview_command(detail: ItemDetail, commands: Iterable[str]) -> bool:
     wanted.discard("")
     texts = [normalise_body(t) for t in item_texts(detail) if not is_blank(t)]
     return bool(wanted) and bool(texts) and all(t in wanted for t in texts)
+
+
+# -- the rules table -----------------------------------------------------------------
+
+Need = Literal["details", "own-post", "permission"]
+"""A read a rule may ask for beyond the badge: the comment's detail (its body and inline
+comments), the own-post matcher's verdict, or the author's permission answer."""
+
+
+@dataclass(frozen=True, slots=True)
+class Subject:
+    """What a rule looks at: one comment as the badge listed it, and what was read."""
+
+    item: BadgeItem
+    detail: ItemDetail | None  # given to every rule from the first that needs "details"
+    binding: Binding
+    status: PrStatus
+    facts: Facts
+    config: WakeConfig
+    monitor: MonitorConfig
+
+    @property
+    def login(self) -> str:
+        """The author's login (the ``author`` rule has passed)."""
+        assert self.item.author is not None, "a rule after 'author' ran without an author"
+        return self.item.author.login
+
+    @property
+    def read(self) -> ItemDetail:
+        """The detail read (the rule declared it needs ``details``)."""
+        assert self.detail is not None, "a rule read the detail without declaring it"
+        return self.detail
+
+
+@dataclass(frozen=True, slots=True)
+class Stop:
+    """The comment is passed over here, with this reason."""
+
+    reason: Reason
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Ask:
+    """The rule cannot decide before this read; ``key`` is the item id or the login."""
+
+    need: Need
+    key: str
+
+
+@dataclass(frozen=True, slots=True)
+class Failed:
+    """The read the rule needs failed (a permission lookup): retry on the schedule."""
+
+    status: int | None
+
+
+Verdict = Stop | Ask | Failed | None
+"""A rule's answer; None: the comment passes it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One trust rule: its name, the reasons it stops a comment with, the reads it may
+    ask for, what passing it means, and its predicate (pure)."""
+
+    name: str
+    reasons: tuple[Reason, ...]
+    needs: tuple[Need, ...]
+    passes: str
+    check: Callable[[Subject], Verdict]
+
+
+def _bound(s: Subject) -> Verdict:
+    return None if s.binding.is_bound else Stop("unbound")
+
+
+def _open(s: Subject) -> Verdict:
+    return None if s.status.is_open else Stop("pr-closed", closed_detail(s.status))
+
+
+def _author(s: Subject) -> Verdict:
+    return Stop("no-author") if s.item.author is None else None
+
+
+def _minimized(s: Subject) -> Verdict:
+    return Stop("minimized") if s.item.is_minimized else None
+
+
+def _bot(s: Subject) -> Verdict:
+    assert s.item.author is not None
+    return Stop("bot") if is_bot(s.item.author, s.monitor.review_bots) else None
+
+
+def _verdict(s: Subject) -> Verdict:
+    return Stop("verdict", s.item.state or "") if is_verdict(s.item) else None
+
+
+def _blank(s: Subject) -> Verdict:
+    return Stop("blank") if is_blank_item(s.read) else None
+
+
+def _rereview(s: Subject) -> Verdict:
+    if s.item.viewer_did_author and is_rereview_command(s.read, s.config.rereview_commands):
+        return Stop("rereview-command")
+    return None
+
+
+def _own_post(s: Subject) -> Verdict:
+    if is_agent_login(s.login, s.config.agent_logins):
+        return Stop("own-post", "agent login")
+    if not s.item.viewer_did_author:
+        return None  # the matcher is asked only about comments the token's login wrote
+    verdict = s.facts.own_posts.get(s.item.id)
+    if verdict is None:
+        return Ask("own-post", s.item.id)
+    return Stop("own-post", verdict.explanation) if verdict.own else None
+
+
+def _login(s: Subject) -> Verdict:
+    return None if is_valid_login(s.login) else Stop("invalid-login")
+
+
+def _write_access(s: Subject) -> Verdict:
+    login = s.login.lower()
+    answer = s.facts.permissions.get(login)
+    if answer is None:
+        return Ask("permission", login)
+    if isinstance(answer, LookupFailed):
+        return Failed(answer.status)
+    if answer.trusted:  # the monitor's one trust decision (role names included)
+        return None
+    return Stop("not-writer", f"permission {answer.permission}")
+
+
+RULES: tuple[Rule, ...] = (
+    Rule(
+        "bound",
+        ("unbound",),
+        (),
+        "the PR is bound to a live worker that an orchestrator spawned",
+        _bound,
+    ),
+    Rule("open", ("pr-closed",), (), "the pull request is open", _open),
+    Rule("author", ("no-author",), (), "the author's account exists", _author),
+    Rule("minimized", ("minimized",), (), "not hidden (minimized)", _minimized),
+    Rule("bot", ("bot",), (), "not written by a bot", _bot),
+    Rule("verdict", ("verdict",), (), "not a bare review verdict", _verdict),
+    Rule("blank", ("blank",), ("details",), "not blank", _blank),
+    Rule(
+        "rereview",
+        ("rereview-command",),
+        ("details",),
+        "not a re-review command of the worker's login",
+        _rereview,
+    ),
+    Rule("own-post", ("own-post",), ("own-post",), "not the worker's own post", _own_post),
+    Rule("login", ("invalid-login",), (), "the author's login is a GitHub login", _login),
+    Rule(
+        "write-access",
+        ("not-writer", "lookup-failed"),
+        ("permission",),
+        "the author has write access",
+        _write_access,
+    ),
+)
+"""The trust rules in the order the core runs them (docs/trust-rules.md): a comment
+passes each in turn, and the first that stops it decides it with one of its reasons."""
+
+RULE_NAMES: tuple[str, ...] = tuple(r.name for r in RULES)
+
+
+def closed_detail(status: PrStatus) -> str:
+    return "merged" if status.merged else "closed"
