@@ -52,7 +52,7 @@ REPO = Path(__file__).resolve().parents[2]
 CORE = "src/comment_wake/wake/_core.py"
 RATE = "src/comment_wake/wake/_rate.py"
 RULES = "src/comment_wake/wake/_rules.py"
-EXPLAIN = "src/comment_wake/daemon/_explain.py"
+EXPLAIN = "src/comment_wake/app/_explain.py"
 POSTS = "src/comment_wake/ownpost/_posts.py"
 READERS = "src/comment_wake/ownpost/_readers.py"
 MATCH = "src/comment_wake/ownpost/_match.py"
@@ -278,6 +278,15 @@ MUTATIONS: tuple[Mutation, ...] = (
         "        passed = set(r.rules)\n",
         "        passed = set(_inferred_passes(r))\n",
         EXPLAIN_SUITES,
+    ),
+    Mutation(
+        "pushed-out-per-connection-ignored",
+        "seed: a skipped comment is never delivered later, even if the flood is deleted "
+        "(when an older item of the other connection kept the floor low)",
+        CORE,
+        "    return limit is not None and item.created_at < limit\n",
+        "    return False\n",
+        WAKE_SUITES,
     ),
     Mutation(
         "monitor-reviews-floor-ignored",

@@ -220,6 +220,23 @@ def test_p8_listed_comment_older_than_other_full_window_is_delivered(
     assert (["IC_p8"], at(20) - timedelta(microseconds=1)) == (sim.woken(), mark.floor)
 
 
+def test_a_comment_pushed_out_stays_skipped_though_an_older_review_kept_the_floor_low(
+    make_sim: MakeSim, at: At
+) -> None:
+    """P8's low floor is for the other connection: a review listed older than the comment
+    flood is decided, the floor stops below it, and the trusted comment the flood pushed
+    out between the two is still never delivered once the flood is deleted (found by the
+    stateful model)."""
+    sim = make_sim(gap_pages=0)
+    sim.review("PRR_old", "bob", at(0), "", state="APPROVED")
+    sim.comment("IC_pushed", "bob", at(5), "Hold the merge.")
+    sim.flood("IC_f", 15, "mallory", at(10))
+    sim.poll(at(60))
+    sim.delete_prefix("IC_f")
+    sim.poll(at(200))
+    assert ([], []) == (sim.woken(), outcomes(sim, "IC_pushed"))
+
+
 def test_listed_comment_with_no_time_does_not_stop_delivery(make_sim: MakeSim, at: At) -> None:
     sim = make_sim()
     sim.comment("IC_bad", "bob", at(10), "Unparseable time.", listed=False)

@@ -48,7 +48,7 @@ the PR is not eligible and resume when it is again.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -279,13 +279,17 @@ def _oldest_if_full(items: Sequence[BadgeItem], page: PageInfo) -> datetime | No
 
 
 def _look(ctx: _Ctx, mark: WakeMark, rng: random.Random | None) -> Step:
-    listing, gap_needs, whole_from = _listing(ctx, mark)
+    listing, gap_needs, whole_from, pushed = _listing(ctx, mark)
     known = {h.id for h in mark.handled}
     known |= {h.item.id for h in mark.held} | {p.item.id for p in mark.pending}
     legacy = set(mark.legacy_ids)
     relearned = [Handled(i.id, i.created_at) for i in listing if i.id in legacy]
     floor = mark.floor
-    new = unseen(listing, floor, known | legacy)
+    before: dict[Connection, datetime | None] = {
+        "comments": mark.comments_pushed_before,
+        "reviews": mark.reviews_pushed_before,
+    }
+    new = [i for i in unseen(listing, floor, known | legacy) if not _pushed_out(i, before)]
     judged = [(item, _judge(item, ctx)) for item in new]
     retried = [(p, _judge_pending(p, ctx)) for p in mark.pending]
     needs = _needs(gap_needs, [j for _, j in judged], [j for _, j in retried if j is not None])
@@ -330,6 +334,8 @@ def _look(ctx: _Ctx, mark: WakeMark, rng: random.Random | None) -> Step:
         comments_seen_to=_newest(ctx.status.comments, mark.comments_seen_to),
         listed_at=ctx.now,
         reviews_seen_to=_newest(ctx.status.reviews, mark.reviews_seen_to),
+        comments_pushed_before=_max_time(mark.comments_pushed_before, pushed.get("comments")),
+        reviews_pushed_before=_max_time(mark.reviews_pushed_before, pushed.get("reviews")),
         wakes=wakes,
         held=tuple(held),
         held_until=held_until,
@@ -345,13 +351,22 @@ def _look(ctx: _Ctx, mark: WakeMark, rng: random.Random | None) -> Step:
     )
 
 
-def _listing(ctx: _Ctx, mark: WakeMark) -> tuple[list[BadgeItem], list[GapNeed], datetime | None]:
-    """The items to look at (badge plus gap reads), the gap reads still needed, and
-    from when the listing is whole when that leaves a gap nobody will read."""
+def _pushed_out(item: BadgeItem, before: Mapping[Connection, datetime | None]) -> bool:
+    limit = before["comments" if item.kind == "comment" else "reviews"]
+    return limit is not None and item.created_at < limit
+
+
+def _listing(
+    ctx: _Ctx, mark: WakeMark
+) -> tuple[list[BadgeItem], list[GapNeed], datetime | None, dict[Connection, datetime]]:
+    """The items to look at (badge plus gap reads), the gap reads still needed, from
+    when the listing is whole when that leaves a gap nobody will read, and that time
+    per connection whose own full window left the gap."""
     status = ctx.status
     items: dict[str, BadgeItem] = {}
     needs: list[GapNeed] = []
     whole: list[datetime] = []
+    pushed: dict[Connection, datetime] = {}
     views: tuple[tuple[Connection, tuple[BadgeItem, ...], PageInfo, datetime | None], ...] = (
         ("comments", status.comments, status.comments_page, mark.comments_seen_to),
         ("reviews", status.reviews, status.reviews_page, mark.reviews_seen_to),
@@ -367,7 +382,8 @@ def _listing(ctx: _Ctx, mark: WakeMark) -> tuple[list[BadgeItem], list[GapNeed],
         if gap is not None:
             if not gap.complete:
                 reached = min((i.created_at for i in gap.items), default=oldest)
-                whole.append(min(gap.reached or reached, reached, oldest))
+                pushed[name] = min(gap.reached or reached, reached, oldest)
+                whole.append(pushed[name])
         elif mark.floor is not None and ctx.config.gap_pages > 0 and page.start_cursor:
             # Below ``seen_to`` and ``settled`` the last look saw everything; above either,
             # a comment pushed out or listed late may hide behind the full window.
@@ -375,6 +391,7 @@ def _listing(ctx: _Ctx, mark: WakeMark) -> tuple[list[BadgeItem], list[GapNeed],
             assert stop is not None
             needs.append(GapNeed(name, page.start_cursor, stop, ctx.config.gap_pages))
         else:
+            pushed[name] = oldest
             whole.append(oldest)
     if not status.comments_page.has_previous_page and not status.reviews_page.has_previous_page:
         # A badge without page info: trust its own "whole from" time, as the seed did.
@@ -383,7 +400,7 @@ def _listing(ctx: _Ctx, mark: WakeMark) -> tuple[list[BadgeItem], list[GapNeed],
         settled = None if mark.listed_at is None else mark.listed_at - ctx.config.floor_lag
         if pcf is not None and not _continuous(pcf, mark.floor, seen, settled):
             whole.append(pcf)
-    return list(items.values()), needs, max(whole, default=None)
+    return list(items.values()), needs, max(whole, default=None), pushed
 
 
 def _continuous(

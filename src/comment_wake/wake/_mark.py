@@ -58,6 +58,12 @@ class WakeMark(msgspec.Struct, frozen=True, kw_only=True):
     # When that step looked.  GitHub may list a comment up to ``floor_lag`` late, so a
     # full window is continuous with that look only below ``listed_at - floor_lag``.
     listed_at: datetime | None = None
+    # Per connection: where a full listing that nobody could read behind began.  An item
+    # of that connection created before it was pushed out unseen and is never delivered,
+    # even when the flood is deleted and it is listed again; the PR's one floor may stay
+    # lower, below an older item of the other connection decided then (seed case P8).
+    comments_pushed_before: datetime | None = None
+    reviews_pushed_before: datetime | None = None
     wakes: tuple[datetime, ...] = ()  # this PR's wake times, oldest first
     held: tuple[Held, ...] = ()
     held_until: datetime | None = None  # when the rate limit lets the held ones go
