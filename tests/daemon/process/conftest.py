@@ -185,28 +185,6 @@ reaction_backoff_cap = "2s"
         self.processes.append(p)
         return p
 
-    def cli(
-        self, *args: str, env: dict[str, str] | None = None
-    ) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "comment_wake",
-                *args,
-                "--config",
-                str(self.config),
-                "--state-dir",
-                str(self.state_dir),
-            ],
-            env=env or self.env(),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
-
     def inbox(self) -> Path:
         return self.state_dir / "inbox" / WORKER
 
@@ -222,14 +200,6 @@ reaction_backoff_cap = "2s"
             except (ValueError, OSError):
                 continue
         return out
-
-    def wait_until(self, pred: Callable[[], bool], what: str, timeout: float = WAIT) -> None:
-        deadline = time.monotonic() + timeout
-        while not pred():
-            if time.monotonic() > deadline:
-                logs = "\n".join(m for p in self.processes for m in p.messages())
-                raise AssertionError(f"{what} did not happen; daemon said:\n{logs}")
-            time.sleep(0.05)
 
 
 @pytest.fixture
