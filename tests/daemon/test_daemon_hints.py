@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import functools
 import json
+import re
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ pytestmark = pytest.mark.anyio
 SECRET = "daemon-hint-test-secret"
 HINT_WITHIN = timedelta(seconds=5)  # virtual time from a delivery to its notice in the inbox
 QUIET_FOR = timedelta(seconds=3)  # virtual time a refused delivery is watched for a poll
+_PORT = re.compile(r"listening for GitHub webhook deliveries on \S+ port (\d+), path (\S+)")
 
 
 @pytest.fixture
@@ -74,6 +76,13 @@ def _hinted(world: Any) -> Any:
     world.write_config("[webhook]\nenabled = true\nport = 0\n", poll="60s")
     world.bind()
     return world.running(environ={"COMMENT_WAKE_WEBHOOK_SECRET": SECRET})
+
+
+async def test_the_listener_logs_the_port_and_path_it_listens_on(world: Any, logs: Any) -> None:
+    async with _hinted(world) as run:
+        app = run.daemon.app
+        said = [m.groups() for m in map(_PORT.search, logs.messages()) if m is not None]
+    assert [(str(app.hint_port), app.config.webhook.path)] == said
 
 
 async def test_a_signed_delivery_wakes_the_worker_within_seconds_despite_a_minute_poll(

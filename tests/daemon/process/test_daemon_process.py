@@ -1,6 +1,7 @@
 """The daemon as a real process against FakeGitHub on loopback: what only a process shows
-(signals, and the lease between two processes).  Everything else the daemon does is
-pinned in process on virtual time, in ``tests/daemon``."""
+(signals, the lease between two processes, and that ``run --dry-run`` reaches the
+daemon).  Everything else the daemon does is pinned in process on virtual time, in
+``tests/daemon``."""
 
 from __future__ import annotations
 
@@ -52,3 +53,11 @@ def test_a_second_daemon_on_the_same_state_dir_is_refused(live: Any) -> None:
     assert "another comment-wake daemon" in second.output()
     assert str(first.proc.pid) in second.output()
     assert 0 == first.stop()
+
+
+def test_run_with_dry_run_starts_a_dry_run_daemon(live: Any) -> None:
+    live.bind()
+    daemon = live.start("--dry-run")
+    started = daemon.wait_for(lambda m: m.startswith("comment-wake daemon started"))
+    assert 0 == daemon.stop()
+    assert started.endswith(", dry run)")
