@@ -51,14 +51,17 @@ async def test_dry_run_delivers_and_reacts_to_nothing_and_leaves_the_store(
         store.close()
 
 
-async def test_the_token_never_appears_in_the_daemons_output(world: Any, logs: Any) -> None:
+async def test_the_token_never_appears_in_the_daemons_output(
+    world: Any, logs: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
     world.bind()
     async with world.running() as run:
         world.fake.post_comment(world.pr, "maintainer", "please rename the widget")
         world.fake.post_comment(world.pr, world.stranger, "hello")
         await world.until(lambda: len(world.delivered_texts()) == 1, "the notice")
         await world.rounds(run, 1)
-    out = logs.output()
+    printed = capsys.readouterr()
+    out = logs.output() + printed.out + printed.err
     assert "poll round:" in out
     assert world.token not in out
     assert world.token[4:20] not in out

@@ -146,7 +146,10 @@ def test_doctor_on_a_bad_setup_fails_each_broken_check(
 
 
 def test_doctor_with_a_refused_token_fails_the_token_check(
-    served: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    served: Any,
+    capsys: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("GH_TOKEN", "ghp_WrongToken0123456789abcdefghijklmnop")
     served.bind()
@@ -155,4 +158,4 @@ def test_doctor_with_a_refused_token_fails_the_token_check(
     out, err = capsys.readouterr()
     assert 1 == code
     assert "FAIL  token" in out
-    assert "WrongToken" not in out + err
+    assert "WrongToken" not in out + err + caplog.text  # caplog: what stderr would show
