@@ -1,27 +1,34 @@
-"""The daemon's webhook-hint path, end to end: a signed delivery polls its PR at once.
+"""The daemon's webhook-hint path: a signed delivery polls its PR at once.
 
-The poll interval is a minute, so within a test's few seconds only a hint can explain a
-poll after the first round.  Deliveries follow the shape of GitHub's ``issue_comment``
-example in ``webhook-examples.json``, pointed at the world's PR.
+The daemon runs in process on virtual time with the hint listener on real loopback
+HTTP; deliveries are posted from a worker thread while the event loop serves them.  The
+poll interval is a minute of virtual time, so within the few virtual seconds a test
+lets pass only a hint can explain a poll after the first round.  Deliveries follow the
+shape of GitHub's ``issue_comment`` example in ``webhook-examples.json``, pointed at the
+world's PR.
 """
 
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import re
-import time
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import anyio.to_thread
 import httpx
 import pytest
 
 from comment_wake.hints import github_signature
 
+pytestmark = pytest.mark.anyio
+
 SECRET = "daemon-hint-test-secret"
-HINT_WITHIN = 5.0  # seconds from a delivery to its notice in the inbox
-QUIET_FOR = 3.0  # seconds a refused delivery is watched for a poll it must not cause
+HINT_WITHIN = timedelta(seconds=5)  # virtual time from a delivery to its notice in the inbox
+QUIET_FOR = timedelta(seconds=3)  # virtual time a refused delivery is watched for a poll
 _PORT = re.compile(r"listening for GitHub webhook deliveries on \S+ port (\d+), path (\S+)")
 
 
@@ -58,41 +65,50 @@ def _post(url: str, body: bytes, signature: str) -> int:
     return httpx.post(url, content=body, headers=headers, timeout=10).status_code
 
 
-def _hinted_daemon(world: Any) -> tuple[Any, str]:
+async def _send(run: Any, body: bytes, signature: str) -> int:
+    """POST the delivery to the running daemon's listener (real HTTP, from a thread)."""
+    app = run.daemon.app
+    url = f"http://127.0.0.1:{app.hint_port}{app.config.webhook.path}"
+    return await anyio.to_thread.run_sync(functools.partial(_post, url, body, signature))
+
+
+def _hinted(world: Any) -> Any:
     world.write_config("[webhook]\nenabled = true\nport = 0\n", poll="60s")
     world.bind()
-    daemon = world.start(env=world.env(COMMENT_WAKE_WEBHOOK_SECRET=SECRET))
-    line = daemon.wait_for(lambda m: _PORT.search(m) is not None)
-    daemon.wait_rounds(1)
-    found = _PORT.search(line)
-    assert found is not None
-    return daemon, f"http://127.0.0.1:{found[1]}{found[2]}"
+    return world.running(environ={"COMMENT_WAKE_WEBHOOK_SECRET": SECRET})
 
 
-def test_a_signed_delivery_wakes_the_worker_within_seconds_despite_a_minute_poll(
+async def test_the_listener_logs_the_port_and_path_it_listens_on(world: Any, logs: Any) -> None:
+    async with _hinted(world) as run:
+        app = run.daemon.app
+        said = [m.groups() for m in map(_PORT.search, logs.messages()) if m is not None]
+    assert [(str(app.hint_port), app.config.webhook.path)] == said
+
+
+async def test_a_signed_delivery_wakes_the_worker_within_seconds_despite_a_minute_poll(
     world: Any, comment_example: dict[str, Any]
 ) -> None:
-    daemon, url = _hinted_daemon(world)
-    world.fake.post_comment(world.pr, "maintainer", "please rename the widget")
-    body = _delivery(comment_example, world, 4242)
-    sent = time.monotonic()
-    assert 202 == _post(url, body, github_signature(SECRET.encode(), body))
-    world.wait_until(lambda: len(world.delivered_texts()) == 1, "the hinted notice", HINT_WITHIN)
-    assert time.monotonic() - sent < HINT_WITHIN
-    assert 1 == daemon.rounds()  # the first round only: the wake came from the hint's poll
+    async with _hinted(world) as run:
+        world.fake.post_comment(world.pr, "maintainer", "please rename the widget")
+        body = _delivery(comment_example, world, 4242)
+        sent = world.clock.now()
+        assert 202 == await _send(run, body, github_signature(SECRET.encode(), body))
+        await world.until(
+            lambda: len(world.delivered_texts()) == 1, "the hinted notice", HINT_WITHIN
+        )
+        assert world.clock.now() - sent < HINT_WITHIN
+        assert 1 == run.rounds()  # the first round only: the wake came from the hint's poll
     assert "please rename the widget" in world.delivered_texts()[0]
-    assert 0 == daemon.stop()
 
 
-def test_a_delivery_with_a_bad_signature_is_refused_and_polls_nothing(
+async def test_a_delivery_with_a_bad_signature_is_refused_and_polls_nothing(
     world: Any, comment_example: dict[str, Any]
 ) -> None:
-    daemon, url = _hinted_daemon(world)
-    world.fake.post_comment(world.pr, "maintainer", "please rename the widget")
-    badges = world.fake.count("badge")
-    body = _delivery(comment_example, world, 4242)
-    assert 401 == _post(url, body, github_signature(b"not the secret", body))
-    time.sleep(QUIET_FOR)
-    assert badges == world.fake.count("badge")
+    async with _hinted(world) as run:
+        world.fake.post_comment(world.pr, "maintainer", "please rename the widget")
+        badges = world.fake.count("badge")
+        body = _delivery(comment_example, world, 4242)
+        assert 401 == await _send(run, body, github_signature(b"not the secret", body))
+        await world.clock.advance(QUIET_FOR)
+        assert badges == world.fake.count("badge")
     assert [] == world.delivered_texts()
-    assert 0 == daemon.stop()
