@@ -41,6 +41,7 @@ from comment_wake.delivery import DeliveryLoop, NoticeCallback
 from comment_wake.events import (
     Event,
     EventBus,
+    EventLogger,
     EventStream,
     Fault,
     PollRound,
@@ -347,6 +348,7 @@ async def open_app(
     the_clock: Clock = clock or SystemClock()
     env = os.environ if environ is None else environ
     bus = EventBus()
+    bus.subscribe(EventLogger())  # the app's log lines are written from its events
     async with contextlib.AsyncExitStack() as stack:
         if store is None:
             state.mkdir(parents=True, exist_ok=True)

@@ -4,6 +4,6 @@
 ``status`` and ``explain`` read what it keeps in the store (``comment_wake.app``).
 """
 
-from ._daemon import Daemon, RoundLog
+from ._daemon import Daemon
 
-__all__ = ["Daemon", "RoundLog"]
+__all__ = ["Daemon"]

@@ -9,7 +9,7 @@ store call runs in a worker thread that a cancellation waits for, and the monito
 closes the store (releasing the lease) shielded.  ``dry_run`` runs everything on a copy
 of the store and delivers nothing, reacts to nothing: the real store is never written,
 so a later real run decides everything afresh.  The daemon adds only the process's own
-concerns to the app: signals, and the log line per poll round with its wakes.
+concern to the app: signals.
 """
 
 from __future__ import annotations
@@ -26,36 +26,16 @@ import anyio
 from comment_wake.app import App, open_app
 from comment_wake.config import AppConfig
 from comment_wake.delivery import NoticeCallback
-from comment_wake.events import Event, PollRound, Subscriber, WorkerWoken
-from review_monitor import Clock, RetryPolicy, describe_event
+from comment_wake.events import Subscriber
+from review_monitor import Clock, RetryPolicy
 
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ["Daemon", "RoundLog"]
+__all__ = ["Daemon"]
 
 _log = logging.getLogger("comment_wake.daemon")
 _poll_log = logging.getLogger("review_monitor.poll")
-
-
-class RoundLog:
-    """A subscriber that writes one line per poll round: the monitor's figures and the
-    wakes since the previous line (counted from the events, so exact)."""
-
-    def __init__(self) -> None:
-        self._wakes = 0
-
-    def __call__(self, event: Event) -> None:
-        if isinstance(event, WorkerWoken):
-            self._wakes += 1
-        elif isinstance(event, PollRound):
-            wakes, self._wakes = self._wakes, 0
-            _poll_log.info(
-                "%s; %d wake(s) since the last round",
-                describe_event(event),
-                wakes,
-                extra={"wakes": wakes},
-            )
 
 
 class Daemon:
@@ -128,7 +108,6 @@ class Daemon:
             retry=self._retry,
         ) as app:
             self.app = app
-            app.subscribe(RoundLog())
             for fn in self._subscribers:
                 app.subscribe(fn)
             try:

@@ -8,6 +8,7 @@ tests and session managers subscribe (``EventBus.subscribe`` for a callback,
 from review_monitor import Fault, FaultKind, PollRound
 
 from ._bus import EventBus, EventsLost, EventStream, Subscriber
+from ._logger import EventLogger
 from ._model import (
     CommentDecided,
     Event,
@@ -25,6 +26,7 @@ __all__ = [
     "CommentDecided",
     "Event",
     "EventBus",
+    "EventLogger",
     "EventStream",
     "EventsLost",
     "Fault",

@@ -255,7 +255,6 @@ class CommentWake:
             except _ReadFailed as exc:
                 line = _fault_line(pr, exc)
                 self._publish(Noted(at=now, level=line.level, pr=pr, message=line.message))
-                _log.warning("%s", line.message)
                 return None, facts
         else:
             raise RuntimeError(f"the wake core kept asking for reads on {pr}")
@@ -347,9 +346,6 @@ class CommentWake:
         now: datetime,
     ) -> None:
         for d, r in zip(result.decisions, records, strict=True):
-            # Ids, outcome and reason only: never the author or any text of the comment.
-            detail = f": {d.detail}" if d.detail else ""
-            _log.info("%s %s: %s (%s)%s", d.pr, d.comment, d.outcome, d.reason, detail)
             self._publish(
                 CommentDecided(
                     at=d.at,
@@ -369,13 +365,6 @@ class CommentWake:
             ids = {i.id for i in notice.items}
             woken = tuple(
                 d.comment for d in result.decisions if d.outcome == "wake" and d.comment in ids
-            )
-            _log.info(
-                "%s: woke worker %s with %d comment(s), notice %s",
-                pr,
-                notice.worker,
-                len(woken),
-                notice.key[:12],
             )
             self._publish(
                 WorkerWoken(
