@@ -381,8 +381,11 @@ class _Reader:
                     if result.get("interrupted") or result.get("backgroundTaskId"):
                         failed = True
                     stdout = result.get("stdout")
+                    stderr = result.get("stderr")
                     if isinstance(stdout, str):
-                        output = stdout
+                        # Links count over stdout and stderr together: a command inside
+                        # the post can print a link to stderr.
+                        output = f"{stdout}\n{stderr}" if isinstance(stderr, str) else stdout
                 elif isinstance(result, list):
                     output = _blocks_text(result)
             if output is None:
