@@ -5,6 +5,7 @@ the recipe gets when it resumes the session."""
 from __future__ import annotations
 
 import json
+import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -14,6 +15,8 @@ from realclient_cli import Cli
 from realclient_model import Call, Say
 from realclient_sandbox import Sandbox
 
+from comment_wake.delivery import take as take_inbox
+from comment_wake.delivery import write_notice
 from comment_wake.ownpost import (
     CommentText,
     OwnPostState,
@@ -272,7 +275,7 @@ def hook_settings(sandbox: Sandbox, size: int) -> Path:
         f"    open({str(marker)!r}, 'w').close()\n"
         "    print(json.dumps({'decision': 'block', 'reason': 'STOPNOTICE rename it'}))\n"
     )
-    python = json.dumps(str(Path(__import__("sys").executable)))[1:-1]
+    python = sys.executable
     settings = {
         "hooks": {
             "UserPromptSubmit": [
@@ -310,4 +313,27 @@ def test_claude_hook_output_reaches_the_model_whole_only_up_to_10000_characters(
         model_saw(sandbox, tail),
         model_saw(sandbox, "STOPNOTICE rename it"),
         len(state.sources[0].turns),
+    )
+
+
+def test_inbox_take_as_a_real_hook_hands_over_whole_notices_and_keeps_one_over_the_limit(
+    claude_cli: Cli, sandbox: Sandbox
+) -> None:
+    inbox = sandbox.root / "inbox"
+    fits = make_notice("F" * 9_000 + "FEND", item="IC_1")
+    waits = make_notice("W" * 9_000 + "WEND", item="IC_2")  # fits alone, not with the first
+    over = make_notice("O" * 9_600, item="IC_3")  # over the limit: never taken by a hook
+    for notice in (fits, over, waits):
+        assert write_notice(inbox, notice)
+    take = f"{sys.executable} -m comment_wake inbox take w-7 --root {inbox} --text"
+    settings = {"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": take}]}]}}
+    path = sandbox.home / ".claude" / "settings.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(settings))
+    sandbox.claude(claude_cli, "MAIN hooks", {"MAIN": [Say("ok")]})
+    left = [n.key for n in take_inbox(inbox, "w-7")]
+    assert (True, False, [over.key, waits.key]) == (
+        model_saw(sandbox, "F" * 50 + "FEND"),
+        model_saw(sandbox, "WEND"),
+        left,
     )
