@@ -25,6 +25,7 @@ from comment_wake.ownpost import (
     read_transcript,
     scan,
 )
+from comment_wake.registry import claude_project_name
 from review_monitor import NOTICE_VERSION, Notice, NoticeItem, NoticePr, PrRef, notice_key
 
 pytestmark = pytest.mark.real_client
@@ -337,3 +338,17 @@ def test_inbox_take_as_a_real_hook_hands_over_whole_notices_and_keeps_one_over_t
         model_saw(sandbox, "WEND"),
         left,
     )
+
+
+@pytest.mark.parametrize("folder", ["wt-\U0001f680-x", "long-" + "a" * 120 + "/" + "b" * 120])
+def test_claude_project_folder_is_where_the_registry_looks_first(
+    claude_cli: Cli, sandbox: Sandbox, folder: str
+) -> None:
+    work = sandbox.work / folder
+    work.mkdir(parents=True)
+    sandbox.work = work
+    sandbox.claude(claude_cli, "hello", {})
+    made = [p.name for p in (sandbox.home / ".claude" / "projects").iterdir()]
+    name = claude_project_name(str(work))
+    looked = [m for m in made if m == name or (len(name) > 200 and m.startswith(name[:200] + "-"))]
+    assert made == looked

@@ -34,12 +34,14 @@ __all__ = [
     "fail",
     "fence_opener",
     "file_contains",
+    "is_uuid",
     "json_lines",
     "one_line",
     "read_notice",
     "recipe_state_dir",
     "repeat",
     "run_tool",
+    "session_id_warning",
     "valid_session_id",
 ]
 
@@ -247,3 +249,38 @@ def repeat(recipe: str, session: str) -> int:
         print(f"session-id: {session}", flush=True)
     print(f"{recipe} recipe: this notice was delivered before; dropped", file=sys.stderr)
     return EXIT_DELIVERED
+
+
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+
+
+def is_uuid(value: str) -> bool:
+    return _UUID.fullmatch(value) is not None
+
+
+def session_id_warning(argv: Sequence[str]) -> str | None:
+    """What ``bind`` says of a recipe argv whose ``--session-id`` is not a UUID: Claude Code
+    takes it as a session title, Codex as a thread name; ``None`` for anything else."""
+    recipe = next((a for a in argv if a.startswith("comment_wake.delivery.recipes.")), None)
+    if recipe is None or recipe.rsplit(".", 1)[1] not in ("claude", "codex"):
+        return None
+    sid: str | None = None
+    for i, arg in enumerate(argv):
+        if arg == "--":
+            break
+        if arg == "--session-id" and i + 1 < len(argv):
+            sid = argv[i + 1]
+        elif arg.startswith("--session-id="):
+            sid = arg.split("=", 1)[1]
+    if sid is None or is_uuid(sid):
+        return None
+    if recipe.endswith(".claude"):
+        return (
+            f"session id {sid!r} is not a UUID: Claude Code will take it as a session title; "
+            "if no session has that title, every delivery is gone (69) and goes to the "
+            "orchestrator"
+        )
+    return (
+        f"thread id {sid!r} is not a UUID: the codex recipe looks it up as a thread name in "
+        "$CODEX_HOME/session_index.jsonl; if none has it, every delivery is gone (69)"
+    )

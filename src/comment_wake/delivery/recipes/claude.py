@@ -46,6 +46,7 @@ from ._common import (
     cli_reason,
     delivered,
     fail,
+    is_uuid,
     json_lines,
     read_notice,
     recipe_state_dir,
@@ -59,7 +60,6 @@ _GONE = re.compile(
     re.IGNORECASE,
 )
 _BUSY = re.compile(rb"running in the background", re.IGNORECASE)
-_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
 
 def claude_home() -> Path:
@@ -71,7 +71,7 @@ def session_transcript(session: str, home: Path | None = None) -> Path | None:
     """The transcript of a session by id, or by title (the last ``custom-title`` line that
     names it); ``None`` when none is found."""
     projects = (home or claude_home()) / "projects"
-    if _UUID.fullmatch(session):
+    if is_uuid(session):
         return next(iter(sorted(projects.glob(f"*/{session}.jsonl"))), None)
     needle = f'"customTitle":"{session}"'.encode()
     try:

@@ -47,6 +47,7 @@ from ._common import (
     cli_reason,
     delivered,
     fail,
+    is_uuid,
     json_lines,
     read_notice,
     recipe_state_dir,
@@ -62,7 +63,6 @@ _GONE = re.compile(
 )
 _BUSY = re.compile(rb"already has an active writer", re.IGNORECASE)
 _TURN_DONE = frozenset({"turn.completed", "turn.failed"})
-_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
 
 def codex_home(given: str | None = None) -> Path:
@@ -73,7 +73,7 @@ def codex_home(given: str | None = None) -> Path:
 def resolve_thread(thread: str, home: Path) -> tuple[str, Path] | None:
     """(thread id, rollout) for an id or a thread name, or ``None``: Codex has no such
     thread.  A name is looked up in ``session_index.jsonl`` (its last entry wins)."""
-    thread_id: str | None = thread if _UUID.fullmatch(thread) else None
+    thread_id: str | None = thread if is_uuid(thread) else None
     if thread_id is None:
         try:
             data = (home / "session_index.jsonl").read_bytes()
@@ -86,7 +86,7 @@ def resolve_thread(thread: str, home: Path) -> tuple[str, Path] | None:
                 continue
             if isinstance(entry, dict) and entry.get("thread_name") == thread:
                 found = entry.get("id")
-                if isinstance(found, str) and _UUID.fullmatch(found):
+                if isinstance(found, str) and is_uuid(found):
                     thread_id = found
         if thread_id is None:
             return None
