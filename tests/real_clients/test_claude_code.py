@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -352,3 +353,37 @@ def test_claude_project_folder_is_where_the_registry_looks_first(
     name = claude_project_name(str(work))
     looked = [m for m in made if m == name or (len(name) > 200 and m.startswith(name[:200] + "-"))]
     assert made == looked
+
+
+def test_claude_recipe_a_session_running_in_the_background_is_busy(
+    claude_cli: Cli, sandbox: Sandbox
+) -> None:
+    # `claude --bg` needs the workspace trusted; the session then runs under a daemon.
+    state = {
+        "hasCompletedOnboarding": True,
+        "projects": {str(sandbox.work): {"hasTrustDialogAccepted": True}},
+    }
+    (sandbox.home / ".claude.json").write_text(json.dumps(state))
+    sandbox.model.script["BACKGROUND"] = [bash("sleep 30"), Say("done")]
+    started = sandbox.run([claude_cli.path, "--bg", "BACKGROUND work", "--allowedTools", "Bash"])
+    try:
+        session = ""
+        deadline = time.monotonic() + 30
+        while not session:
+            assert time.monotonic() < deadline, f"no background session: {started.stderr}"
+            files = list((sandbox.home / ".claude" / "projects").glob("*/*.jsonl"))
+            session = files[0].stem if files else ""
+            time.sleep(0.2)
+        notice = msgspec.json.encode(make_notice(fenced("bbbbbbbbbbbbbbbbbbbb")))
+        args = ("--session-id", session, "--claude", claude_cli.path)
+        done = sandbox.recipe("claude", notice, *args)
+    finally:
+        short = started.stdout.split("claude stop ", 1)[-1].split()[:1]
+        if short:
+            sandbox.run([claude_cli.path, "stop", short[0]], timeout=60)
+        sandbox.run([claude_cli.path, "daemon", "stop", "--any"], timeout=60)
+    assert (0, 75, True) == (
+        started.returncode,
+        done.returncode,
+        "running in the background" in done.stderr.splitlines()[-1],
+    )
