@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,15 @@ settings.load_profile("ci" if os.environ.get("CI") else "default")
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
+REAL_CLIENTS = Path(__file__).resolve().parent / "real_clients"
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    """One line per real CLI the ``real_client`` suite found, with its version."""
+    sys.path.insert(0, str(REAL_CLIENTS))
+    import realclient_cli
+
+    return realclient_cli.header_lines()
 
 
 @pytest.fixture

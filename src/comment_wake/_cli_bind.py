@@ -214,11 +214,18 @@ def _transcripts(args: argparse.Namespace) -> tuple[TranscriptSpec, ...]:
 
 
 def _bind(args: argparse.Namespace, registry: Registry, config: AppConfig) -> int:
+    publisher = _publisher(args)
+    if isinstance(publisher, CommandSpec):
+        from comment_wake.delivery.recipes._common import session_id_warning
+
+        warning = session_id_warning(publisher.argv)
+        if warning is not None:
+            print(f"comment-wake bind: warning: {warning}", file=sys.stderr)
     record = registry.bind(
         args.worker,
         args.pr,
         orchestrator=args.orchestrator,
-        publisher=_publisher(args),
+        publisher=publisher,
         transcripts=_transcripts(args),
         host=args.host or config.github.host,
     )

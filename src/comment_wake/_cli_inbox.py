@@ -9,7 +9,9 @@ from typing import Any
 
 import msgspec
 
+from comment_wake._limits import NOTICE_TEXT_LIMIT
 from comment_wake.delivery import default_inbox_root, take
+from review_monitor import Notice
 
 __all__ = ["register"]
 
@@ -41,21 +43,38 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         "--text",
         action="store_true",
         help="print only each notice's text, separated by a blank line (for a hook that "
-        "injects plain text, such as UserPromptSubmit)",
+        "injects plain text, such as UserPromptSubmit); whole notices only, at most "
+        f"{NOTICE_TEXT_LIMIT} characters, the rest stay pending",
     )
     shape.add_argument(
         "--stop-hook",
         action="store_true",
         help='print {"decision": "block", "reason": <the texts>} when notices are pending '
-        "(the Stop hook answer of Claude Code and Codex); nothing otherwise",
+        "(the Stop hook answer of Claude Code and Codex); nothing otherwise; whole notices "
+        f"only, at most {NOTICE_TEXT_LIMIT} characters of text, the rest stay pending",
     )
     take_p.set_defaults(handler=_take)
 
 
 def _take(args: argparse.Namespace) -> int:
     root: Path = args.root if args.root is not None else default_inbox_root()
+    hook = bool(args.text or args.stop_hook)
+
+    def too_long(notice: Notice) -> None:
+        print(
+            f"comment-wake inbox take: notice {notice.key[:16]} is {len(notice.text)} "
+            f"characters, over a hook's {NOTICE_TEXT_LIMIT}: left pending, not taken "
+            "(read it with `comment-wake inbox take WORKER` without --text)",
+            file=sys.stderr,
+        )
+
     try:
-        notices = take(root, args.worker)
+        notices = take(
+            root,
+            args.worker,
+            limit=NOTICE_TEXT_LIMIT if hook else None,
+            too_long=too_long if hook else None,
+        )
     except ValueError as exc:
         print(f"comment-wake inbox take: {exc}", file=sys.stderr)
         return 2

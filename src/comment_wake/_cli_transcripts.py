@@ -64,7 +64,8 @@ def _scan(args: argparse.Namespace) -> int:
 def _print_text(report: FileReport) -> None:
     print(f"{report.path}")
     print(
-        f"  format {report.format}, {report.lines} lines ({report.unreadable} unreadable), "
+        f"  format {report.format}, {report.lines} lines ({report.unreadable} unreadable, "
+        f"{report.ignored} of types that hold no posts), "
         f"{report.tool_calls} tool calls ({report.unpaired} without a result), "
         f"{len(report.posts)} posts"
     )

@@ -76,3 +76,33 @@ def test_take_reads_the_root_from_the_environment(two: list[Notice], tmp_path: P
 def test_take_of_an_unsafe_worker_exits_2(tmp_path: Path) -> None:
     result = run_take("../x", "--root", str(tmp_path))
     assert (2, "") == (result.returncode, result.stdout)
+
+
+@pytest.mark.parametrize("shape", ["--text", "--stop-hook"])
+def test_a_hook_takes_whole_notices_up_to_the_limit_and_leaves_the_rest_in_order(
+    make_notice: NoticeFactory, tmp_path: Path, shape: str
+) -> None:
+    notices = [make_notice(item_ids=(f"IC_{n}",), text=f"{n}" * 4_000) for n in range(1, 4)]
+    fill(tmp_path, notices)
+    first = run_take("w-42", "--root", str(tmp_path), shape)
+    rest = run_take("w-42", "--root", str(tmp_path))
+    printed = first.stdout if shape == "--text" else msgspec.json.decode(first.stdout)["reason"]
+    left = [msgspec.json.decode(line, type=Notice).key for line in rest.stdout.splitlines()]
+    assert ("1" * 4_000 + "\n\n" + "2" * 4_000, [notices[2].key]) == (printed.rstrip("\n"), left)
+
+
+def test_a_notice_over_the_limit_stays_pending_and_is_reported(
+    make_notice: NoticeFactory, tmp_path: Path
+) -> None:
+    big = make_notice(item_ids=("IC_1",), text="x" * 9_501)
+    small = make_notice(item_ids=("IC_2",), text="small")
+    fill(tmp_path, [big, small])
+    hook = run_take("w-42", "--root", str(tmp_path), "--text")
+    rest = run_take("w-42", "--root", str(tmp_path))
+    left = [msgspec.json.decode(line, type=Notice).key for line in rest.stdout.splitlines()]
+    assert ("small\n", 1, True, [big.key]) == (
+        hook.stdout,
+        len(hook.stderr.strip().splitlines()),
+        "left pending" in hook.stderr,
+        left,
+    )

@@ -72,3 +72,12 @@ def test_notices_for_another_worker_or_pr_or_a_handoff_do_not_merge(
     with pytest.raises(ValueError, match="same worker"):
         merge_notices(head, later)
     assert not can_merge(head, later)
+
+
+def test_notices_whose_merged_text_would_not_fit_a_hook_do_not_merge(
+    make_notice: Callable[..., Notice],
+) -> None:
+    head = make_notice(item_ids=("IC_1",), text="a" * 5_000)
+    later = make_notice(item_ids=("IC_2",), text="b" * 5_000)
+    fits = make_notice(item_ids=("IC_3",), text="c" * 4_000)
+    assert (False, True) == (can_merge(head, later), can_merge(head, fits))

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -36,10 +37,22 @@ def emit(obj): print(json.dumps(obj), flush=True)
 if mode == "gone":
     print("No conversation found with session ID: {OLD}", file=sys.stderr)
     sys.exit(1)
-if mode == "background":
-    print("Session {OLD} is running as a background session (bg-1a2b). "
-          "Run claude attach bg-1a2b or claude stop bg-1a2b first")
+if mode == "no-turn":
+    print("Session {OLD} did not take a turn")
     sys.exit(0)
+if mode == "background":  # as Claude Code 2.1.332 answers for a `claude --bg` session
+    print("Error: That session is running in the background (3f1e2a4c). Run `claude attach "
+          "3f1e2a4c` to open it, or `claude stop 3f1e2a4c` first to resume it here.",
+          file=sys.stderr)
+    sys.exit(1)
+if mode == "no-title":  # as Claude Code 2.1.332 answers a name that is no session title
+    reason = ("Error: --resume requires a valid session ID or session title when used with "
+              '--print. Usage: claude -p --resume <session-id|title>. Provided value "w-7" '
+              "is not a UUID and does not match any session title.")
+    emit({{"type": "result", "subtype": "error_during_execution", "is_error": True,
+          "num_turns": 0, "session_id": "{NEW}", "errors": [reason]}})
+    print(reason, file=sys.stderr)
+    sys.exit(1)
 if mode == "crash":
     print("Error: connect ECONNREFUSED", file=sys.stderr)
     sys.exit(1)
@@ -71,6 +84,10 @@ if mode == "gone":
 if mode == "crash":
     print("Error: stream disconnected before completion", file=sys.stderr)
     sys.exit(1)
+if mode == "writer":  # as Codex 0.171.0 answers while another process holds the thread
+    print("Error: thread/resume: thread/resume failed: thread {OLD} already has an active "
+          "writer (code -32600)", file=sys.stderr)
+    sys.exit(1)
 emit({{"type": "thread.started", "thread_id": "{OLD}"}})
 emit({{"type": "turn.started"}})
 if mode == "failed":
@@ -81,6 +98,20 @@ emit({{"type": "item.completed",
 emit({{"type": "turn.completed",
       "usage": {{"input_tokens": 120, "cached_input_tokens": 0, "output_tokens": 9}}}})
 """
+
+
+@pytest.fixture(autouse=True)
+def recipe_homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A state directory for the delivered keys and a CODEX_HOME holding thread OLD."""
+    monkeypatch.setenv("COMMENT_WAKE_STATE_DIR", str(tmp_path / "state"))
+    home = tmp_path / "codex-home"
+    day = home / "sessions" / "2026" / "08" / "04"
+    day.mkdir(parents=True)
+    (day / f"rollout-2026-08-04T10-00-00-{OLD}.jsonl").write_text('{"type":"session_meta"}\n')
+    monkeypatch.setenv("CODEX_HOME", str(home))
+    claude_home = tmp_path / "claude-home"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(claude_home))
+    return tmp_path
 
 
 def recipe(name: str, *args: str, **env: str) -> CommandPublisher:
@@ -143,7 +174,9 @@ async def test_claude_gets_the_notice_text_on_stdin_and_resume_in_one_token(
     ("mode", "expected"),
     [
         ("background", Busy),
+        ("no-turn", Busy),
         ("gone", Gone),
+        ("no-title", Gone),
         ("garbage", Delivered),
     ],
 )
@@ -233,7 +266,7 @@ async def test_codex_resume_delivers_and_reports_the_thread(
 
 @pytest.mark.parametrize(
     ("mode", "expected"),
-    [("gone", Gone), ("failed", Delivered)],
+    [("gone", Gone), ("failed", Delivered), ("writer", Busy)],
 )
 async def test_codex_outcomes(
     make_notice: NoticeFactory, codex: Path, tmp_path: Path, mode: str, expected: type
@@ -266,6 +299,121 @@ async def test_codex_crash_is_retried(
         await publisher.publish(make_notice())
 
 
+async def test_codex_unknown_thread_is_gone_without_running_codex(
+    make_notice: NoticeFactory, codex: Path, tmp_path: Path
+) -> None:
+    # Codex itself would start a new thread with the notice as its first prompt.
+    log = tmp_path / "l"
+    publisher = recipe(
+        "codex", "--session-id", "worker-7", "--codex", str(codex), FAKE_LOG=str(log)
+    )
+    outcome = await publisher.publish(make_notice())
+    assert (Gone, False) == (type(outcome), log.exists())
+
+
+async def test_codex_thread_name_is_resumed_by_its_id(
+    make_notice: NoticeFactory, codex: Path, tmp_path: Path, recipe_homes: Path
+) -> None:
+    index = recipe_homes / "codex-home" / "session_index.jsonl"
+    index.write_text(json.dumps({"id": OLD, "thread_name": "worker-7", "updated_at": "x"}) + "\n")
+    log = tmp_path / "l"
+    publisher = recipe(
+        "codex", "--session-id", "worker-7", "--codex", str(codex), FAKE_LOG=str(log)
+    )
+    outcome = await publisher.publish(make_notice())
+    argv = logged(log)["argv"]
+    assert (Delivered(session_id=OLD), ["resume", OLD, "-"]) == (outcome, argv[-3:])  # type: ignore[index]
+
+
+# --- all recipes: the CLI's reason, repeats ----------------------------------------------
+
+
+async def test_the_clis_own_reason_reaches_the_outcome(
+    make_notice: NoticeFactory, claude: Path, codex: Path, tmp_path: Path
+) -> None:
+    outcomes = [
+        await recipe(
+            name,
+            "--session-id",
+            OLD,
+            f"--{name}",
+            str(path),
+            FAKE_LOG=str(tmp_path / "l"),
+            FAKE_MODE=mode,
+        ).publish(make_notice())
+        for name, path, mode in (("claude", claude, "no-title"), ("codex", codex, "writer"))
+    ]
+    reasons = [getattr(o, "reason", "") for o in outcomes]
+    assert [True, True] == [
+        "does not match any session title" in reasons[0],
+        "already has an active writer" in reasons[1],
+    ]
+
+
+@pytest.mark.parametrize("name", ["claude", "codex"])
+async def test_a_repeated_notice_key_is_dropped_and_answered_as_before(
+    make_notice: NoticeFactory,
+    claude: Path,
+    codex: Path,
+    tmp_path: Path,
+    recipe_homes: Path,
+    name: str,
+) -> None:
+    log = tmp_path / "l"
+    path = claude if name == "claude" else codex
+    publisher = recipe(name, "--session-id", OLD, f"--{name}", str(path), FAKE_LOG=str(log))
+    notice = make_notice()
+    first = await publisher.publish(notice)
+    log.unlink()
+    again = await publisher.publish(notice)
+    keys = recipe_homes / "state" / "recipes" / f"{name}-delivered.jsonl"
+    mode = keys.stat().st_mode & 0o777
+    assert (first, False, 0o600) == (again, log.exists(), mode)
+
+
+FENCED = (
+    "alice commented on o/r#7\n<<<untrusted-comment-begin 0123456789abcdef0123>>>\n"
+    "source: @alice\nPlease fix.\n<<<untrusted-comment-end 0123456789abcdef0123>>>"
+)
+
+
+@pytest.mark.parametrize("name", ["claude", "codex"])
+async def test_a_notice_already_in_the_sessions_transcript_is_delivered_without_a_resume(
+    make_notice: NoticeFactory,
+    claude: Path,
+    codex: Path,
+    tmp_path: Path,
+    recipe_homes: Path,
+    name: str,
+) -> None:
+    # The CLI took the notice, then the recipe died before it recorded the key.
+    if name == "claude":
+        transcript = recipe_homes / "claude-home" / "projects" / "-w" / f"{OLD}.jsonl"
+        transcript.parent.mkdir(parents=True)
+    else:
+        transcript = next((recipe_homes / "codex-home").rglob("rollout-*.jsonl"))
+    line = {"type": "user", "message": {"role": "user", "content": FENCED}}
+    transcript.write_text(json.dumps(line) + "\n")
+    log = tmp_path / "l"
+    path = claude if name == "claude" else codex
+    publisher = recipe(name, "--session-id", OLD, f"--{name}", str(path), FAKE_LOG=str(log))
+    outcome = await publisher.publish(make_notice(text=FENCED))
+    assert (Delivered(session_id=OLD), False) == (outcome, log.exists())
+
+
+async def test_a_notice_whose_opener_is_not_in_the_transcript_is_resumed(
+    make_notice: NoticeFactory, claude: Path, tmp_path: Path, recipe_homes: Path
+) -> None:
+    transcript = recipe_homes / "claude-home" / "projects" / "-w" / f"{OLD}.jsonl"
+    transcript.parent.mkdir(parents=True)
+    other = FENCED.replace("0123456789abcdef0123", "fedcba9876543210fedc")
+    transcript.write_text(json.dumps({"type": "user", "message": {"content": other}}) + "\n")
+    log = tmp_path / "l"
+    publisher = recipe("claude", "--session-id", OLD, "--claude", str(claude), FAKE_LOG=str(log))
+    outcome = await publisher.publish(make_notice(text=FENCED))
+    assert (Delivered(session_id=NEW), True) == (outcome, log.exists())
+
+
 # --- tmux ----------------------------------------------------------------------------
 
 FAKE_TMUX = """
@@ -285,6 +433,19 @@ if "display-message" in sys.argv:
 @pytest.fixture
 def fake_tmux(script: Script) -> Path:
     return script("tmux", FAKE_TMUX)
+
+
+async def test_tmux_does_not_paste_a_repeated_notice_again(
+    make_notice: NoticeFactory, fake_tmux: Path, tmp_path: Path
+) -> None:
+    log = tmp_path / "tmux.jsonl"
+    argv = ("--target", "%3", "--tmux", str(fake_tmux), "--enter-delay", "0")
+    publisher = recipe("tmux", *argv, FAKE_LOG=str(log))
+    notice = make_notice()
+    first = await publisher.publish(notice)
+    log.unlink()
+    again = await publisher.publish(notice)
+    assert (Delivered(), Delivered(), False) == (first, again, log.exists())
 
 
 async def test_tmux_pastes_bracketed_then_presses_enter(

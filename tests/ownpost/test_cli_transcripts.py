@@ -19,9 +19,9 @@ def test_scan_json_prints_one_object_per_file_with_the_documented_keys(
     objects = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
 
     assert (0, 2) == (status, len(objects))
-    assert [["format", "lines", "path", "posts", "tool_calls", "unpaired", "unreadable"]] * 2 == [
-        sorted(o) for o in objects
-    ]
+    assert [
+        ["format", "ignored", "lines", "path", "posts", "tool_calls", "unpaired", "unreadable"]
+    ] * 2 == [sorted(o) for o in objects]
 
 
 def test_scan_json_shows_each_posts_tool_pr_body_and_links(

@@ -240,6 +240,47 @@ def test_links_count_only_when_every_command_of_the_call_posts(
     assert [counts] == [p.links_count for p in read_transcript(str(worker.path)).posts]
 
 
+@pytest.mark.parametrize(
+    ("command", "counts"),
+    [
+        ('gh pr comment 7 --body "$(git log -1 --pretty=%B)"', True),
+        ('gh api repos/acme/widget/issues/7/comments -f body="$(cat notes.md)"', True),
+        ('gh pr comment 7 --body "$(printf \'%s\' "$(git log -1 --pretty=%B)")"', True),
+        ('B=$(git log -1 --pretty=%B); gh pr comment 7 --body "$B"', True),
+        ('B="$(git log -1 --pretty=%B)" && gh pr comment 7 --body "${B}"', True),
+        # the assignment does not feed the post, or its value is printed beside it
+        ("B=$(git log -1 --pretty=%B); gh pr comment 7 --body One.", False),
+        ('B=$(git log -1); echo "$B"; gh pr comment 7 --body "$B"', False),
+        ('gh pr comment 7 --body "$(git log -1)" && gh pr view 7', False),
+    ],
+)
+def test_a_substitution_inside_the_post_is_part_of_the_post(
+    world: Any, command: str, counts: bool
+) -> None:
+    worker = world.claude()
+    worker.prompt("Go.", T0)
+    worker.bash(command, at=T0 + S, done=T0 + 2 * S, stdout=LINK)
+
+    assert [counts] == [p.links_count for p in read_transcript(str(worker.path)).posts]
+
+
+def test_links_printed_to_stderr_count_against_the_posts(world: Any) -> None:
+    # A substitution inside the post printed a user's comment link to stderr.
+    quoted = "https://github.com/acme/widget/pull/7#issuecomment-2"
+    worker = world.claude()
+    worker.prompt("Go.", T0)
+    result = {"stdout": LINK, "stderr": quoted, "interrupted": False, "isImage": False}
+    worker.bash(
+        'gh pr comment 7 --body "$(gh api repos/acme/widget/issues/comments/2 -q .html_url >&2)"',
+        at=T0 + S,
+        done=T0 + 2 * S,
+        stdout=LINK,
+        result=result,
+    )
+
+    assert [False] == [p.links_count for p in read_transcript(str(worker.path)).posts]
+
+
 def test_links_do_not_count_when_a_call_printed_more_links_than_it_posted(world: Any) -> None:
     worker = world.claude()
     worker.prompt("Go.", T0)

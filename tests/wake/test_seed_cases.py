@@ -331,9 +331,10 @@ def test_worker_waking_itself_on_undetected_own_comments_is_capped(
         before = len(sim.notices)
         sim.poll(at(minutes=minute, seconds=30))
         first_hour += len(sim.notices) - before if minute < 60 else 0
-    times = [n.created_at for n in sim.notices]
+    # A wake of many comments may be several notices (each fits a hook): count the wakes.
+    times = sorted({n.created_at for n in sim.notices})
     gaps = [(b - a).total_seconds() for a, b in itertools.pairwise(times)]
-    assert (True, True, True) == (0 < first_hour <= 6, len(sim.notices) <= 10, min(gaps) >= 60)
+    assert (True, True, True) == (0 < first_hour <= 6, len(times) <= 10, min(gaps) >= 60)
 
 
 def test_rate_limit_survives_a_restart(make_sim: MakeSim, at: At) -> None:

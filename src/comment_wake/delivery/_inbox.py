@@ -20,7 +20,7 @@ import errno
 import fcntl
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import anyio.to_thread
@@ -129,17 +129,29 @@ def write_notice(root: Path, notice: Notice) -> bool:
     return True
 
 
-def take(inbox_root: Path, worker: str) -> list[Notice]:
+def take(
+    inbox_root: Path,
+    worker: str,
+    *,
+    limit: int | None = None,
+    too_long: Callable[[Notice], None] | None = None,
+) -> list[Notice]:
     """The worker's pending notices in delivery order, each marked taken (a tombstone).
 
     Runs under the worker's lock, so concurrent takes never hand out one notice twice and
     a write never slips in between.  A pending file that does not decode as a notice is
     moved to ``rejected/`` and skipped.  Raises ``ValueError`` for an unsafe worker name.
+
+    With ``limit`` (characters of text, for a hook: ``NOTICE_TEXT_LIMIT``) it takes whole
+    notices, in order, while their texts joined by blank lines fit, and leaves the rest
+    pending in order.  A notice whose text alone is over the limit stays pending, never
+    taken, and is passed to ``too_long``; the notices after it are still taken.
     """
     wdir = worker_dir(Path(inbox_root), worker)
     if not (wdir / "new").is_dir():
         return []
     taken: list[Notice] = []
+    used = 0
     with _locked(wdir):
         for _, key, path in _pending(wdir):
             tombstone = wdir / "taken" / f"{key}.json"
@@ -154,6 +166,15 @@ def take(inbox_root: Path, worker: str) -> list[Notice]:
                 (wdir / "rejected").mkdir(mode=_DIR_MODE, exist_ok=True)
                 os.rename(path, wdir / "rejected" / path.name)
                 continue
+            if limit is not None:
+                size = len(notice.text.rstrip("\n"))
+                if size > limit:
+                    if too_long is not None:
+                        too_long(notice)
+                    continue
+                if used + size > limit:
+                    break  # it and the rest wait, in order, for the next hook
+                used += size + 2  # the blank line between two texts
             (wdir / "taken").mkdir(mode=_DIR_MODE, exist_ok=True)
             os.rename(path, tombstone)
             taken.append(notice)

@@ -7,6 +7,7 @@ with everything when it frees up.
 
 from __future__ import annotations
 
+from comment_wake._limits import NOTICE_TEXT_LIMIT
 from review_monitor import Notice, NoticeItem, PrRef, notice_key
 
 __all__ = ["can_merge", "merge_notices"]
@@ -22,12 +23,14 @@ def _same_pr(a: Notice, b: Notice) -> bool:
 
 
 def can_merge(head: Notice, later: Notice) -> bool:
-    """Same worker, same pull request, and neither is a hand-off to the orchestrator."""
+    """Same worker, same pull request, neither is a hand-off to the orchestrator, and the
+    merged text still fits ``NOTICE_TEXT_LIMIT`` (what a hook can hand over whole)."""
     return (
         head.worker == later.worker
         and _same_pr(head, later)
         and head.kind not in _NEVER_MERGED
         and later.kind not in _NEVER_MERGED
+        and len(head.text.rstrip()) + 2 + len(later.text) <= NOTICE_TEXT_LIMIT
     )
 
 

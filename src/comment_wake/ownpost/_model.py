@@ -139,6 +139,9 @@ class PendingCall(msgspec.Struct, frozen=True):
     started: datetime | None
     tool: str
     plan: CallPlan
+    # What the client said of the call before its output arrived (Codex's
+    # ``mcp_tool_call_end`` / ``item_completed``): "" nothing yet, "ok" or "failed".
+    outcome: str = ""
 
 
 class WrittenFile(msgspec.Struct, frozen=True):
@@ -157,7 +160,8 @@ class SourceState(msgspec.Struct, frozen=True):
     inode: int = 0
     offset: int = 0
     lines: int = 0
-    unreadable: int = 0
+    unreadable: int = 0  # lines it could not parse, or of a type it does not know
+    ignored: int = 0  # lines of a known type that hold nothing for own posts
     tool_calls: int = 0
     last_time: datetime | None = None
     turns: tuple[datetime, ...] = ()

@@ -55,8 +55,10 @@ def _plan_commands(parsed: ParsedScript) -> CallPlan:
     others = 0
     reads = 0
     commands = parsed.commands
+    planned = [_gh_post(cmd) for cmd in commands]
+    inside = _parts_of_posts(commands, planned)
     for i, cmd in enumerate(commands):
-        post = _gh_post(cmd)
+        post = planned[i]
         if post is not None:
             posts.append(post)
             continue
@@ -67,6 +69,8 @@ def _plan_commands(parsed: ParsedScript) -> CallPlan:
             continue  # ``cat <<EOF | gh ... -F -``: the text went to the post, not the output
         if _is_read(cmd):
             reads += 1
+        if i in inside:
+            continue  # its output became the post's body: the post prints the only link
         others += 1
     if not parsed.complete:
         return CallPlan(complete=False, reads=reads)
@@ -76,6 +80,38 @@ def _plan_commands(parsed: ParsedScript) -> CallPlan:
         all_post=bool(posts) and others == 0,
         reads=reads,
     )
+
+
+def _parts_of_posts(
+    commands: tuple[SimpleCommand, ...], planned: list[PlannedPost | None]
+) -> set[int]:
+    """Indexes of the commands that are part of a post: a command substitution inside a
+    posting command's words (``--body "$(git log -1 --pretty=%B)"``), and a lone
+    assignment whose variable a posting command of the call expands, with the
+    substitutions in its value (``B=$(...); gh pr comment 12 --body "$B"``)."""
+    owners = {c.ident: c.part_of for c in commands if c.ident}
+    roots = {c.ident for c, p in zip(commands, planned, strict=True) if p is not None and c.ident}
+    used = {
+        name for c, p in zip(commands, planned, strict=True) if p is not None for name in c.uses
+    }
+    roots |= {
+        c.ident
+        for c in commands
+        if c.assigns is not None and c.assigns in used and c.part_of == 0 and c.ident
+    }
+    inside: set[int] = set()
+    for i, cmd in enumerate(commands):
+        if planned[i] is not None:
+            continue
+        seen: set[int] = set()
+        node = cmd.ident if cmd.assigns is not None else cmd.part_of
+        while node and node not in seen:
+            if node in roots:
+                inside.add(i)
+                break
+            seen.add(node)
+            node = owners.get(node, 0)
+    return inside
 
 
 def _feeds_next(cmd: SimpleCommand, nxt: SimpleCommand | None) -> bool:

@@ -39,6 +39,10 @@ _MAX_FILES = 64
 _MAX_TURNS = 256
 _EMPTY = msgspec.Raw()
 
+# Every line type Claude Code writes (2.1.39 to 2.1.332).  Only ``user`` and ``assistant``
+# lines hold calls and results; the others are counted as ignored.  ``api-request-blob``
+# lines (2.1.3xx) hold copies of request messages, the notice included: never read
+# posts from them.
 _CLAUDE_TYPES = frozenset(
     {
         "user",
@@ -59,6 +63,12 @@ _CLAUDE_TYPES = frozenset(
         "result",
         "agent-name",
         "tag",
+        "api-request",
+        "api-request-blob",
+        "api-request-shape",
+        "atis-latch",
+        "cost-state",
+        "tools-used",
     }
 )
 _CODEX_ENVELOPE = frozenset(
@@ -70,6 +80,7 @@ _CODEX_ENVELOPE = frozenset(
         "event_msg",
         "world_state",
         "inter_agent_communication",
+        "token_usage_record",
     }
 )
 _CODEX_ITEMS = frozenset(
@@ -86,10 +97,14 @@ _CODEX_ITEMS = frozenset(
         "compaction",
         "agent_message",
         "tool_search_call",
+        "tool_search_output",
         "image_generation_call",
         "other",
     }
 )
+# What Codex's tool router answers for a call it did not run (0.130 to 0.171).
+_CODEX_REJECTED = ("unsupported call: ", "unsupported custom tool call: ")
+_CODEX_UNAVAILABLE = " is not currently available"
 _SHELL_TOOLS = frozenset(
     {"shell", "container.exec", "shell_command", "exec_command", "local_shell"}
 )
@@ -117,9 +132,15 @@ class _CMessage(msgspec.Struct):
     content: str | list[_CBlock] | None = None
 
 
+class _CAttachment(msgspec.Struct):
+    type: str | None = None
+    hookEvent: str | None = None
+
+
 class _CLine(msgspec.Struct):
     type: str | None = None
     timestamp: str | None = None
+    attachment: _CAttachment | None = None
     message: msgspec.Raw = _EMPTY
     toolUseResult: msgspec.Raw = _EMPTY
     isMeta: bool | None = None
@@ -132,9 +153,12 @@ class _XItem(msgspec.Struct):
     payload: msgspec.Raw = _EMPTY
     record_type: str | None = None
     name: str | None = None
+    namespace: str | None = None
     arguments: msgspec.Raw = _EMPTY
     input: msgspec.Raw = _EMPTY
     call_id: str | None = None
+    item: msgspec.Raw = _EMPTY
+    result: msgspec.Raw = _EMPTY
     output: msgspec.Raw = _EMPTY
     action: msgspec.Raw = _EMPTY
     role: str | None = None
@@ -165,6 +189,7 @@ class _Reader:
     format: str = "unknown"
     lines: int = 0
     unreadable: int = 0
+    ignored: int = 0
     tool_calls: int = 0
     last_time: datetime | None = None
     cwd: str | None = None
@@ -175,6 +200,7 @@ class _Reader:
     files: dict[str, str] = field(default_factory=dict)
     file_texts: dict[str, str] = field(default_factory=dict)
     found: list[FoundPost] = field(default_factory=list)
+    turn_marked: bool = False  # a Codex turn start was counted; its prompt is not a new one
 
     @classmethod
     def from_state(cls, state: SourceState, role: Role, now: datetime) -> _Reader:
@@ -185,6 +211,7 @@ class _Reader:
             format=state.format,
             lines=state.lines,
             unreadable=state.unreadable,
+            ignored=state.ignored,
             tool_calls=state.tool_calls,
             last_time=state.last_time,
             turns=list(state.turns),
@@ -203,6 +230,7 @@ class _Reader:
             offset=offset,
             lines=self.lines,
             unreadable=self.unreadable,
+            ignored=self.ignored,
             tool_calls=self.tool_calls,
             last_time=self.last_time,
             turns=tuple(self.turns[-_MAX_TURNS:]),
@@ -229,7 +257,9 @@ class _Reader:
                 ok = False
         except (msgspec.DecodeError, ValueError, TypeError, KeyError):
             ok = False
-        if not ok:
+        if ok is None:
+            self.ignored += 1
+        elif not ok:
             self.unreadable += 1
 
     def _detect(self, line: bytes) -> None:
@@ -260,13 +290,17 @@ class _Reader:
 
     # --- Claude Code ----------------------------------------------------------------
 
-    def _claude(self, line: bytes) -> bool:
+    def _claude(self, line: bytes) -> bool | None:
+        """True: read; None: a known line type with nothing for own posts; False: not read."""
         entry = msgspec.json.decode(line, type=_CLine)
         kind = entry.type
         if kind not in _CLAUDE_TYPES:
             return False
+        if kind == "attachment":
+            self._claude_attachment(entry)
+            return None
         if kind not in ("user", "assistant") or entry.message == _EMPTY:
-            return True
+            return None
         if entry.cwd:
             self.cwd = entry.cwd
         message = msgspec.json.decode(entry.message, type=_CMessage)
@@ -294,6 +328,15 @@ class _Reader:
                 if block.type == "tool_use" and block.id:
                     self._claude_call(block, entry)
         return True
+
+    def _claude_attachment(self, entry: _CLine) -> None:
+        # A Stop hook that blocks (``{"decision": "block"}``: a notice) starts a turn; its
+        # text is an ``isMeta`` user line, so the line below is the only mark of the turn.
+        att = entry.attachment
+        if att is not None and att.type == "hook_blocking_error" and att.hookEvent == "Stop":
+            self._turn(self._time(entry.timestamp))
+        else:
+            self._time(entry.timestamp)
 
     def _claude_call(self, block: _CBlock, entry: _CLine) -> None:
         call_id = block.id or ""
@@ -338,8 +381,11 @@ class _Reader:
                     if result.get("interrupted") or result.get("backgroundTaskId"):
                         failed = True
                     stdout = result.get("stdout")
+                    stderr = result.get("stderr")
                     if isinstance(stdout, str):
-                        output = stdout
+                        # Links count over stdout and stderr together: a command inside
+                        # the post can print a link to stderr.
+                        output = f"{stdout}\n{stderr}" if isinstance(stderr, str) else stdout
                 elif isinstance(result, list):
                     output = _blocks_text(result)
             if output is None:
@@ -351,7 +397,8 @@ class _Reader:
 
     # --- Codex ----------------------------------------------------------------------
 
-    def _codex(self, line: bytes) -> bool:
+    def _codex(self, line: bytes) -> bool | None:
+        """True: read; None: a known line type with nothing for own posts; False: not read."""
         item = msgspec.json.decode(line, type=_XItem)
         when = item.timestamp
         if item.payload != _EMPTY:
@@ -360,19 +407,15 @@ class _Reader:
             envelope_type = item.type
             item = msgspec.json.decode(item.payload, type=_XItem)
             if envelope_type == "event_msg":
-                if item.type == "user_message":
-                    self._turn(self._time(when))
-                else:
-                    self._time(when)
-                return True
+                return self._codex_event(item, self._time(when))
             if envelope_type != "response_item":
                 if item.cwd:
                     self.cwd = item.cwd
                 self._time(when)
-                return True
+                return None
         elif item.record_type is not None or item.type is None or item.type in _CODEX_ENVELOPE:
             self._time(when)
-            return True
+            return None
         t = self._time(when)
         kind = item.type
         if kind not in _CODEX_ITEMS:
@@ -385,13 +428,66 @@ class _Reader:
             text = _blocks_text(msgspec.json.decode(item.content)) if item.content != _EMPTY else ""
             if not text.lstrip().startswith(("<environment_context>", "<user_instructions>")):
                 self._turn(t or self.last_time)
+        else:
+            return None
         return True
+
+    def _codex_event(self, event: _XItem, when: datetime | None) -> bool | None:
+        kind = event.type
+        # A turn starts with ``task_started`` (0.130 to 0.171) or ``user_message`` (to 0.130);
+        # 0.169 and 0.171 also write ``item_completed`` of a ``UserMessage``.
+        if kind in ("task_started", "turn_started"):
+            self._turn(when)
+            self.turn_marked = True
+            return True
+        if kind == "user_message":
+            self._user_turn(when)
+            return True
+        if kind == "mcp_tool_call_end" and event.call_id:
+            # 0.130: {"result": {"Ok": {..., "isError": bool}}} or {"result": {"Err": ...}}
+            result = msgspec.json.decode(event.result) if event.result != _EMPTY else None
+            ok = isinstance(result, dict) and isinstance(result.get("Ok"), dict)
+            failed = not ok or bool(result["Ok"].get("isError"))  # type: ignore[index]
+            self._codex_outcome(event.call_id, failed=failed)
+            return True
+        if kind == "item_completed" and event.item != _EMPTY:
+            item = msgspec.json.decode(event.item)
+            if not isinstance(item, dict):
+                return None
+            if item.get("type") == "UserMessage":
+                self._user_turn(when)
+                return True
+            if item.get("type") == "McpToolCall" and isinstance(item.get("id"), str):
+                result = item.get("result")
+                is_error = isinstance(result, dict) and result.get("isError") is True
+                failed = item.get("status") != "completed" or is_error
+                self._codex_outcome(item["id"], failed=failed)
+                return True
+        return None
+
+    def _user_turn(self, when: datetime | None) -> None:
+        """The prompt of a turn whose ``task_started`` was already counted, or of one
+        written without it."""
+        if not self.turn_marked:
+            self._turn(when)
+        self.turn_marked = False
+
+    def _codex_outcome(self, call_id: str, *, failed: bool) -> None:
+        pending = self.pending.get(call_id)
+        if pending is not None:
+            outcome = "failed" if failed else "ok"
+            self.pending[call_id] = msgspec.structs.replace(pending, outcome=outcome)
 
     def _codex_call(self, item: _XItem, started: datetime | None) -> None:
         call_id = item.call_id or ""
         if call_id in self.seen:
             return
         name = item.name or ""
+        namespace = item.namespace
+        if namespace:
+            # An MCP tool: ``{"namespace": "mcp__github", "name": "add_issue_comment"}``
+            # (0.169, 0.171) or ``"namespace": "mcp__github__"`` (0.130).
+            name = namespace + name if namespace.endswith("__") else f"{namespace}__{name}"
         plan: CallPlan | None = None
         if item.type == "local_shell_call":
             action = msgspec.json.decode(item.action) if item.action != _EMPTY else {}
@@ -436,6 +532,14 @@ class _Reader:
 
         def outcome() -> tuple[bool, str]:
             raw = msgspec.json.decode(item.output) if item.output != _EMPTY else ""
+            if isinstance(raw, str) and _codex_rejected(raw):
+                return True, raw  # the router never ran it
+            if pending.outcome:
+                # The client said how the MCP call ended; the output is only its text.
+                text = raw if isinstance(raw, str) else _codex_output(raw, shell=False)[1]
+                return pending.outcome == "failed", text
+            if not shell and _mcp_output_needs_outcome(raw):
+                return True, ""  # a 0.130+ MCP output without its end event: unknown
             return _codex_output(raw, shell=shell)
 
         # A legacy rollout has no time on its lines: the result arrived before this scan.
@@ -589,6 +693,21 @@ def _codex_output(raw: object, *, shell: bool) -> tuple[bool, str]:
     if not shell:
         return raw.startswith("err:"), raw
     return True, raw
+
+
+def _codex_rejected(raw: str) -> bool:
+    """Codex's answer to a call it did not run: an unknown tool, or one not offered now."""
+    if raw.startswith(_CODEX_REJECTED):
+        return True
+    return raw.startswith("Tool `") and _CODEX_UNAVAILABLE in raw.split("\n", 1)[0]
+
+
+def _mcp_output_needs_outcome(raw: object) -> bool:
+    """An MCP output of 0.130 to 0.171, whose success only its end event tells: a list of
+    ``input_text`` blocks (0.169, 0.171) or ``"Wall time: ...\nOutput:\n..."`` (0.130)."""
+    if isinstance(raw, list):
+        return any(isinstance(b, dict) and b.get("type") == "input_text" for b in raw)
+    return isinstance(raw, str) and raw.startswith("Wall time: ")
 
 
 def _int(text: str) -> int | None:

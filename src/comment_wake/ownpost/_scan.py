@@ -147,6 +147,7 @@ class FileReport:
     tool_calls: int
     unpaired: int
     posts: tuple[ReportedPost, ...]
+    ignored: int = 0
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -154,6 +155,7 @@ class FileReport:
             "format": self.format,
             "lines": self.lines,
             "unreadable": self.unreadable,
+            "ignored": self.ignored,
             "tool_calls": self.tool_calls,
             "unpaired": self.unpaired,
             "posts": [p.to_json() for p in self.posts],
@@ -183,6 +185,7 @@ def read_transcript(path: str, *, now: datetime | None = None) -> FileReport:
         format=state.format,
         lines=state.lines,
         unreadable=state.unreadable,
+        ignored=state.ignored,
         tool_calls=state.tool_calls,
         unpaired=state.unpaired,
         posts=posts,

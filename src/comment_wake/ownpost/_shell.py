@@ -7,6 +7,7 @@ unknown, never guessed. The one computed value that is read is the body idiom
 
 from __future__ import annotations
 
+import itertools
 import os.path
 import posixpath
 import re
@@ -55,6 +56,14 @@ class SimpleCommand:
     writes_unknown: bool = False
     cwd: str | None = None
     nested: bool = False  # ran inside a command substitution
+    # ``ident``: this command's id, unique in the process; ``part_of``: the id of the
+    # command (or the lone ``NAME=value`` assignment) in whose words this one ran as a
+    # command substitution, 0 for none.  ``assigns``: the variable a lone assignment
+    # sets; ``uses``: the variables its words expand.
+    ident: int = 0
+    part_of: int = 0
+    assigns: str | None = None
+    uses: tuple[str, ...] = ()
 
     @property
     def name(self) -> str | None:
@@ -75,6 +84,9 @@ class ParsedScript:
     complete: bool = True
 
 
+_IDS = itertools.count(1)
+
+
 @lru_cache(maxsize=1)
 def _parser() -> tree_sitter.Parser:
     return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
@@ -87,6 +99,10 @@ class _Walk:
     depth: int
     out: list[SimpleCommand] = field(default_factory=list)
     complete: bool = True
+    owner: int = 0  # the command whose words are being read
+
+    def new_id(self) -> int:
+        return next(_IDS)
 
     def text(self, node: tree_sitter.Node) -> str:
         return self.src[node.start_byte : node.end_byte].decode("utf-8", "replace")
@@ -132,7 +148,10 @@ def _expand(cmd: SimpleCommand, depth: int) -> ParsedScript:
         assert isinstance(script, str)
         inner = parse_script(script, cwd=cmd.cwd, _depth=depth + 1)
         return ParsedScript(
-            tuple(replace(c, nested=c.nested or cmd.nested) for c in inner.commands),
+            tuple(
+                replace(c, nested=c.nested or cmd.nested, part_of=c.part_of or cmd.part_of)
+                for c in inner.commands
+            ),
             complete=inner.complete,
         )
     return ParsedScript((cmd,))
@@ -210,7 +229,7 @@ def _visit(w: _Walk, node: tree_sitter.Node, *, nested: bool, stdin: str | None 
     elif t in _STATEMENT_LIKE:
         # A shell construct that is itself a command (``[[ ]]``, ``export``, loops): it
         # counts as a non-posting command, and commands inside it are visited too.
-        w.out.append(SimpleCommand(argv=(None,), nested=nested, cwd=w.cwd))
+        w.out.append(SimpleCommand(argv=(None,), nested=nested, cwd=w.cwd, part_of=w.owner))
         for child in node.children:
             _visit(w, child, nested=nested)
     elif (
@@ -224,9 +243,22 @@ def _visit(w: _Walk, node: tree_sitter.Node, *, nested: bool, stdin: str | None 
             "subshell",
         )
     ):
-        w.out.append(SimpleCommand(argv=(None,), nested=nested, cwd=w.cwd))
+        name = node.child_by_field_name("name")
+        ident = w.new_id()
+        w.out.append(
+            SimpleCommand(
+                argv=(None,),
+                nested=nested,
+                cwd=w.cwd,
+                ident=ident,
+                part_of=w.owner,
+                assigns=w.text(name) if name is not None else None,
+            )
+        )
+        outer, w.owner = w.owner, ident
         for child in node.children:
             _visit(w, child, nested=nested)
+        w.owner = outer
     elif t in ("command_substitution", "process_substitution"):
         for child in node.children:
             _visit(w, child, nested=True)
@@ -315,6 +347,23 @@ def _command(
     argv: list[str | None] = []
     env: list[tuple[str, str | None]] = []
     inline_redirects = list(redirects)
+    ident = w.new_id()
+    outer, w.owner = w.owner, ident
+    try:
+        _words(w, node, argv, env, inline_redirects)
+    finally:
+        w.owner = outer
+    uses = tuple(sorted(_variables(w, node)))
+    _finish_command(w, argv, env, inline_redirects, extra, stdin, nested, ident, uses)
+
+
+def _words(
+    w: _Walk,
+    node: tree_sitter.Node,
+    argv: list[str | None],
+    env: list[tuple[str, str | None]],
+    inline_redirects: list[tree_sitter.Node],
+) -> None:
     for child in node.children:
         fname = _field_name(node, child)
         if child.type == "variable_assignment":
@@ -346,6 +395,35 @@ def _command(
             _visit_substitutions(w, child)
         elif child.type in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
             inline_redirects.append(child)
+
+
+def _variables(w: _Walk, node: tree_sitter.Node) -> set[str]:
+    """The variables a command's words expand (``$B``, ``${B}``), outside substitutions."""
+    found: set[str] = set()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n.type in ("command_substitution", "process_substitution"):
+            continue
+        if n.type in ("simple_expansion", "expansion"):
+            for c in n.children:
+                if c.type == "variable_name":
+                    found.add(w.text(c))
+        stack.extend(n.children)
+    return found
+
+
+def _finish_command(
+    w: _Walk,
+    argv: list[str | None],
+    env: list[tuple[str, str | None]],
+    inline_redirects: list[tree_sitter.Node],
+    extra: list[str | None] | None,
+    stdin: str | None,
+    nested: bool,
+    ident: int,
+    uses: tuple[str, ...],
+) -> None:
     if extra:
         argv.extend(extra)
     writes: str | None = None
@@ -385,6 +463,9 @@ def _command(
             writes_unknown=writes_unknown,
             cwd=w.cwd,
             nested=nested,
+            ident=ident,
+            part_of=w.owner,
+            uses=uses,
         )
     )
 

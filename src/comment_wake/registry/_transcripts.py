@@ -1,9 +1,10 @@
 """From a transcript spec to the files the agents write, the way they lay them out.
 
 Claude Code: ``<claude home>/projects/<encoded cwd>/<session>.jsonl``, where the encoded
-cwd is the real path, NFC-normalised, with every character other than an ASCII letter or
-digit turned into ``-``; past 200 characters the agent cuts it to 200 and appends a hash
-we cannot reproduce, so we match the 200-character prefix.  A session not found under
+cwd is the real path, NFC-normalised, with every UTF-16 unit other than an ASCII letter or
+digit turned into ``-`` (so an emoji, two units, becomes ``--``); past 200 characters the
+agent cuts it to 200 and appends ``-`` and a hash we cannot reproduce, so we match the
+200-character prefix (measured on Claude Code 2.1.332).  A session not found under
 its cwd (a worktree moved, a resume elsewhere) is looked for under every project.
 
 Codex: ``<codex home>/sessions/YYYY/MM/DD/rollout-<local time>-<thread>.jsonl``, or under
@@ -66,7 +67,7 @@ def session_id_problem(value: str, what: str) -> str | None:
 def claude_project_name(cwd: str) -> str:
     """The project folder name Claude Code gives ``cwd`` (before the long-path hash)."""
     real: str = unicodedata2.normalize("NFC", os.path.realpath(cwd))
-    return re.sub(r"[^a-zA-Z0-9]", "-", real)
+    return re.sub(r"[^a-zA-Z0-9]", lambda m: "--" if ord(m[0]) > 0xFFFF else "-", real)
 
 
 def _nonempty(path: Path) -> bool:

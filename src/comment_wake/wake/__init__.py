@@ -28,7 +28,7 @@ from ._prompt import (
     WORKER_PROMPT,
 )
 from ._rate import release_at
-from ._render import NOTICE_KIND, build_notice, one_line_title
+from ._render import NOTICE_KIND, build_notice, build_notices, one_line_title
 from ._rules import RULES, Rule, is_bot, is_valid_login
 
 __all__ = [
@@ -59,6 +59,7 @@ __all__ = [
     "WakeError",
     "WakeMark",
     "build_notice",
+    "build_notices",
     "decode_mark",
     "encode_mark",
     "finish",

@@ -83,7 +83,7 @@ from ._model import (
     Step,
 )
 from ._rate import prune_wakes, release_at
-from ._render import build_notice
+from ._render import build_notices
 from ._rules import RULE_NAMES, RULES, Ask, Failed, Stop, Subject, closed_detail
 
 __all__ = ["finish", "next_due", "step"]
@@ -557,12 +557,12 @@ def _wake(
         return held, release, wakes, []
     batch = sorted([(h.item, h.detail) for h in held] + ready, key=lambda p: _order_key(p[0]))
     assert ctx.binding.worker is not None
-    notice = build_notice(ctx.binding.worker, ctx.status, batch, now=ctx.now, rng=rng)
+    notices = build_notices(ctx.binding.worker, ctx.status, batch, now=ctx.now, rng=rng)
     for item, detail in batch:
         inline = " ".join(i.id for i in detail.inline)
         ctx.decide(item, "wake", "writer", f"inline {inline}" if inline else "", _ALL_PASSED)
         finished.append(item)
-    return [], None, (*wakes, ctx.now), [notice]
+    return [], None, (*wakes, ctx.now), list(notices)
 
 
 # -- the floor -----------------------------------------------------------------------

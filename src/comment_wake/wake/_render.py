@@ -6,6 +6,7 @@ import random
 from collections.abc import Sequence
 from datetime import datetime
 
+from comment_wake._limits import NOTICE_TEXT_LIMIT
 from review_monitor import (
     NOTICE_VERSION,
     BadgeItem,
@@ -20,11 +21,12 @@ from untrusted_fence import fence, is_blank, one_line
 
 from ._prompt import NOTICE_HEADER, NOTICE_INSTRUCTION
 
-__all__ = ["NOTICE_KIND", "build_notice", "one_line_title"]
+__all__ = ["NOTICE_KIND", "build_notice", "build_notices", "one_line_title"]
 
 NOTICE_KIND = "comment-wake"
 _TITLE_MAX = 100
 _COMMENT_MAX = 8_000
+_MIN_CUT = 200  # a cut comment keeps at least this many characters
 
 
 def one_line_title(title: str) -> str:
@@ -44,23 +46,29 @@ def _first_line(items: Sequence[BadgeItem], status: PrStatus) -> str:
     return f"{noun} from {who} on {one_line_title(status.title)} #{status.pr.number}."
 
 
-def _fences(item: BadgeItem, detail: ItemDetail, rng: random.Random | None) -> list[str]:
+def _fences(
+    item: BadgeItem, detail: ItemDetail, rng: random.Random | None, max_chars: int
+) -> list[str]:
     login = f"@{item.author.login}" if item.author is not None else "@ghost"
     parts: list[str] = []
     if not is_blank(detail.body):
         source = login if item.kind == "comment" else f"{login}, review"
-        parts.append(_fence(detail.body, source, rng))
+        parts.append(_fence(detail.body, source, detail.url, rng, max_chars))
     for inline in detail.inline:
         if is_blank(inline.body):
             continue
         line = inline.line if inline.line is not None else inline.original_line
         where = inline.path if line is None else f"{inline.path}:{line}"
-        parts.append(_fence(inline.body, f"{login} on {where}", rng))
+        parts.append(_fence(inline.body, f"{login} on {where}", inline.url, rng, max_chars))
     return parts
 
 
-def _fence(text: str, source: str, rng: random.Random | None) -> str:
-    return fence(text, kind="comment", source=source, max_chars=_COMMENT_MAX, rng=rng).text
+def _fence(text: str, source: str, url: str, rng: random.Random | None, max_chars: int) -> str:
+    fenced = fence(text, kind="comment", source=source, max_chars=max_chars, rng=rng)
+    if not fenced.truncated:
+        return fenced.text
+    # The URL is GitHub's own, not the commenter's text: it stays outside the fence.
+    return f"{fenced.text}\nCut to fit the notice: read the whole comment at {url}"
 
 
 def _notice_items(item: BadgeItem, detail: ItemDetail) -> list[NoticeItem]:
@@ -72,6 +80,75 @@ def _notice_items(item: BadgeItem, detail: ItemDetail) -> list[NoticeItem]:
     return items
 
 
+def _text(items: Sequence[BadgeItem], status: PrStatus, parts: Sequence[str]) -> str:
+    body = [_first_line(items, status), "", NOTICE_HEADER, ""]
+    for part in parts:
+        body += [part, ""]
+    body.append(NOTICE_INSTRUCTION)
+    return "\n".join(body)
+
+
+def _fitted(
+    item: BadgeItem, detail: ItemDetail, status: PrStatus, rng: random.Random | None
+) -> list[str]:
+    """The comment's fences, cut until a notice of it alone fits ``NOTICE_TEXT_LIMIT``."""
+    max_chars = _COMMENT_MAX
+    while True:
+        parts = _fences(item, detail, rng, max_chars)
+        over = len(_text([item], status, parts)) - NOTICE_TEXT_LIMIT
+        if over <= 0 or max_chars <= _MIN_CUT:
+            return parts
+        # Each cut part gives back about ``over / len(parts)``, plus the cut note.
+        max_chars = max(_MIN_CUT, max_chars - over // max(1, len(parts)) - 200)
+
+
+def build_notices(
+    worker: str,
+    status: PrStatus,
+    comments: Sequence[tuple[BadgeItem, ItemDetail]],
+    *,
+    now: datetime,
+    rng: random.Random | None,
+) -> tuple[Notice, ...]:
+    """The notices for the comments woken together, oldest first, each of whose text fits
+    ``NOTICE_TEXT_LIMIT``: a comment too long is cut (its URL says where to read the rest),
+    and a batch too long for one notice becomes several, in order."""
+    groups: list[list[tuple[BadgeItem, ItemDetail, list[str]]]] = []
+    for item, detail in comments:
+        parts = _fitted(item, detail, status, rng)
+        if groups:
+            joined = [*groups[-1], (item, detail, parts)]
+            if len(_text([g[0] for g in joined], status, _parts(joined))) <= NOTICE_TEXT_LIMIT:
+                groups[-1] = joined
+                continue
+        groups.append([(item, detail, parts)])
+    return tuple(_notice(worker, status, group, now) for group in groups)
+
+
+def _parts(group: Sequence[tuple[BadgeItem, ItemDetail, list[str]]]) -> list[str]:
+    return [part for _, _, parts in group for part in parts]
+
+
+def _notice(
+    worker: str,
+    status: PrStatus,
+    group: Sequence[tuple[BadgeItem, ItemDetail, list[str]]],
+    now: datetime,
+) -> Notice:
+    items = [item for item, _, _ in group]
+    pr = status.pr
+    return Notice(
+        version=NOTICE_VERSION,
+        kind=NOTICE_KIND,
+        key=notice_key(worker, pr, NOTICE_KIND, [i.id for i in items]),
+        worker=worker,
+        pr=NoticePr(pr.host, pr.repo, pr.number, status.url, one_line_title(status.title)),
+        items=tuple(n for item, detail, _ in group for n in _notice_items(item, detail)),
+        text=_text(items, status, _parts(group)),
+        created_at=now,
+    )
+
+
 def build_notice(
     worker: str,
     status: PrStatus,
@@ -80,21 +157,9 @@ def build_notice(
     now: datetime,
     rng: random.Random | None,
 ) -> Notice:
-    """One notice for the comments woken together, oldest first."""
-    items = [item for item, _ in comments]
-    body = [_first_line(items, status), "", NOTICE_HEADER, ""]
-    for item, detail in comments:
-        for part in _fences(item, detail, rng):
-            body += [part, ""]
-    body.append(NOTICE_INSTRUCTION)
-    pr = status.pr
-    return Notice(
-        version=NOTICE_VERSION,
-        kind=NOTICE_KIND,
-        key=notice_key(worker, pr, NOTICE_KIND, [i.id for i in items]),
-        worker=worker,
-        pr=NoticePr(pr.host, pr.repo, pr.number, status.url, one_line_title(status.title)),
-        items=tuple(n for item, detail in comments for n in _notice_items(item, detail)),
-        text="\n".join(body),
-        created_at=now,
-    )
+    """The one notice for comments that fit in one (``build_notices`` splits a batch);
+    ``ValueError`` when they need more than one."""
+    notices = build_notices(worker, status, comments, now=now, rng=rng)
+    if len(notices) != 1:
+        raise ValueError(f"the comments need {len(notices)} notices: use build_notices")
+    return notices[0]

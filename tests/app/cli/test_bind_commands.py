@@ -289,3 +289,26 @@ def test_the_installed_command_binds_and_lists_in_a_subprocess(
     )
     assert "write it as owner/name#N" in refused.stderr
     assert ["w1"] == [w["worker"] for w in json.loads(listed.stdout)["workers"]]
+
+
+@pytest.mark.parametrize(
+    ("recipe", "session", "warned"),
+    [
+        ("claude", "worker-7.session", "Claude Code will take it as a session title"),
+        ("codex", "worker-7", "looks it up as a thread name"),
+        ("claude", SID, ""),
+        ("codex", SID, ""),
+    ],
+)
+def test_bind_warns_when_a_recipes_session_id_is_not_a_uuid_but_binds_it(
+    capsys: pytest.CaptureFixture[str], state_dir: Path, recipe: str, session: str, warned: str
+) -> None:
+    _orchestrator(capsys, state_dir)
+    code, _, err = _run(
+        capsys, "bind", "w1", "octo/repo#7", "--orchestrator", "o1", "--state-dir",
+        str(state_dir), "--command", "python", "-m", f"comment_wake.delivery.recipes.{recipe}",
+        "--session-id", session,
+    )  # fmt: skip
+    with _registry(state_dir) as reg:
+        bound = reg.worker("w1") is not None
+    assert (0, True, bool(warned), warned in err) == (code, bound, "warning" in err, True)

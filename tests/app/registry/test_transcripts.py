@@ -148,3 +148,12 @@ def test_binding_a_codex_thread_without_a_rollout_is_refused(registry: Registry)
             publisher=InboxSpec(),
             transcripts=CodexThread(TID),
         )
+
+
+def test_claude_project_name_gives_a_character_outside_the_bmp_two_dashes(
+    tmp_path: Path,
+) -> None:
+    # Claude Code 2.1.332 named the folder of /tmp/rcx/proj/wt-🚀-x "-tmp-rcx-proj-wt----x".
+    cwd = tmp_path / "wt-\U0001f680-x"
+    cwd.mkdir()
+    assert claude_project_name(str(cwd)).endswith("-wt----x")

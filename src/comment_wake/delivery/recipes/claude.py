@@ -1,15 +1,27 @@
 """Wake a Claude Code session by headless resume.
 
     python -m comment_wake.delivery.recipes.claude --session-id ID [--claude PATH] \
-        [--cwd WORKTREE] [-- EXTRA CLAUDE FLAGS]
+        [--cwd WORKTREE] [--state-dir DIR] [-- EXTRA CLAUDE FLAGS]
 
-Runs ``claude -p --resume=ID --output-format stream-json --verbose EXTRA`` with the notice's
-text on standard input and reads the stream: a ``result`` event means the session took
-the turn (exit 0, first line ``session-id: <id>`` with the id the stream reports, which
-may be new); exit 0 without a ``result`` event means the session refused the resume
-because it is running elsewhere (exit 75, busy); "No conversation found" means the
-session is gone (exit 69); no ``claude`` executable is a configuration fault (78); any
-other failure exits 1 so the publisher retries.
+``ID`` is a session id (a UUID) or a session title (``claude -n TITLE``, ``/rename``).
+Runs ``claude -p --resume=ID --output-format stream-json --verbose EXTRA`` with the
+notice's text on standard input and reads the stream.  Exit codes, as measured on Claude
+Code 2.1.197 and 2.1.332:
+
+- 0 delivered: a ``result`` event (first line ``session-id: <id>``, the id the stream
+  reports).  Also 0, without running claude, for a notice this recipe delivered before
+  (its key is kept under the state directory) or whose fence opener is already in the
+  session's transcript.
+- 75 busy: the session runs as a background agent (``claude --bg``: "That session is
+  running in the background"), or claude exited 0 without taking the turn.  Claude does not
+  say when it will be free.
+- 69 gone: "No conversation found with session ID" (a UUID no transcript has), or "is not
+  a UUID and does not match any session title".
+- 78 refused: no valid ``--session-id``, standard input is not a notice, no ``claude``.
+- 1 anything else, retried.
+
+The CLI's own reason (the ``result`` event's ``errors``, else its ``Error:`` line) is the
+last line of stderr, so it reaches the outcome and the daemon's log.
 
 Never resume a session whose interactive process is alive: two writers corrupt its
 transcript.  Use the inbox and hooks for live sessions (``docs/recipes/claude-code.md``).
@@ -22,21 +34,57 @@ import os
 import re
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from ._common import (
     EXIT_BUSY,
-    EXIT_DELIVERED,
     EXIT_GONE,
     EXIT_REFUSED,
     EXIT_RETRY,
+    DeliveredKeys,
+    already_delivered,
+    cli_reason,
+    delivered,
     fail,
+    is_uuid,
     json_lines,
     read_notice,
+    recipe_state_dir,
+    repeat,
     run_tool,
     valid_session_id,
 )
 
-_GONE = re.compile(rb"No conversation found|session .{0,80}not found", re.IGNORECASE)
+_GONE = re.compile(
+    rb"No conversation found|session .{0,80}not found|does not match any session title",
+    re.IGNORECASE,
+)
+_BUSY = re.compile(rb"running in the background", re.IGNORECASE)
+
+
+def claude_home() -> Path:
+    given = os.environ.get("CLAUDE_CONFIG_DIR")
+    return Path(given) if given else Path.home() / ".claude"
+
+
+def session_transcript(session: str, home: Path | None = None) -> Path | None:
+    """The transcript of a session by id, or by title (the last ``custom-title`` line that
+    names it); ``None`` when none is found."""
+    projects = (home or claude_home()) / "projects"
+    if is_uuid(session):
+        return next(iter(sorted(projects.glob(f"*/{session}.jsonl"))), None)
+    needle = f'"customTitle":"{session}"'.encode()
+    try:
+        candidates = sorted(projects.glob("*/*.jsonl"), key=lambda p: p.stat().st_mtime)
+    except OSError:
+        return None
+    for path in reversed(candidates):
+        try:
+            if needle in path.read_bytes():
+                return path
+        except OSError:
+            continue
+    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -44,6 +92,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--session-id", default=os.environ.get("COMMENT_WAKE_SESSION_ID"))
     parser.add_argument("--claude", default="claude", help="the claude executable")
     parser.add_argument("--cwd", default=None, help="the worker's worktree")
+    parser.add_argument("--state-dir", default=None, help="where delivered keys are kept")
     parser.add_argument("extra", nargs="*", help="more claude flags, after --")
     args = parser.parse_args(argv)
     sid: str | None = args.session_id
@@ -52,6 +101,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     notice = read_notice(sys.stdin.buffer.read())
     if notice is None:
         return fail(EXIT_REFUSED, "claude recipe: standard input is not a notice")
+    keys = DeliveredKeys(recipe_state_dir(args.state_dir), "claude")
+    transcript = session_transcript(sid)
+    known_id = transcript.stem if transcript is not None else sid
+    before = already_delivered(keys, notice, transcript, known_id)
+    if before is not None:
+        return repeat("claude", before)
     # --resume=ID in one token: a value starting with a dash can never become a flag.
     command = [
         args.claude,
@@ -67,19 +122,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         return fail(EXIT_REFUSED, f"claude recipe: cannot run {args.claude!r}")
     events = json_lines(ran.stdout)
     result = next((e for e in events if e.get("type") == "result"), None)
+    reason = cli_reason(ran.stderr, events)
     if ran.code != 0:
+        if _BUSY.search(ran.stderr) or _BUSY.search(ran.stdout):
+            return fail(EXIT_BUSY, f"claude recipe: session {sid} is busy: {reason}")
         if _GONE.search(ran.stderr) or _GONE.search(ran.stdout):
-            return fail(EXIT_GONE, f"claude recipe: session {sid} not found")
-        return fail(EXIT_RETRY, f"claude recipe: claude exited {ran.code}")
+            return fail(EXIT_GONE, f"claude recipe: session {sid} not found: {reason}")
+        return fail(EXIT_RETRY, f"claude recipe: claude exited {ran.code}: {reason}")
     if result is None:
-        # Claude exits 0 without a turn when the session runs elsewhere (a background job).
-        return fail(EXIT_BUSY, f"claude recipe: session {sid} did not take the turn")
+        # Claude exits 0 without a turn when the session runs elsewhere.
+        return fail(EXIT_BUSY, f"claude recipe: session {sid} did not take the turn: {reason}")
     reported = [e.get("session_id") for e in (result, *events)]
     new_id = next((s for s in reported if isinstance(s, str) and valid_session_id(s)), sid)
-    print(f"session-id: {new_id}", flush=True)
     if result.get("is_error"):
         print(f"claude recipe: the turn ended with {result.get('subtype')}", file=sys.stderr)
-    return EXIT_DELIVERED
+    return delivered(keys, notice, new_id)
 
 
 if __name__ == "__main__":

@@ -1,13 +1,14 @@
 """Paste a notice into a tmux pane (a last resort: no proof the agent read it).
 
     python -m comment_wake.delivery.recipes.tmux --target PANE [--tmux PATH] \
-        [-L SOCKET_NAME] [--enter-delay 0.3]
+        [-L SOCKET_NAME] [--enter-delay 0.3] [--state-dir DIR]
 
 Loads the notice's text into a named buffer, pastes it with bracketed paste (``-p``) so a
 multi-line notice is one input, waits ``--enter-delay`` seconds (Codex reads an Enter that
 follows a paste burst within 120 ms as a newline), then sends Enter.  A missing or dead
 pane is gone (69); a pane in copy mode would swallow the paste, so it is busy (75); no tmux
-is refused (78); a failing tmux command exits 1 for a retry.
+is refused (78); a failing tmux command exits 1 for a retry.  A notice this recipe pasted
+before (its key is kept under the state directory) exits 0 without pasting it again.
 """
 
 from __future__ import annotations
@@ -19,12 +20,15 @@ from collections.abc import Sequence
 
 from ._common import (
     EXIT_BUSY,
-    EXIT_DELIVERED,
     EXIT_GONE,
     EXIT_REFUSED,
     EXIT_RETRY,
+    DeliveredKeys,
+    delivered,
     fail,
     read_notice,
+    recipe_state_dir,
+    repeat,
     run_tool,
 )
 
@@ -35,10 +39,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--tmux", default="tmux", help="the tmux executable")
     parser.add_argument("-L", dest="socket_name", default=None, help="tmux -L socket name")
     parser.add_argument("--enter-delay", type=float, default=0.3)
+    parser.add_argument("--state-dir", default=None, help="where delivered keys are kept")
     args = parser.parse_args(argv)
     notice = read_notice(sys.stdin.buffer.read())
     if notice is None:
         return fail(EXIT_REFUSED, "tmux recipe: standard input is not a notice")
+    keys = DeliveredKeys(recipe_state_dir(args.state_dir), "tmux")
+    if keys.get(notice.key) is not None:
+        return repeat("tmux", "")
     tmux = [args.tmux, *(["-L", args.socket_name] if args.socket_name else [])]
     target = ["-t", args.target]
 
@@ -74,7 +82,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ran = run_tool([*tmux, "send-keys", *target, "Enter"], b"")
     if ran is None or ran.code != 0:
         return fail(EXIT_RETRY, "tmux recipe: send-keys failed")
-    return EXIT_DELIVERED
+    return delivered(keys, notice, None)
 
 
 if __name__ == "__main__":
