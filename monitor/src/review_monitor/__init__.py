@@ -70,7 +70,6 @@ from ._ratelimit import RateLimit
 from ._seen import Seen, lag_floor, retry_delay, settle_seen, unseen
 from ._store import (
     Attempt,
-    Database,
     Executor,
     Mark,
     Migration,
@@ -87,7 +86,6 @@ from ._store import (
     run_in_thread,
     run_inline,
     store_time,
-    watched_by,
 )
 from ._token import find_token
 
@@ -105,7 +103,6 @@ __all__ = [
     "CheckFailure",
     "CheckReader",
     "Clock",
-    "Database",
     "Delivered",
     "DetailReader",
     "Duration",
@@ -195,5 +192,4 @@ __all__ = [
     "settle_seen",
     "store_time",
     "unseen",
-    "watched_by",
 ]

@@ -3,7 +3,7 @@
 One row per (comment, reaction content), owed in the transaction that marks its comment
 wake delivered (``owing(...)`` passed as ``mark_delivered``'s ``also``), so a crash can
 neither lose nor repeat the wake for it; retried on its own schedule, never holding an
-outbox entry.  Functions over a ``Database`` run their own transaction.
+outbox entry.  Functions over the ``SyncStore`` run their own transaction.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from review_monitor import Database, Migration, Tables, WriteTx, parse_store_time, store_time
+from review_monitor import Migration, SyncStore, Tables, WriteTx, parse_store_time, store_time
 
 __all__ = [
     "REACTIONS",
@@ -115,7 +115,7 @@ def owing(
     return owe
 
 
-def due_reactions(db: Database, now: datetime, *, limit: int = 90) -> tuple[ReactionEntry, ...]:
+def due_reactions(db: SyncStore, now: datetime, *, limit: int = 90) -> tuple[ReactionEntry, ...]:
     """Pending reactions whose ``next_attempt_at`` has come, oldest first."""
     with db.read() as tx:
         rows = tx.execute(
@@ -127,7 +127,7 @@ def due_reactions(db: Database, now: datetime, *, limit: int = 90) -> tuple[Reac
     return tuple(_reaction(r) for r in rows)
 
 
-def next_reaction_at(db: Database) -> datetime | None:
+def next_reaction_at(db: SyncStore) -> datetime | None:
     """When the earliest pending reaction is due (may be past); None when none is owed."""
     with db.read() as tx:
         row = tx.execute(
@@ -137,7 +137,7 @@ def next_reaction_at(db: Database) -> datetime | None:
 
 
 def reactions(
-    db: Database, *, statuses: Sequence[ReactionStatus] = ("pending", "done", "failed")
+    db: SyncStore, *, statuses: Sequence[ReactionStatus] = ("pending", "done", "failed")
 ) -> tuple[ReactionEntry, ...]:
     """Reactions by status, in the order they were owed."""
     marks = ", ".join("?" for _ in statuses)
@@ -151,7 +151,7 @@ def reactions(
 
 
 def settle_reactions(
-    db: Database,
+    db: SyncStore,
     content: str,
     *,
     done: Sequence[str] = (),
@@ -187,7 +187,7 @@ def settle_reactions(
             )
 
 
-def prune_reactions(db: Database, *, before: datetime) -> int:
+def prune_reactions(db: SyncStore, *, before: datetime) -> int:
     """Delete finished reactions (done or given up) last touched before ``before``;
     pending ones stay whatever their age.  Returns how many."""
     with db.write(at=before) as tx:

@@ -40,7 +40,6 @@ from comment_wake.store import (
 from comment_wake.wake import Binding
 from review_monitor import (
     Clock,
-    Database,
     Gone,
     PrRef,
     Publisher,
@@ -111,7 +110,7 @@ class Registry:
 
     def __init__(
         self,
-        store: Database,
+        store: SyncStore,
         *,
         inbox_root: Path,
         clock: Clock | None = None,

@@ -3,7 +3,7 @@
 The registry keeps its workers and orchestrators here (namespaces
 ``comment-wake/workers`` and ``comment-wake/orchestrators``) and the daemon its decision
 records (``comment-wake/decisions/...``), so they change in the same transaction as
-the watches they imply or the mark they explain.  Functions over a ``Database`` run their
+the watches they imply or the mark they explain.  Functions over the ``SyncStore`` run their
 own transaction; those over a ``ReadTx`` or ``WriteTx`` join the caller's.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
-from review_monitor import Database, Migration, ReadTx, Tables, WriteTx, store_time
+from review_monitor import Migration, ReadTx, SyncStore, Tables, WriteTx, store_time
 
 __all__ = [
     "RECORDS",
@@ -88,18 +88,18 @@ def putting_records(rows: Sequence[tuple[str, str, bytes]]) -> Callable[[WriteTx
     return put
 
 
-def read_record(db: Database, namespace: str, key: str) -> bytes | None:
+def read_record(db: SyncStore, namespace: str, key: str) -> bytes | None:
     with db.read() as tx:
         return get_record(tx, namespace, key)
 
 
-def read_records(db: Database, namespace: str) -> tuple[tuple[str, bytes], ...]:
+def read_records(db: SyncStore, namespace: str) -> tuple[tuple[str, bytes], ...]:
     """Every ``(key, value)`` of ``namespace``, sorted by key."""
     with db.read() as tx:
         return record_items(tx, namespace)
 
 
-def records_under(db: Database, prefix: str) -> tuple[tuple[str, str, bytes], ...]:
+def records_under(db: SyncStore, prefix: str) -> tuple[tuple[str, str, bytes], ...]:
     """Every ``(namespace, key, value)`` whose namespace starts with ``prefix``, sorted
     by namespace then key."""
     with db.read() as tx:
@@ -111,7 +111,7 @@ def records_under(db: Database, prefix: str) -> tuple[tuple[str, str, bytes], ..
     return tuple((str(r[0]), str(r[1]), bytes(r[2])) for r in rows)
 
 
-def prune_records(db: Database, prefix: str, *, before: datetime) -> int:
+def prune_records(db: SyncStore, prefix: str, *, before: datetime) -> int:
     """Delete records whose namespace starts with ``prefix`` (never empty) and that were
     last written before ``before``; returns how many."""
     if not prefix:

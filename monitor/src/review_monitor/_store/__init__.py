@@ -26,7 +26,7 @@ from ._marks import Mark
 from ._outbox import Also, Attempt, OutboxEntry, OutboxStatus
 from ._schema import Migration, Tables
 from ._sync import MONITOR_TABLES, SyncStore
-from ._watches import add_watch, remove_watch, watched_by
+from ._watches import add_watch, remove_watch
 
 __all__ = [
     "MONITOR_TABLES",
@@ -50,5 +50,4 @@ __all__ = [
     "run_in_thread",
     "run_inline",
     "store_time",
-    "watched_by",
 ]

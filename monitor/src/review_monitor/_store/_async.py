@@ -31,7 +31,7 @@ class Executor(Protocol):
 
 async def run_in_thread(fn: Callable[[], _T], /) -> _T:
     """In a worker thread.  Not cancellable mid-transaction: a cancellation waits for the
-    call to finish, then is raised."""
+    call to finish and lands at the caller's next checkpoint."""
     return await anyio.to_thread.run_sync(fn)
 
 

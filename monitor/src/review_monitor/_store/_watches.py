@@ -7,10 +7,10 @@ from datetime import UTC, datetime
 from review_monitor._listener import WATCH_TOOL, Watch
 from review_monitor._model import PrRef
 
-from ._db import Database, ReadTx, WriteTx
+from ._db import Database, WriteTx
 from ._schema import Migration, Tables
 
-__all__ = ["WATCHES", "WatchesPart", "add_watch", "remove_watch", "watched_by"]
+__all__ = ["WATCHES", "WatchesPart", "add_watch", "remove_watch"]
 
 WATCHES = Tables(
     "review_monitor.watches",
@@ -55,15 +55,6 @@ def remove_watch(tx: WriteTx, thread_id: str, pr: PrRef) -> bool:
         (thread_id, pr.host, pr.owner, pr.name, pr.number, WATCH_TOOL),
     )
     return cur.rowcount > 0
-
-
-def watched_by(tx: ReadTx, thread_id: str) -> tuple[PrRef, ...]:
-    """The PRs ``thread_id`` watches, sorted."""
-    rows = tx.execute(
-        "SELECT host, owner, name, number FROM watches WHERE thread_id = ? AND tool = ?",
-        (thread_id, WATCH_TOOL),
-    ).fetchall()
-    return tuple(sorted(PrRef(host=r[0], owner=r[1], name=r[2], number=r[3]) for r in rows))
 
 
 class WatchesPart(Database):
