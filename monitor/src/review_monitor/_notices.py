@@ -1,7 +1,7 @@
 """The monitor's own notices: review verdicts, bot reviews, merges and closes, failing checks.
 
 ``MonitorNotices`` is a listener.  Per PR it keeps a versioned msgspec mark in the store
-and enqueues its notices through the outbox in the same transaction (``Store.commit``),
+and enqueues its notices through the outbox in the same transaction (``SyncStore.commit``),
 so each notice is enqueued exactly once, across restarts too.  The first look at a PR
 is a baseline: what is already there is recorded, nothing is announced.  Later looks
 work out the reviews with ``reviews_step``, pure, on the seen set the comment wake shares

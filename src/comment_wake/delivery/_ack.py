@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Final
 
+from comment_wake.store import ReactionEntry, due_reactions, next_reaction_at, settle_reactions
 from review_monitor import (
     Clock,
     GitHubApi,
@@ -28,7 +29,6 @@ from review_monitor import (
 
 from ._backoff import Backoff
 from ._killpoints import kill_point
-from ._reactions import ReactionEntry, due_reactions, next_reaction_at, settle_reactions
 
 __all__ = ["ACK_ITEM_KINDS", "AckPass", "Acknowledger", "ack_subjects", "reaction_content"]
 

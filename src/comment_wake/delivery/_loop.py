@@ -38,6 +38,7 @@ from comment_wake.events import (
     NoticeHandedOff,
     NoticeParked,
 )
+from comment_wake.store import owing
 from review_monitor import (
     Busy,
     Clock,
@@ -58,7 +59,6 @@ from ._errors import PublishError
 from ._handoff import HANDOFF_KIND, handoff_notice
 from ._killpoints import kill_point
 from ._merge import can_merge, merge_notices
-from ._reactions import owing
 
 __all__ = [
     "Decision",

@@ -1,6 +1,6 @@
 """``Registry``: workers bound to pull requests, and the orchestrators that spawned them.
 
-Records live in the monitor's store as application records (namespaces
+Records live in the state store's application records (``comment_wake.store``, namespaces
 ``comment-wake/workers`` and ``comment-wake/orchestrators``, JSON), so binding a worker and
 adding its ``pr_review_monitor`` watch happen in one transaction, as do unbinding and
 removing it.  Everything is checked before that transaction starts (files, ids, specs)

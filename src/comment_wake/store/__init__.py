@@ -3,7 +3,7 @@
 The store (``review_monitor.SyncStore`` / ``Store``) is one SQLite file in parts, each
 with its own migrations.  comment-wake registers two: ``RECORDS`` (``app_records``: the
 registry's workers and orchestrators, the decision records) and ``REACTIONS`` (the
-acknowledgements the delivery owes, ``comment_wake.delivery``).  Every opener in the app
+acknowledgements the delivery owes).  Every opener in the app
 goes through ``open_store`` / ``open_sync_store`` so both are always migrated.
 """
 
@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from comment_wake.delivery._reactions import (
+from review_monitor import Clock, Executor, Store, SyncStore, Tables, run_in_thread
+
+from ._reactions import (
     REACTIONS,
     ReactionEntry,
     ReactionStatus,
@@ -22,8 +24,6 @@ from comment_wake.delivery._reactions import (
     reactions,
     settle_reactions,
 )
-from review_monitor import Clock, Executor, Store, SyncStore, Tables, run_in_thread
-
 from ._records import (
     RECORDS,
     delete_record,
