@@ -30,31 +30,24 @@ __all__ = [
 
 ReactionStatus = Literal["pending", "done", "failed"]
 
+_V1 = (  # version 1: acknowledgement reactions
+    """CREATE TABLE reactions (
+        subject_id TEXT NOT NULL,
+        content TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        host TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('pending', 'done', 'failed')),
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at TEXT NOT NULL,
+        last_detail TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (subject_id, content)
+    )""",
+    "CREATE INDEX reactions_due ON reactions (status, next_attempt_at)",
+)
 REACTIONS = Tables(
-    "comment_wake.reactions",
-    (
-        Migration(
-            1,
-            "acknowledgement reactions",
-            (
-                """CREATE TABLE reactions (
-                subject_id TEXT NOT NULL,
-                content TEXT NOT NULL,
-                seq INTEGER NOT NULL,
-                host TEXT NOT NULL,
-                status TEXT NOT NULL CHECK (status IN ('pending', 'done', 'failed')),
-                attempts INTEGER NOT NULL DEFAULT 0,
-                next_attempt_at TEXT NOT NULL,
-                last_detail TEXT,
-                created_at TEXT NOT NULL,
-                updated_at TEXT NOT NULL,
-                PRIMARY KEY (subject_id, content)
-            )""",
-                "CREATE INDEX reactions_due ON reactions (status, next_attempt_at)",
-            ),
-        ),
-    ),
-    legacy=4,
+    "comment_wake.reactions", (Migration(1, "acknowledgement reactions", _V1),), legacy=4
 )
 
 

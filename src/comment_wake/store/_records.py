@@ -27,25 +27,16 @@ __all__ = [
     "records_under",
 ]
 
-RECORDS = Tables(
-    "comment_wake.records",
-    (
-        Migration(
-            1,
-            "application records",
-            (
-                """CREATE TABLE app_records (
-                namespace TEXT NOT NULL,
-                key TEXT NOT NULL,
-                value BLOB NOT NULL,
-                updated_at TEXT NOT NULL,
-                PRIMARY KEY (namespace, key)
-            )""",
-            ),
-        ),
-    ),
-    legacy=5,
+_V1 = (  # version 1: application records
+    """CREATE TABLE app_records (
+        namespace TEXT NOT NULL,
+        key TEXT NOT NULL,
+        value BLOB NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (namespace, key)
+    )""",
 )
+RECORDS = Tables("comment_wake.records", (Migration(1, "application records", _V1),), legacy=5)
 
 
 def get_record(tx: ReadTx, namespace: str, key: str) -> bytes | None:

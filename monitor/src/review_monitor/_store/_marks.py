@@ -11,29 +11,20 @@ from ._schema import Migration, Tables
 
 __all__ = ["MARKS", "Mark", "MarksPart", "put_mark"]
 
-MARKS = Tables(
-    "review_monitor.marks",
-    (
-        Migration(
-            1,
-            "listener marks",
-            (
-                """CREATE TABLE marks (
-                host TEXT NOT NULL,
-                owner TEXT NOT NULL,
-                name TEXT NOT NULL,
-                number INTEGER NOT NULL,
-                listener TEXT NOT NULL,
-                version INTEGER NOT NULL,
-                blob BLOB NOT NULL,
-                updated_at TEXT NOT NULL,
-                PRIMARY KEY (host, owner, name, number, listener)
-            )""",
-            ),
-        ),
-    ),
-    legacy=1,
+_V1 = (  # version 1: listener marks
+    """CREATE TABLE marks (
+        host TEXT NOT NULL,
+        owner TEXT NOT NULL,
+        name TEXT NOT NULL,
+        number INTEGER NOT NULL,
+        listener TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        blob BLOB NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (host, owner, name, number, listener)
+    )""",
 )
+MARKS = Tables("review_monitor.marks", (Migration(1, "listener marks", _V1),), legacy=1)
 
 
 class Mark(msgspec.Struct, frozen=True):

@@ -31,48 +31,41 @@ _FINISHED: tuple[OutboxStatus, ...] = ("delivered", "handed-off", "merged")
 Also = Callable[[WriteTx], object] | None
 """More writes for the same transaction (an application's rows), or None."""
 
+_V1 = (  # version 1: outbox and its attempt log
+    """CREATE TABLE outbox (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        key TEXT NOT NULL UNIQUE,
+        worker TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        host TEXT NOT NULL,
+        owner TEXT NOT NULL,
+        name TEXT NOT NULL,
+        number INTEGER NOT NULL,
+        notice BLOB NOT NULL,
+        status TEXT NOT NULL CHECK (status IN
+            ('pending', 'delivered', 'parked', 'handed-off', 'merged')),
+        attempts INTEGER NOT NULL DEFAULT 0,
+        created_at TEXT NOT NULL,
+        next_attempt_at TEXT NOT NULL,
+        last_outcome TEXT,
+        last_detail TEXT,
+        delivered_at TEXT,
+        session_id TEXT,
+        routed_to INTEGER,
+        updated_at TEXT NOT NULL
+    )""",
+    "CREATE INDEX outbox_queue ON outbox (status, worker, seq)",
+    """CREATE TABLE outbox_attempts (
+        seq INTEGER NOT NULL REFERENCES outbox (seq) ON DELETE CASCADE,
+        n INTEGER NOT NULL,
+        at TEXT NOT NULL,
+        outcome TEXT NOT NULL,
+        detail TEXT NOT NULL,
+        PRIMARY KEY (seq, n)
+    )""",
+)
 OUTBOX = Tables(
-    "review_monitor.outbox",
-    (
-        Migration(
-            1,
-            "outbox and its attempt log",
-            (
-                """CREATE TABLE outbox (
-                seq INTEGER PRIMARY KEY AUTOINCREMENT,
-                key TEXT NOT NULL UNIQUE,
-                worker TEXT NOT NULL,
-                kind TEXT NOT NULL,
-                host TEXT NOT NULL,
-                owner TEXT NOT NULL,
-                name TEXT NOT NULL,
-                number INTEGER NOT NULL,
-                notice BLOB NOT NULL,
-                status TEXT NOT NULL CHECK (status IN
-                    ('pending', 'delivered', 'parked', 'handed-off', 'merged')),
-                attempts INTEGER NOT NULL DEFAULT 0,
-                created_at TEXT NOT NULL,
-                next_attempt_at TEXT NOT NULL,
-                last_outcome TEXT,
-                last_detail TEXT,
-                delivered_at TEXT,
-                session_id TEXT,
-                routed_to INTEGER,
-                updated_at TEXT NOT NULL
-            )""",
-                "CREATE INDEX outbox_queue ON outbox (status, worker, seq)",
-                """CREATE TABLE outbox_attempts (
-                seq INTEGER NOT NULL REFERENCES outbox (seq) ON DELETE CASCADE,
-                n INTEGER NOT NULL,
-                at TEXT NOT NULL,
-                outcome TEXT NOT NULL,
-                detail TEXT NOT NULL,
-                PRIMARY KEY (seq, n)
-            )""",
-            ),
-        ),
-    ),
-    legacy=2,
+    "review_monitor.outbox", (Migration(1, "outbox and its attempt log", _V1),), legacy=2
 )
 
 

@@ -9,23 +9,14 @@ from ._schema import Migration, Tables
 
 __all__ = ["STATE", "StatePart"]
 
-STATE = Tables(
-    "review_monitor.state",
-    (
-        Migration(
-            1,
-            "daemon state",
-            (
-                """CREATE TABLE daemon_state (
-                key TEXT PRIMARY KEY,
-                value BLOB NOT NULL,
-                updated_at TEXT NOT NULL
-            )""",
-            ),
-        ),
-    ),
-    legacy=3,
+_V1 = (  # version 1: daemon state
+    """CREATE TABLE daemon_state (
+        key TEXT PRIMARY KEY,
+        value BLOB NOT NULL,
+        updated_at TEXT NOT NULL
+    )""",
 )
+STATE = Tables("review_monitor.state", (Migration(1, "daemon state", _V1),), legacy=3)
 
 
 class StatePart(Database):

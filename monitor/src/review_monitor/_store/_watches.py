@@ -12,29 +12,20 @@ from ._schema import Migration, Tables
 
 __all__ = ["WATCHES", "WatchesPart", "add_watch", "remove_watch"]
 
-WATCHES = Tables(
-    "review_monitor.watches",
-    (
-        Migration(
-            1,
-            "watch registry",
-            (
-                """CREATE TABLE watches (
-                thread_id TEXT NOT NULL,
-                host TEXT NOT NULL,
-                owner TEXT NOT NULL,
-                name TEXT NOT NULL,
-                number INTEGER NOT NULL,
-                tool TEXT NOT NULL,
-                added_at TEXT NOT NULL,
-                PRIMARY KEY (thread_id, host, owner, name, number, tool)
-            )""",
-                "CREATE INDEX watches_by_pr ON watches (host, owner, name, number)",
-            ),
-        ),
-    ),
-    legacy=1,
+_V1 = (  # version 1: watch registry
+    """CREATE TABLE watches (
+        thread_id TEXT NOT NULL,
+        host TEXT NOT NULL,
+        owner TEXT NOT NULL,
+        name TEXT NOT NULL,
+        number INTEGER NOT NULL,
+        tool TEXT NOT NULL,
+        added_at TEXT NOT NULL,
+        PRIMARY KEY (thread_id, host, owner, name, number, tool)
+    )""",
+    "CREATE INDEX watches_by_pr ON watches (host, owner, name, number)",
 )
+WATCHES = Tables("review_monitor.watches", (Migration(1, "watch registry", _V1),), legacy=1)
 
 
 def add_watch(tx: WriteTx, thread_id: str, pr: PrRef) -> bool:
