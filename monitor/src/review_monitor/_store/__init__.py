@@ -22,7 +22,7 @@ theirs, and ``with db.write(at=now) as tx:`` opens one of its own (``add_watch(t
 puts a watch in it).  docs/monitor.md ("The state store") has the whole story.
 """
 
-from ._async import Executor, Store, StoreWatches, run_in_thread, run_inline
+from ._async import Executor, Store, run_in_thread, run_inline
 from ._db import Database, ReadTx, WriteTx, parse_store_time, store_time
 from ._marks import Mark
 from ._outbox import Also, Attempt, OutboxEntry, OutboxStatus
@@ -42,7 +42,6 @@ __all__ = [
     "OutboxStatus",
     "ReadTx",
     "Store",
-    "StoreWatches",
     "SyncStore",
     "Tables",
     "WriteTx",

@@ -12,12 +12,11 @@ import anyio.to_thread
 
 from review_monitor._clock import Clock
 from review_monitor._lease import Lease
-from review_monitor._listener import Watch
 
 from ._schema import Tables
 from ._sync import SyncStore
 
-__all__ = ["Executor", "Store", "StoreWatches", "run_in_thread", "run_inline"]
+__all__ = ["Executor", "Store", "run_in_thread", "run_inline"]
 
 _P = ParamSpec("_P")
 _T = TypeVar("_T")
@@ -86,10 +85,6 @@ class Store:
         sync = self.sync
         return await self._executor(lambda: fn(sync, *args, **kwargs))
 
-    def watch_source(self) -> StoreWatches:
-        """The watch registry as a ``Poller``'s ``WatchSource``."""
-        return StoreWatches(self)
-
     @property
     def path(self) -> Path:
         return self.sync.path
@@ -104,13 +99,3 @@ class Store:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
-
-
-class StoreWatches:
-    """A ``WatchSource`` over the store's watch registry."""
-
-    def __init__(self, store: Store) -> None:
-        self._store = store
-
-    async def watches(self) -> tuple[Watch, ...]:
-        return await self._store.call(SyncStore.watches)
