@@ -30,6 +30,7 @@ from comment_wake.daemon import Daemon
 from comment_wake.daemon._doctor import run_checks
 from comment_wake.hints import WebhookSecretError, load_secret
 from comment_wake.registry import Registry
+from comment_wake.store import open_sync_store
 from review_monitor import PrRef, StoreError, StoreLockedError, SyncStore, TokenNotFoundError
 from review_monitor import find_token as _find_token
 
@@ -145,7 +146,7 @@ def _open_store(state_dir: Path, name: str) -> SyncStore | None:
             file=sys.stderr,
         )
         return None
-    return SyncStore.open(path)
+    return open_sync_store(path)
 
 
 def _status(args: argparse.Namespace) -> int:

@@ -45,6 +45,7 @@ from review_monitor import (
     PrRef,
     PrStatus,
     RetryPolicy,
+    SyncStore,
     Watch,
     parse_badge,
     read_badges,
@@ -157,7 +158,7 @@ async def poller_hour(count: int, interval: int, busy_share: float) -> tuple[int
         )
         async with monitor:
             for k, pr in enumerate(prs):
-                await monitor.store.add_watch(f"worker-{k}", pr, at=clock.now())
+                await monitor.store.call(SyncStore.add_watch, f"worker-{k}", pr, at=clock.now())
             monitor.add_listener(BodyReader(monitor))
             async with anyio.create_task_group() as tg:
                 tg.start_soon(monitor.run)

@@ -8,14 +8,15 @@ from pathlib import Path
 import pytest
 
 from comment_wake.cli import main
-from review_monitor import Notice, NoticePr, PrRef, SyncStore, notice_key
+from comment_wake.store import open_sync_store
+from review_monitor import Notice, NoticePr, PrRef, notice_key
 
 PR = PrRef.parse("octo-org/octo-repo#12")
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 
 
 def _parked_notice(state_dir: Path) -> int:
-    store = SyncStore.open(state_dir / "state.db")
+    store = open_sync_store(state_dir / "state.db")
     try:
         notice = Notice(
             version=1,
@@ -41,7 +42,7 @@ def _empty(tmp_path: Path) -> str:
 
 
 def _status_of(state_dir: Path, seq: int) -> str:
-    store = SyncStore.open(state_dir / "state.db")
+    store = open_sync_store(state_dir / "state.db")
     try:
         entry = store.entry(seq)
         assert entry is not None

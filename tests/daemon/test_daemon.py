@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from review_monitor import SyncStore
+from comment_wake.store import open_sync_store
 
 pytestmark = pytest.mark.anyio
 
@@ -44,7 +44,7 @@ async def test_dry_run_delivers_and_reacts_to_nothing_and_leaves_the_store(
         )
     assert [] == world.delivered_texts()
     assert () == world.fake.reactions(trusted)
-    store = SyncStore.open(world.state_dir / "state.db")
+    store = open_sync_store(world.state_dir / "state.db")
     try:
         assert () == store.entries(statuses=("pending", "delivered"))
     finally:

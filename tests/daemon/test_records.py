@@ -8,6 +8,17 @@ from pathlib import Path
 from comment_wake.app._explain import comment_query, explain_records
 from comment_wake.service import DecisionRecord, PermissionEvidence, namespace_of
 from comment_wake.service._records import encode_record, record_key
+from comment_wake.store import (
+    open_sync_store,
+    owing,
+    prune_reactions,
+    prune_records,
+    put_record,
+    reactions,
+    read_record,
+    records_under,
+    settle_reactions,
+)
 from comment_wake.wake import RULES
 from review_monitor import Notice, NoticePr, PrRef, SyncStore
 
@@ -35,29 +46,29 @@ def _record(
 
 
 def _put(store: SyncStore, r: DecisionRecord) -> None:
-    with store.write_records(at=r.at) as tx:
-        tx.put(namespace_of(PR), record_key(r), encode_record(r))
+    with store.write(at=r.at) as tx:
+        put_record(tx, namespace_of(PR), record_key(r), encode_record(r))
 
 
 def test_prune_records_deletes_only_old_records_under_the_prefix(tmp_path: Path) -> None:
-    store = SyncStore.open(tmp_path / "state.db")
+    store = open_sync_store(tmp_path / "state.db")
     _put(store, _record("IC_old", T0))
     _put(store, _record("IC_new", T0 + timedelta(days=40)))
-    with store.write_records(at=T0) as tx:
-        tx.put("comment-wake/workers", "w1", b"{}")
-    pruned = store.prune_records("comment-wake/decisions/", before=T0 + timedelta(days=10))
-    kept = [key.split("/")[0] for _, key, _ in store.records_under("comment-wake/decisions/")]
+    with store.write(at=T0) as tx:
+        put_record(tx, "comment-wake/workers", "w1", b"{}")
+    pruned = prune_records(store, "comment-wake/decisions/", before=T0 + timedelta(days=10))
+    kept = [key.split("/")[0] for _, key, _ in records_under(store, "comment-wake/decisions/")]
     assert (1, ["IC_new"]) == (pruned, kept)
-    assert b"{}" == store.record("comment-wake/workers", "w1")
+    assert b"{}" == read_record(store, "comment-wake/workers", "w1")
     store.close()
 
 
 def test_prune_reactions_keeps_pending_ones_whatever_their_age(tmp_path: Path) -> None:
-    store = SyncStore.open(tmp_path / "state.db")
+    store = open_sync_store(tmp_path / "state.db")
     _enqueue_and_deliver(store)
-    store.settle_reactions("EYES", done=["IC_done"], at=T0)
-    pruned = store.prune_reactions(before=T0 + timedelta(days=1))
-    left = [r.subject_id for r in store.reactions()]
+    settle_reactions(store, "EYES", done=["IC_done"], at=T0)
+    pruned = prune_reactions(store, before=T0 + timedelta(days=1))
+    left = [r.subject_id for r in reactions(store)]
     assert (1, ["IC_pending"]) == (pruned, left)
     store.close()
 
@@ -74,9 +85,8 @@ def _enqueue_and_deliver(store: SyncStore) -> None:
         created_at=T0,
     )
     [seq] = store.enqueue([notice], at=T0)
-    store.mark_delivered_with_reactions(
-        seq, at=T0, subject_ids=["IC_done", "IC_pending"], content="EYES", host="github.com"
-    )
+    owe = owing(seq, ["IC_done", "IC_pending"], "EYES", "github.com")
+    store.mark_delivered(seq, at=T0, also=owe)
 
 
 def _verdicts(r: DecisionRecord) -> list[tuple[str, str]]:

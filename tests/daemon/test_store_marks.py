@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from review_monitor import PrRef, Store, SyncStore
+from comment_wake.store import open_store, open_sync_store
+from review_monitor import PrRef, SyncStore
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 A = PrRef("octo", "repo", 2)
@@ -22,7 +23,7 @@ def _marked(store: SyncStore) -> None:
 
 
 def test_marked_prs_lists_only_the_listeners_prs_sorted(tmp_path: Path) -> None:
-    store = SyncStore.open(tmp_path / "state.db")
+    store = open_sync_store(tmp_path / "state.db")
     try:
         _marked(store)
         assert (B, A) == store.marked_prs("comment-wake")
@@ -32,9 +33,9 @@ def test_marked_prs_lists_only_the_listeners_prs_sorted(tmp_path: Path) -> None:
 
 @pytest.mark.anyio
 async def test_the_async_store_lists_the_same(tmp_path: Path) -> None:
-    store = Store.open(tmp_path / "state.db")
+    store = open_store(tmp_path / "state.db")
     try:
         _marked(store.sync)
-        assert (C,) == await store.marked_prs("someone-else")
+        assert (C,) == await store.call(SyncStore.marked_prs, "someone-else")
     finally:
         store.close()

@@ -9,6 +9,7 @@ import pytest
 from comment_wake.events import CommentDecided, Event
 from comment_wake.service import DecisionRecord, decode_record, namespace_of
 from comment_wake.service.testing import ServiceRig
+from comment_wake.store import read_records
 from comment_wake.wake import RULES
 
 pytestmark = pytest.mark.anyio
@@ -23,7 +24,7 @@ async def _decide(rig: ServiceRig, author: str) -> list[DecisionRecord]:
     rig.fake.post_comment(rig.pr, author, f"Please rebase. {MARK}", node_id="IC_1")
     await rig.clock.advance(timedelta(minutes=1))
     await rig.poll()
-    found = [decode_record(v) for _, v in rig.store.sync.records(namespace_of(rig.pr))]
+    found = [decode_record(v) for _, v in read_records(rig.store.sync, namespace_of(rig.pr))]
     return [r for r in found if r is not None]
 
 
@@ -56,7 +57,7 @@ async def test_a_decision_is_published_after_its_record_is_committed(rig: Servic
 
     def check(event: Event) -> None:
         if isinstance(event, CommentDecided):
-            records = rig.store.sync.records(namespace_of(rig.pr))
+            records = read_records(rig.store.sync, namespace_of(rig.pr))
             committed.append(any(event.comment in key for key, _ in records))
 
     rig.events = check  # type: ignore[assignment]

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import anyio
 import pytest
@@ -17,7 +18,7 @@ import pytest
 from comment_wake.ownpost import TranscriptSource
 from comment_wake.service.testing import ServiceRig
 from comment_wake.wake import NOTICE_KIND, decode_mark
-from review_monitor import LookupFailed, PermissionAnswer, PermissionChecker, Store
+from review_monitor import LookupFailed, PermissionAnswer, PermissionChecker, Store, SyncStore
 from review_monitor.testing import Fault
 
 pytestmark = pytest.mark.anyio
@@ -361,15 +362,21 @@ async def test_after_a_restart_the_rebuilt_timer_fires_and_delivers(rig: Service
     assert due == rig.events.decisions[-1].at
 
 
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
+
+
 class _CommitFails(Store):
     """The process dies inside the commit: the transaction never happens."""
 
     fail = True
 
-    async def commit(self, *args: Any, **kwargs: Any) -> list[int]:
-        if self.fail:
+    async def call(
+        self, fn: Callable[Concatenate[SyncStore, _P], _T], /, *args: _P.args, **kwargs: _P.kwargs
+    ) -> _T:
+        if self.fail and fn is SyncStore.commit:
             raise RuntimeError("killed inside the commit")
-        return await super().commit(*args, **kwargs)
+        return await super().call(fn, *args, **kwargs)
 
 
 async def test_when_the_commit_raises_the_sink_has_heard_nothing(rig: ServiceRig) -> None:

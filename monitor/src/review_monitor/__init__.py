@@ -68,7 +68,25 @@ from ._publisher import Busy, Delivered, Gone, Publisher, PublishOutcome, Refuse
 from ._queries import all_documents
 from ._ratelimit import RateLimit
 from ._seen import Seen, lag_floor, retry_delay, settle_seen, unseen
-from ._store import Attempt, Mark, OutboxEntry, OutboxStatus, Store, SyncStore
+from ._store import (
+    Attempt,
+    Executor,
+    Mark,
+    Migration,
+    OutboxEntry,
+    OutboxStatus,
+    ReadTx,
+    Store,
+    SyncStore,
+    Tables,
+    WriteTx,
+    add_watch,
+    parse_store_time,
+    remove_watch,
+    run_in_thread,
+    run_inline,
+    store_time,
+)
 from ._token import find_token
 
 __all__ = [
@@ -88,6 +106,7 @@ __all__ = [
     "Delivered",
     "DetailReader",
     "Duration",
+    "Executor",
     "Fault",
     "FaultKind",
     "GapRead",
@@ -104,6 +123,7 @@ __all__ = [
     "Listener",
     "LookupFailed",
     "Mark",
+    "Migration",
     "Monitor",
     "MonitorConfig",
     "MonitorEvent",
@@ -128,6 +148,7 @@ __all__ = [
     "Publisher",
     "RateLimit",
     "RateLimitedError",
+    "ReadTx",
     "Refused",
     "RestResult",
     "RetryPolicy",
@@ -138,11 +159,14 @@ __all__ = [
     "StoreSchemaError",
     "SyncStore",
     "SystemClock",
+    "Tables",
     "TokenNotFoundError",
     "TransientError",
     "Watch",
     "WatchSource",
+    "WriteTx",
     "add_reactions",
+    "add_watch",
     "all_documents",
     "describe_event",
     "find_token",
@@ -156,11 +180,16 @@ __all__ = [
     "parse_details",
     "parse_duration",
     "parse_failing_checks",
+    "parse_store_time",
     "read_badges",
     "read_details",
     "read_failing_checks",
     "read_gap",
+    "remove_watch",
     "retry_delay",
+    "run_in_thread",
+    "run_inline",
     "settle_seen",
+    "store_time",
     "unseen",
 ]

@@ -44,7 +44,7 @@ from ._model import BadgeBatch, ItemDetail, PrRef
 from ._notices import MonitorNotices
 from ._permissions import Permissions, is_valid_login
 from ._poller import Poller
-from ._store import Store
+from ._store import Store, SyncStore, Tables
 from ._token import find_token
 
 if TYPE_CHECKING:
@@ -238,7 +238,7 @@ class _Watches:
         self._viewer_refused = False  # GitHub will not say who the token is (an app token)
 
     async def watches(self) -> Sequence[Watch]:
-        found = await self._store.watches()
+        found = await self._store.call(SyncStore.watches)
         host = self._client.host
         kept = [w for w in found if w.pr.host == host]
         for w in found:
@@ -304,7 +304,8 @@ class Monitor:
     (``find_token``, which raises ``TokenNotFoundError``).  ``transport`` is the httpx
     seam (tests); ``retry`` the client's backoff for 5xx and timeouts.  ``lease=False``
     opens the store without the daemon's lease (a one-shot command).  ``store``: an open
-    store to use instead of opening ``store_path`` (its owner closes it).  ``on_event``
+    store to use instead of opening ``store_path`` (its owner closes it); ``tables`` are
+    the application's parts of the store it opens (``SyncStore.open``).  ``on_event``
     gets each ``PollRound`` and ``Fault`` (default: ``log_event``, one line per round).
     ``rng``: the client's retry jitter (a replay passes a seeded one).
 
@@ -328,6 +329,7 @@ class Monitor:
         listeners: Sequence[Listener] = (),
         lease: bool = True,
         hint_delay: timedelta = timedelta(seconds=2),
+        tables: Sequence[Tables] = (),
         on_event: EventSink | None = None,
         rng: random.Random | None = None,
     ) -> None:
@@ -339,6 +341,7 @@ class Monitor:
         self._store_path = None if store_path is None else Path(store_path)
         self._given_store = store
         self._lease = lease
+        self._tables = tuple(tables)
         self._hint_delay = hint_delay
         chosen = token if token is not None else find_token(self.github_config.host)
         self.client = GitHubClient(
@@ -364,7 +367,11 @@ class Monitor:
             try:
                 self._store = await anyio.to_thread.run_sync(
                     functools.partial(
-                        Store.open, self._store_path, lease=self._lease, clock=self.clock
+                        Store.open,
+                        self._store_path,
+                        lease=self._lease,
+                        clock=self.clock,
+                        tables=self._tables,
                     )
                 )
             except BaseException:

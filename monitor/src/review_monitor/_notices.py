@@ -1,7 +1,7 @@
 """The monitor's own notices: review verdicts, bot reviews, merges and closes, failing checks.
 
 ``MonitorNotices`` is a listener.  Per PR it keeps a versioned msgspec mark in the store
-and enqueues its notices through the outbox in the same transaction (``Store.commit``),
+and enqueues its notices through the outbox in the same transaction (``SyncStore.commit``),
 so each notice is enqueued exactly once, across restarts too.  The first look at a PR
 is a baseline: what is already there is recorded, nothing is announced.  Later looks
 work out the reviews with ``reviews_step``, pure, on the seen set the comment wake shares
@@ -43,7 +43,7 @@ from ._model import (
 )
 from ._notice import NOTICE_VERSION, Notice, NoticeItem, NoticePr, notice_key
 from ._seen import Seen, retry_delay, settle_seen, unseen
-from ._store import Store
+from ._store import Store, SyncStore
 
 __all__ = [
     "MARK_VERSION",
@@ -168,7 +168,7 @@ class MonitorNotices:
     async def on_poll(
         self, watches: Sequence[Watch], new: PrStatus, old: PrStatus | None, now: datetime
     ) -> None:
-        stored = await self._store.load_mark(new.pr, self.name)
+        stored = await self._store.call(SyncStore.load_mark, new.pr, self.name)
         if stored is None or stored.version != MARK_VERSION:
             # No mark, or one this build cannot read: look afresh without announcing.
             mark = await self._baseline(new)
@@ -179,7 +179,8 @@ class MonitorNotices:
             if stored.blob == msgspec.msgpack.encode(mark) and not drafts:
                 return
         notices = [self._address(d, w, new, now) for d in drafts for w in watches]
-        await self._store.commit(
+        await self._store.call(
+            SyncStore.commit,
             new.pr,
             self.name,
             mark=(MARK_VERSION, msgspec.msgpack.encode(mark)),

@@ -13,6 +13,7 @@ from typing import Literal
 import msgspec
 
 from comment_wake.service._records import DecisionRecord, decode_record, namespace_of
+from comment_wake.store import read_records
 from comment_wake.wake import RULES as TRUST_RULES
 from review_monitor import PrRef, SyncStore
 
@@ -73,7 +74,7 @@ def find_records(store: SyncStore, pr: PrRef, comment: str) -> tuple[DecisionRec
     """The recorded decisions about ``comment`` on ``pr``, oldest first."""
     node, database = comment_query(comment)
     out = []
-    for _, blob in store.records(namespace_of(pr)):
+    for _, blob in read_records(store, namespace_of(pr)):
         r = decode_record(blob)
         if r is None:
             continue

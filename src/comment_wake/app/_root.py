@@ -51,7 +51,8 @@ from comment_wake.events import (
 from comment_wake.hints import HintListener, load_secret, matching_watch
 from comment_wake.registry import Registry
 from comment_wake.service import DECISIONS, BindingSource, CommentWake
-from review_monitor import Clock, Monitor, PrRef, RetryPolicy, Store, SystemClock
+from comment_wake.store import APP_TABLES, prune_reactions, prune_records
+from review_monitor import Clock, Monitor, PrRef, RetryPolicy, Store, SyncStore, SystemClock
 
 from ._explain import Explanation, explain_comment
 from ._snapshot import snapshot_store
@@ -165,16 +166,14 @@ class App:
     async def status(self) -> StatusReport:
         """What ``comment-wake status --json`` prints, with this app's live figures."""
         now = self.clock.now()
-        store = self.monitor.store.sync
-        report = await anyio.to_thread.run_sync(read_status, store, self.config.wake, now)
+        report = await self.monitor.store.call(read_status, self.config.wake, now)
         return msgspec.structs.replace(report, daemon_running=True, daemon=self.state())
 
     async def explain(self, pr: PrRef | str, comment: str) -> tuple[Explanation, ...]:
         """Every recorded decision about ``comment`` (a node id, a database id or its
         URL) on ``pr``, each with the rule walk ``comment-wake explain`` shows."""
         ref = pr if isinstance(pr, PrRef) else PrRef.parse(pr, host=self.monitor.client.host)
-        store = self.monitor.store.sync
-        return await anyio.to_thread.run_sync(explain_comment, store, ref, comment)
+        return await self.monitor.store.call(explain_comment, ref, comment)
 
     def poll_now(self, pr: PrRef) -> None:
         """Poll ``pr`` soon (a webhook or the session manager saw activity)."""
@@ -205,7 +204,7 @@ class App:
         pending retries there wait on timers, which only a poll rebuilds after a restart,
         and an unwatched PR is never polled; the look lets the core decide them."""
         try:
-            marked = await self.monitor.store.marked_prs(self.wake.name)
+            marked = await self.monitor.store.call(SyncStore.marked_prs, self.wake.name)
         except Exception as exc:
             self._store_fault("listing the PRs with a wake mark", exc)
             return
@@ -231,7 +230,7 @@ class App:
 
     async def _refresh_watches(self) -> None:
         try:
-            found = await self.monitor.store.watches()
+            found = await self.monitor.store.call(SyncStore.watches)
         except Exception as exc:
             self._store_fault("reading the watch list", exc)
             return
@@ -273,9 +272,9 @@ class App:
         before = now - self.config.prune_after
         store = self.monitor.store
         try:
-            notices = await store.prune(before=before)
-            reactions = await store.prune_reactions(before=before)
-            records = await store.prune_records(DECISIONS, before=before)
+            notices = await store.call(SyncStore.prune, before=before)
+            reactions = await store.call(prune_reactions, before=before)
+            records = await store.call(prune_records, DECISIONS, before=before)
         except Exception as exc:
             self._store_fault("pruning", exc)
             return 0
@@ -293,8 +292,11 @@ class App:
     async def _write_state(self, *, stopped: bool = False) -> None:
         state = self.state(stopped=stopped)
         try:
-            await self.monitor.store.set_state(
-                DAEMON_STATE_KEY, msgspec.json.encode(state), at=state.updated_at
+            await self.monitor.store.call(
+                SyncStore.set_state,
+                DAEMON_STATE_KEY,
+                msgspec.json.encode(state),
+                at=state.updated_at,
             )
         except Exception as exc:
             self._store_fault("writing the status entry", exc)
@@ -374,6 +376,7 @@ async def open_app(
             retry=retry,
             lease=not dry_run,
             hint_delay=HINT_DELAY,
+            tables=APP_TABLES,
             on_event=bus.publish,
             rng=rng,
         )

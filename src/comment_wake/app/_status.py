@@ -16,6 +16,7 @@ from comment_wake.service import (
     namespace_of,
     rate_evidence,
 )
+from comment_wake.store import reactions, read_records
 from comment_wake.wake import MarkError, WakeConfig, decode_mark
 from review_monitor import PrRef, SyncStore, format_duration
 
@@ -106,7 +107,7 @@ def read_status(store: SyncStore, wake: WakeConfig, now: datetime) -> StatusRepo
         daemon=daemon,
         prs=prs,
         queues=queue_lines,
-        reactions_pending=len(store.reactions(statuses=("pending",))),
+        reactions_pending=len(reactions(store, statuses=("pending",))),
     )
 
 
@@ -125,7 +126,7 @@ def _pr_line(
             mark = decode_mark(stored.blob)
         except MarkError:
             mark = None
-    records = [r for _, b in store.records(namespace_of(pr)) if (r := decode_record(b))]
+    records = [r for _, b in read_records(store, namespace_of(pr)) if (r := decode_record(b))]
     latest = latest_by_comment(records)
     final = [r for r in latest.values() if r.outcome in _FINAL]
     rate = rate_evidence(mark, wake, now) if mark is not None else None

@@ -1,7 +1,7 @@
 """Acknowledgement on GitHub: a reaction on each comment a delivered comment wake carried.
 
 The reactions a delivery owes are written by the store in the transaction that marks the
-notice delivered (``Store.mark_delivered_with_reactions``); ``Acknowledger`` sends them
+notice delivered (``mark_delivered(..., also=owing(...))``); ``Acknowledger`` sends them
 later, several per ``addReaction`` request, and retries failures on their own backoff.  A
 reaction never holds an outbox entry, and a retried one cannot repeat a wake: GitHub keeps
 one reaction per person and content, so sending it twice is harmless.
@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Final
 
+from comment_wake.store import ReactionEntry, due_reactions, next_reaction_at, settle_reactions
 from review_monitor import (
     Clock,
     GitHubApi,
@@ -25,7 +26,6 @@ from review_monitor import (
     Store,
     add_reactions,
 )
-from review_monitor._store import ReactionEntry
 
 from ._backoff import Backoff
 from ._killpoints import kill_point
@@ -117,11 +117,12 @@ class Acknowledger:
         return self._api.host
 
     async def next_due_at(self) -> datetime | None:
-        return await self._store.next_reaction_at()
+        return await self._store.call(next_reaction_at)
 
     async def run_once(self) -> AckPass:
         """Send every reaction due now (one request per content and 30 subjects)."""
-        due = await self._store.due_reactions(self._clock.now(), limit=self._batch)
+        now = self._clock.now()
+        due = await self._store.call(due_reactions, now, limit=self._batch)
         total = AckPass()
         by_content: dict[str, list[ReactionEntry]] = {}
         for row in due:
@@ -138,8 +139,12 @@ class Acknowledger:
         foreign = [r.subject_id for r in rows if r.host != self._api.host]
         if foreign:
             # Owed on a host this client does not reach: nothing will ever change that.
-            await self._store.settle_reactions(
-                content, failed=foreign, at=self._clock.now(), detail="no client for its host"
+            await self._store.call(
+                settle_reactions,
+                content,
+                failed=foreign,
+                at=self._clock.now(),
+                detail="no client for its host",
             )
         if not ours:
             return AckPass(given_up=len(foreign))
@@ -161,7 +166,7 @@ class Acknowledger:
         done = [s for s in ids if confirmed.get(s)]
         failed = [r for r in ours if not confirmed.get(r.subject_id)]
         if done:
-            await self._store.settle_reactions(content, done=done, at=now)
+            await self._store.call(settle_reactions, content, done=done, at=now)
         retried = given_up = 0
         # Rows with the same attempt count share one retry time; a rate limit's reset
         # time, when GitHub named one, comes first.
@@ -178,13 +183,15 @@ class Acknowledger:
                     attempts,
                     detail,
                 )
-                await self._store.settle_reactions(content, failed=subjects, at=now, detail=detail)
+                await self._store.call(
+                    settle_reactions, content, failed=subjects, at=now, detail=detail
+                )
                 continue
             retried += len(subjects)
             retry_at = now + self._backoff.delay(attempts, self._rng)
             if retry_after is not None:
                 retry_at = max(retry_at, retry_after)
-            await self._store.settle_reactions(
-                content, failed=subjects, at=now, detail=detail, retry_at=retry_at
+            await self._store.call(
+                settle_reactions, content, failed=subjects, at=now, detail=detail, retry_at=retry_at
             )
         return AckPass(done=len(done), retried=retried, given_up=given_up + len(foreign))

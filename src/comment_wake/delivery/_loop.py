@@ -38,6 +38,7 @@ from comment_wake.events import (
     NoticeHandedOff,
     NoticeParked,
 )
+from comment_wake.store import owing
 from review_monitor import (
     Busy,
     Clock,
@@ -49,6 +50,7 @@ from review_monitor import (
     Publisher,
     Refused,
     Store,
+    SyncStore,
 )
 
 from ._ack import Acknowledger, ack_subjects, reaction_content
@@ -272,7 +274,7 @@ class DeliveryLoop:
     async def plan(self) -> tuple[Decision, ...]:
         """What the loop would do now with each worker's due head; changes nothing."""
         out: list[Decision] = []
-        for entry in await self._store.due(self._clock.now()):
+        for entry in await self._store.call(SyncStore.due, self._clock.now()):
             publisher, why = self._resolve(entry.worker)
             if publisher is not None:
                 out.append(self._decision(entry, "publish", repr(publisher), ""))
@@ -290,7 +292,7 @@ class DeliveryLoop:
         """Start an attempt for each due head whose worker is free and not resting, and an
         acknowledgement pass when reactions are due.  Due work left waiting on a running
         attempt is picked up when that attempt ends (it wakes the loop)."""
-        for entry in await self._store.due(now):
+        for entry in await self._store.call(SyncStore.due, now):
             hold = self._hold.get(entry.worker)
             if hold is not None and hold > now:
                 continue
@@ -308,7 +310,7 @@ class DeliveryLoop:
 
     async def _next_wake(self, now: datetime) -> datetime:
         candidates = [now + self._config.poll_interval]
-        due = await self._store.next_due_at()
+        due = await self._store.call(SyncStore.next_due_at)
         if due is not None and due > now:
             candidates.append(due)
         candidates += [t for t in self._hold.values() if t > now]
@@ -437,14 +439,14 @@ class DeliveryLoop:
         worker = entry.worker
         if isinstance(outcome, Delivered):
             subjects = ack_subjects(entry.notice) if self._reaction is not None else ()
-            await self._store.mark_delivered_with_reactions(
+            owe = owing(entry.seq, subjects, self._reaction or "", entry.notice.pr.host)
+            await self._store.call(
+                SyncStore.mark_delivered,
                 entry.seq,
                 at=now,
                 session_id=outcome.session_id,
                 detail="" if outcome.session_id is None else f"session {outcome.session_id}",
-                subject_ids=subjects,
-                content=self._reaction or "",
-                host=entry.notice.pr.host,
+                also=owe,
             )
             kill_point("outcome-recorded")
             self._counts["delivered"] += 1
@@ -470,8 +472,13 @@ class DeliveryLoop:
             return
         if isinstance(outcome, Busy):
             retry_at = self._schedule(entry, now, _retry_after(outcome.reason))
-            await self._store.record_attempt(
-                entry.seq, at=now, outcome="busy", detail=outcome.reason, retry_at=retry_at
+            await self._store.call(
+                SyncStore.record_attempt,
+                entry.seq,
+                at=now,
+                outcome="busy",
+                detail=outcome.reason,
+                retry_at=retry_at,
             )
             kill_point("outcome-recorded")
             self._counts["busy"] += 1
@@ -494,8 +501,13 @@ class DeliveryLoop:
             else f"the publisher answered a {type(outcome).__name__}, not an outcome"
         )
         retry_at = self._schedule(entry, now, None)
-        await self._store.record_attempt(
-            entry.seq, at=now, outcome="error", detail=detail, retry_at=retry_at
+        await self._store.call(
+            SyncStore.record_attempt,
+            entry.seq,
+            at=now,
+            outcome="error",
+            detail=detail,
+            retry_at=retry_at,
         )
         kill_point("outcome-recorded")
         self._counts["errors"] += 1
@@ -523,7 +535,7 @@ class DeliveryLoop:
         reached the worker under its own key."""
         later = [
             e
-            for e in await self._store.entries(worker=head.worker)
+            for e in await self._store.call(SyncStore.entries, worker=head.worker)
             if e.seq > head.seq and e.attempts == 0 and can_merge(head.notice, e.notice)
         ]
         if not later:
@@ -531,8 +543,12 @@ class DeliveryLoop:
         merged = head.notice
         for e in later:
             merged = merge_notices(merged, e.notice)
-        await self._store.merge_into(
-            head.seq, merged, absorbed=[e.seq for e in later], at=self._clock.now()
+        await self._store.call(
+            SyncStore.merge_into,
+            head.seq,
+            merged,
+            absorbed=[e.seq for e in later],
+            at=self._clock.now(),
         )
         kill_point("merged")
         self._counts["merged"] += len(later)
@@ -547,7 +563,7 @@ class DeliveryLoop:
         self._orchestrators[orchestrator] = publisher
         now = self._clock.now()
         handoff = handoff_notice(entry.notice, orchestrator, why, at=now)
-        await self._store.hand_off(entry.seq, handoff, at=now, detail=why)
+        await self._store.call(SyncStore.hand_off, entry.seq, handoff, at=now, detail=why)
         kill_point("outcome-recorded")
         self._counts["handed_off"] += 1
         self._publish(
@@ -571,7 +587,7 @@ class DeliveryLoop:
 
     async def _park(self, entry: OutboxEntry, detail: str) -> None:
         now = self._clock.now()
-        await self._store.park(entry.seq, at=now, detail=detail)
+        await self._store.call(SyncStore.park, entry.seq, at=now, detail=detail)
         kill_point("outcome-recorded")
         self._counts["parked"] += 1
         self._publish(

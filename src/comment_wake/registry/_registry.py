@@ -1,6 +1,6 @@
 """``Registry``: workers bound to pull requests, and the orchestrators that spawned them.
 
-Records live in the monitor's store as application records (namespaces
+Records live in the state store's application records (``comment_wake.store``, namespaces
 ``comment-wake/workers`` and ``comment-wake/orchestrators``, JSON), so binding a worker and
 adding its ``pr_review_monitor`` watch happen in one transaction, as do unbinding and
 removing it.  Everything is checked before that transaction starts (files, ids, specs)
@@ -18,10 +18,9 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping, Sequence
-from contextlib import AbstractContextManager
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Literal
 
 import msgspec
 
@@ -29,8 +28,26 @@ from comment_wake._paths import inbox_root as default_inbox_root
 from comment_wake._paths import store_path
 from comment_wake.delivery import NoticeCallback
 from comment_wake.ownpost import TranscriptSource
+from comment_wake.store import (
+    delete_record,
+    get_record,
+    open_sync_store,
+    put_record,
+    read_record,
+    read_records,
+    record_items,
+)
 from comment_wake.wake import Binding
-from review_monitor import Clock, Gone, PrRef, Publisher, SyncStore, SystemClock
+from review_monitor import (
+    Clock,
+    Gone,
+    PrRef,
+    Publisher,
+    SyncStore,
+    SystemClock,
+    add_watch,
+    remove_watch,
+)
 
 from ._errors import RefusedInputError, UnknownWorkerError
 from ._model import (
@@ -60,30 +77,6 @@ _ID = re.compile(r"[A-Za-z0-9_@+-][A-Za-z0-9._@+-]{0,127}")
 _Role = Literal["worker", "orchestrator", "sibling"]
 _PREVIOUS_KEPT = 16
 _RESOLVE_TTL = timedelta(minutes=1)  # session ids a binding remembers after it moved on
-
-
-class _Tx(Protocol):
-    """What the registry needs of the store's record transaction (``RecordTx``)."""
-
-    def get(self, namespace: str, key: str) -> bytes | None: ...
-
-    def items(self, namespace: str) -> tuple[tuple[str, bytes], ...]: ...
-
-    def put(self, namespace: str, key: str, value: bytes) -> None: ...
-
-    def delete(self, namespace: str, key: str) -> bool: ...
-
-    def add_watch(self, thread_id: str, pr: PrRef) -> bool: ...
-
-    def remove_watch(self, thread_id: str, pr: PrRef) -> bool: ...
-
-
-class _RecordStore(Protocol):
-    def write_records(self, *, at: datetime) -> AbstractContextManager[_Tx]: ...
-
-    def record(self, namespace: str, key: str) -> bytes | None: ...
-
-    def records(self, namespace: str) -> tuple[tuple[str, bytes], ...]: ...
 
 
 def id_problem(value: str, what: str) -> str | None:
@@ -117,7 +110,7 @@ class Registry:
 
     def __init__(
         self,
-        store: SyncStore | _RecordStore,
+        store: SyncStore,
         *,
         inbox_root: Path,
         clock: Clock | None = None,
@@ -126,7 +119,7 @@ class Registry:
         publisher_timeout: timedelta = timedelta(minutes=2),
         environ: Mapping[str, str] | None = None,
     ) -> None:
-        self._store: _RecordStore = store
+        self._store = store
         self._owned: SyncStore | None = None
         self.inbox_root = inbox_root
         self._clock: Clock = clock or SystemClock()
@@ -151,7 +144,7 @@ class Registry:
     ) -> Registry:
         """Open (creating and migrating) ``state_dir/state.db``; the default inbox root is
         ``state_dir/inbox``.  ``close`` closes the store it opened."""
-        store = SyncStore.open(store_path(state_dir), clock=clock)
+        store = open_sync_store(store_path(state_dir), clock=clock)
         registry = cls(
             store,
             inbox_root=inbox_root or default_inbox_root(state_dir),
@@ -178,19 +171,19 @@ class Registry:
     # -- reads ---------------------------------------------------------------------
 
     def worker(self, worker: str) -> WorkerRecord | None:
-        blob = self._store.record(WORKERS, worker)
+        blob = read_record(self._store, WORKERS, worker)
         return None if blob is None else _decode_worker(blob)
 
     def orchestrator(self, orchestrator: str) -> OrchestratorRecord | None:
-        blob = self._store.record(ORCHESTRATORS, orchestrator)
+        blob = read_record(self._store, ORCHESTRATORS, orchestrator)
         return None if blob is None else _decode_orchestrator(blob)
 
     def workers(self) -> tuple[WorkerRecord, ...]:
         """Every worker, archived ones too, sorted by id."""
-        return tuple(_decode_worker(b) for _, b in self._store.records(WORKERS))
+        return tuple(_decode_worker(b) for _, b in read_records(self._store, WORKERS))
 
     def orchestrators(self) -> tuple[OrchestratorRecord, ...]:
-        return tuple(_decode_orchestrator(b) for _, b in self._store.records(ORCHESTRATORS))
+        return tuple(_decode_orchestrator(b) for _, b in read_records(self._store, ORCHESTRATORS))
 
     def siblings(self, worker: str) -> tuple[WorkerRecord, ...]:
         """The other workers of ``worker``'s orchestrator, archived ones too."""
@@ -214,30 +207,30 @@ class Registry:
         self._refuse(publisher_problem(publisher, self._callbacks))
         specs = self._checked_transcripts(transcripts)
         now = self._clock.now()
-        with self._store.write_records(at=now) as tx:
-            if tx.get(WORKERS, orchestrator) is not None:
+        with self._store.write(at=now) as tx:
+            if get_record(tx, WORKERS, orchestrator) is not None:
                 self._refuse(
                     f"{orchestrator!r} is already a worker's id; give the orchestrator another id"
                 )
-            old = tx.get(ORCHESTRATORS, orchestrator)
+            old = get_record(tx, ORCHESTRATORS, orchestrator)
             record = OrchestratorRecord(
                 id=orchestrator,
                 publisher=publisher,
                 transcripts=specs,
                 added_at=now if old is None else _decode_orchestrator(old).added_at,
             )
-            tx.put(ORCHESTRATORS, orchestrator, msgspec.json.encode(record))
+            put_record(tx, ORCHESTRATORS, orchestrator, msgspec.json.encode(record))
         return record
 
     def remove_orchestrator(self, orchestrator: str) -> OrchestratorRecord:
         """Forget an orchestrator that no worker names any more."""
-        with self._store.write_records(at=self._clock.now()) as tx:
-            blob = tx.get(ORCHESTRATORS, orchestrator)
+        with self._store.write(at=self._clock.now()) as tx:
+            blob = get_record(tx, ORCHESTRATORS, orchestrator)
             if blob is None:
                 raise UnknownWorkerError(f"no orchestrator {orchestrator!r} is registered")
             users = [
                 key
-                for key, b in tx.items(WORKERS)
+                for key, b in record_items(tx, WORKERS)
                 if _decode_worker(b).orchestrator == orchestrator
             ]
             if users:
@@ -245,7 +238,7 @@ class Registry:
                     f"orchestrator {orchestrator!r} still has workers ({', '.join(users)}); "
                     "unbind them first"
                 )
-            tx.delete(ORCHESTRATORS, orchestrator)
+            delete_record(tx, ORCHESTRATORS, orchestrator)
         return _decode_orchestrator(blob)
 
     def bind(
@@ -270,24 +263,24 @@ class Registry:
         self._refuse(publisher_problem(publisher, self._callbacks))
         specs = self._checked_transcripts(transcripts)
         now = self._clock.now()
-        with self._store.write_records(at=now) as tx:
-            if tx.get(ORCHESTRATORS, orchestrator) is None:
+        with self._store.write(at=now) as tx:
+            if get_record(tx, ORCHESTRATORS, orchestrator) is None:
                 self._refuse(
                     f"unknown orchestrator {orchestrator!r}: register it first with "
                     f"`comment-wake orchestrator add {orchestrator} ...`"
                 )
-            if tx.get(ORCHESTRATORS, worker) is not None:
+            if get_record(tx, ORCHESTRATORS, worker) is not None:
                 self._refuse(f"{worker!r} is an orchestrator's id; give the worker another id")
-            for key, blob in tx.items(WORKERS):
+            for key, blob in record_items(tx, WORKERS):
                 other = _decode_worker(blob)
                 if key != worker and other.pr == ref and not other.archived:
                     self._refuse(
                         f"{ref} is already bound to worker {key!r}; unbind or archive it first"
                     )
-            old_blob = tx.get(WORKERS, worker)
+            old_blob = get_record(tx, WORKERS, worker)
             old = None if old_blob is None else _decode_worker(old_blob)
             if old is not None and old.pr != ref:
-                tx.remove_watch(worker, old.pr)
+                remove_watch(tx, worker, old.pr)
             record = WorkerRecord(
                 worker=worker,
                 pr=ref,
@@ -296,20 +289,20 @@ class Registry:
                 transcripts=specs,
                 bound_at=now,
             )
-            tx.put(WORKERS, worker, msgspec.json.encode(record))
-            tx.add_watch(worker, ref)
+            put_record(tx, WORKERS, worker, msgspec.json.encode(record))
+            add_watch(tx, worker, ref)
         self._forget_publisher(worker)
         return record
 
     def unbind(self, worker: str) -> WorkerRecord:
         """Forget ``worker`` and stop watching its PR, in one transaction."""
-        with self._store.write_records(at=self._clock.now()) as tx:
-            blob = tx.get(WORKERS, worker)
+        with self._store.write(at=self._clock.now()) as tx:
+            blob = get_record(tx, WORKERS, worker)
             if blob is None:
                 raise UnknownWorkerError(f"no worker {worker!r} is bound; see `comment-wake list`")
             record = _decode_worker(blob)
-            tx.delete(WORKERS, worker)
-            tx.remove_watch(worker, record.pr)
+            delete_record(tx, WORKERS, worker)
+            remove_watch(tx, worker, record.pr)
         self._forget_publisher(worker)
         return record
 
@@ -317,15 +310,15 @@ class Registry:
         """Keep ``worker``'s record (its transcripts still tell its siblings' posts apart)
         but stop watching its PR; its pending notices go to its orchestrator."""
         now = self._clock.now()
-        with self._store.write_records(at=now) as tx:
-            blob = tx.get(WORKERS, worker)
+        with self._store.write(at=now) as tx:
+            blob = get_record(tx, WORKERS, worker)
             if blob is None:
                 raise UnknownWorkerError(f"no worker {worker!r} is bound; see `comment-wake list`")
             record = _decode_worker(blob)
             if not record.archived:
                 record = msgspec.structs.replace(record, archived=True, archived_at=now)
-                tx.put(WORKERS, worker, msgspec.json.encode(record))
-            tx.remove_watch(worker, record.pr)
+                put_record(tx, WORKERS, worker, msgspec.json.encode(record))
+            remove_watch(tx, worker, record.pr)
         self._forget_publisher(worker)
         return record
 
@@ -334,9 +327,9 @@ class Registry:
         ``session_id``: its Claude or Codex transcript follows, keeping the old id among
         ``previous``.  False when nothing changed or nobody has that id."""
         self._refuse(session_id_problem(session_id, "session id"))
-        with self._store.write_records(at=self._clock.now()) as tx:
+        with self._store.write(at=self._clock.now()) as tx:
             for namespace in (WORKERS, ORCHESTRATORS):
-                blob = tx.get(namespace, worker)
+                blob = get_record(tx, namespace, worker)
                 if blob is None:
                     continue
                 record: WorkerRecord | OrchestratorRecord = (
@@ -346,7 +339,7 @@ class Registry:
                 if record.session_id == session_id and specs == record.transcripts:
                     return False
                 updated = msgspec.structs.replace(record, transcripts=specs, session_id=session_id)
-                tx.put(namespace, worker, msgspec.json.encode(updated))
+                put_record(tx, namespace, worker, msgspec.json.encode(updated))
                 return True
         return False
 

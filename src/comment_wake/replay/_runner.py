@@ -30,8 +30,9 @@ from comment_wake.app import App, open_app
 from comment_wake.config import AppConfig
 from comment_wake.ownpost import TranscriptSource
 from comment_wake.service import LISTENER_NAME
+from comment_wake.store import open_store
 from comment_wake.wake import NOTICE_KIND, Binding
-from review_monitor import GitHubConfig, Monitor, Notice, OutboxStatus, PrRef, Store
+from review_monitor import GitHubConfig, Monitor, Notice, OutboxStatus, PrRef, Store, run_inline
 from review_monitor.testing import FakeGitHub, RecordedRequest, VirtualClock
 from review_monitor.testing import Fault as FakeFault
 
@@ -52,17 +53,6 @@ _STATUSES: tuple[OutboxStatus, ...] = ("pending", "delivered", "parked", "handed
 class ReplayResult:
     lines: tuple[Line, ...]
     requests: tuple[RecordedRequest, ...]  # FakeGitHub's request log
-
-
-class _InlineStore(Store):
-    """The real store, with each call run on the event loop instead of a worker thread:
-    SQLite on a local temporary file answers in microseconds, and a thread hand-off per
-    call would cost more real time than the whole simulated poll."""
-
-    @staticmethod
-    async def _run(fn: Callable[_P, _T], *args: _P.args, **kwargs: _P.kwargs) -> _T:
-        await anyio.lowlevel.checkpoint()
-        return fn(*args, **kwargs)
 
 
 # -- the sink and the registry -------------------------------------------------------
@@ -381,7 +371,7 @@ class _Replay:
         SQLite on a local temporary file answers in microseconds, and a thread hand-off
         per call would cost more real time than the whole simulated poll."""
         s = self.s
-        store = _InlineStore.open(self.dir / "state.db", clock=self.clock)
+        store = open_store(self.dir / "state.db", clock=self.clock, executor=run_inline)
         for spec in s.prs:
             if spec.worker is not None and not self.registry.is_archived(spec.worker):
                 store.sync.add_watch(spec.worker, spec.ref, at=self.clock.now())

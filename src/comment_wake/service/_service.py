@@ -33,6 +33,7 @@ import msgspec
 
 from comment_wake import ownpost
 from comment_wake.events import CommentDecided, Event, Noted, WorkerWoken
+from comment_wake.store import putting_records
 from comment_wake.wake import (
     MARK_VERSION,
     Binding,
@@ -70,6 +71,7 @@ from review_monitor import (
     PrStatus,
     RateLimitedError,
     Store,
+    SyncStore,
     TransientError,
     Watch,
     read_details,
@@ -212,7 +214,7 @@ class CommentWake:
             return await self._look(pr, self._last.get(pr), now)
 
     async def _look(self, pr: PrRef, status: PrStatus | None, now: datetime) -> Step | None:
-        stored = await self._store.load_mark(pr, self.name)
+        stored = await self._store.call(SyncStore.load_mark, pr, self.name)
         mark = None if stored is None else decode_mark(stored.blob)
         # The registry reads SQLite: off the event loop, like every other store read.
         binding = await anyio.to_thread.run_sync(self._bindings.binding, pr)
@@ -278,13 +280,16 @@ class CommentWake:
         items = _known_items(status, facts, before)
         records = [self._record(d, items, facts, result, now) for d in result.decisions]
         if stored is None or stored.blob != blob or result.notices or records:
-            await self._store.commit(
+            await self._store.call(
+                SyncStore.commit,
                 pr,
                 self.name,
                 mark=(MARK_VERSION, blob),
                 notices=result.notices,
-                records=[(namespace_of(pr), record_key(r), encode_record(r)) for r in records],
                 at=now,
+                also=putting_records(
+                    [(namespace_of(pr), record_key(r), encode_record(r)) for r in records]
+                ),
             )
         self._tell(pr, binding, result, records, now)
         self._schedule(pr, result.mark)

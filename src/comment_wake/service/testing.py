@@ -18,6 +18,7 @@ from pathlib import Path
 
 from comment_wake.events.testing import EventRecorder
 from comment_wake.ownpost import TranscriptSource
+from comment_wake.store import open_store
 from comment_wake.wake import Binding, WakeConfig
 from review_monitor import (
     GitHubClient,
@@ -28,7 +29,6 @@ from review_monitor import (
     PrRef,
     PrStatus,
     RetryPolicy,
-    Store,
     Watch,
     read_badges,
 )
@@ -79,7 +79,7 @@ class ServiceRig:
         self.fake.add_pr(self.pr.repo, self.pr.number, title="Force-cancel closed runs")
         self.config = config or WakeConfig()
         self.monitor = monitor or MonitorConfig()
-        self.store = Store.open(directory / "state.db", clock=self.clock)
+        self.store = open_store(directory / "state.db", clock=self.clock)
         self.client = GitHubClient(
             "test-token",
             GitHubConfig(),

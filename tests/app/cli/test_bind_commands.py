@@ -19,7 +19,8 @@ from comment_wake.registry import (
     WebhookSpec,
     claude_project_name,
 )
-from review_monitor import PrRef, SyncStore, Watch
+from comment_wake.store import open_sync_store
+from review_monitor import PrRef, Watch
 
 SID = "3f2a9c4e-1b2c-4d5e-8f90-0123456789ab"
 
@@ -46,7 +47,7 @@ def test_bind_records_the_worker_and_watches_its_pr(
         capsys, "bind", "w1", "octo/repo#7", "--orchestrator", "o1", "--inbox",
         "--state-dir", str(state_dir),
     )  # fmt: skip
-    store = SyncStore.open(state_dir / "state.db")
+    store = open_sync_store(state_dir / "state.db")
     try:
         assert (0, (Watch("w1", PrRef("octo", "repo", 7)),)) == (code, store.watches())
     finally:

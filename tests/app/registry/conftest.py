@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from comment_wake.registry import AgentHomes, InboxSpec, Registry
+from comment_wake.store import open_sync_store
 from review_monitor import SyncStore
 from review_monitor.testing import FixedClock
 
@@ -24,7 +25,7 @@ def clock() -> FixedClock:
 
 @pytest.fixture
 def store(tmp_path: Path) -> Iterator[SyncStore]:
-    opened = SyncStore.open(tmp_path / "state" / "state.db")
+    opened = open_sync_store(tmp_path / "state" / "state.db")
     yield opened
     opened.close()
 

@@ -18,8 +18,8 @@ from comment_wake.registry import (
     WebhookSpec,
     WorkerRecord,
 )
-from review_monitor import PrRef, SyncStore, Watch
-from review_monitor._store import RecordTx
+from comment_wake.store import read_record
+from review_monitor import PrRef, SyncStore, Watch, WriteTx
 
 PR = PrRef("octo", "repo", 7)
 
@@ -175,10 +175,10 @@ def test_a_worker_id_that_cannot_name_an_inbox_is_refused(registry: Registry) ->
 def test_a_failure_inside_the_transaction_leaves_nothing_half_written(
     registry: Registry, store: SyncStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def broken(self: RecordTx, thread_id: str, pr: PrRef) -> bool:
+    def broken(tx: WriteTx, thread_id: str, pr: PrRef) -> bool:
         raise OSError("disk full")
 
-    monkeypatch.setattr(RecordTx, "add_watch", broken)
+    monkeypatch.setattr("comment_wake.registry._registry.add_watch", broken)
     with pytest.raises(OSError, match="disk full"):
         registry.bind("w1", PR, orchestrator="o1", publisher=InboxSpec())
     assert ((), ()) == _nothing_written(registry, store)
@@ -189,10 +189,10 @@ def test_a_failed_rebind_keeps_the_old_binding_and_watch(
 ) -> None:
     before = registry.bind("w1", PR, orchestrator="o1", publisher=InboxSpec())
 
-    def broken(self: RecordTx, thread_id: str, pr: PrRef) -> bool:
+    def broken(tx: WriteTx, thread_id: str, pr: PrRef) -> bool:
         raise OSError("disk full")
 
-    monkeypatch.setattr(RecordTx, "add_watch", broken)
+    monkeypatch.setattr("comment_wake.registry._registry.add_watch", broken)
     with pytest.raises(OSError, match="disk full"):
         registry.bind("w1", "octo/repo#8", orchestrator="o1", publisher=InboxSpec())
     assert ((before,), (Watch("w1", PR),)) == _nothing_written(registry, store)
@@ -211,7 +211,7 @@ def test_an_orchestrator_with_workers_cannot_be_removed(registry: Registry) -> N
 
 def test_records_are_json_naming_their_publisher_kind(registry: Registry, store: SyncStore) -> None:
     registry.bind("w1", PR, orchestrator="o1", publisher=CommandSpec(("n",)))
-    blob = store.record("comment-wake/workers", "w1")
+    blob = read_record(store, "comment-wake/workers", "w1")
     assert blob is not None
     assert "command" == msgspec.json.decode(blob)["publisher"]["kind"]
     assert "w1" == msgspec.json.decode(blob, type=WorkerRecord).worker

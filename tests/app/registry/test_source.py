@@ -32,8 +32,9 @@ from comment_wake.registry import (
     claude_project_name,
 )
 from comment_wake.service import BindingSource
+from comment_wake.store import open_store
 from comment_wake.wake import Binding
-from review_monitor import Delivered, Gone, Notice, NoticePr, PrRef, Refused, Store, SyncStore
+from review_monitor import Delivered, Gone, Notice, NoticePr, PrRef, Refused, SyncStore
 from review_monitor.testing import FixedClock
 
 PR = PrRef("octo", "repo", 7)
@@ -284,12 +285,12 @@ async def test_the_delivery_loop_hands_an_archived_workers_notice_to_its_orchest
     state = tmp_path / "state"
     with (
         Registry.open(state, clock=clock, homes=homes) as reg,
-        Store.open(state / "state.db", clock=clock) as store,
+        open_store(state / "state.db", clock=clock) as store,
     ):
         reg.add_orchestrator("o1", InboxSpec(str(tmp_path / "boss-box")))
         reg.bind("w1", PR, orchestrator="o1", publisher=InboxSpec(str(tmp_path / "w1-box")))
         reg.archive("w1")
-        await store.enqueue([_notice()], at=clock.now())
+        await store.call(SyncStore.enqueue, [_notice()], at=clock.now())
         route: Route = reg.route
         orchestrator_of: OrchestratorOf = reg.orchestrator_of
         on_session: OnSession = reg.on_session

@@ -8,7 +8,8 @@ from __future__ import annotations
 import signal
 from typing import Any
 
-from review_monitor import Lease, SyncStore
+from comment_wake.store import open_sync_store
+from review_monitor import Lease
 
 
 def _started(live: Any) -> Any:
@@ -28,7 +29,7 @@ def test_sigterm_mid_run_exits_zero_with_the_store_consistent_and_the_lease_free
     assert 0 == daemon.stop(signal.SIGTERM)
     assert any("SIGTERM received" in m for m in daemon.messages())
     assert "comment-wake daemon stopped" == daemon.messages()[-1]
-    store = SyncStore.open(live.state_dir / "state.db")
+    store = open_sync_store(live.state_dir / "state.db")
     try:
         check = store._conn.execute("PRAGMA integrity_check").fetchone()[0]
         delivered = store.entries(statuses=("delivered",))

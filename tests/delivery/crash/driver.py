@@ -24,6 +24,7 @@ from comment_wake.delivery import (
     WebhookPublisher,
     kill_point,
 )
+from comment_wake.store import open_store, reactions
 from review_monitor import (
     GitHubClient,
     GitHubConfig,
@@ -34,6 +35,7 @@ from review_monitor import (
     Publisher,
     RetryPolicy,
     Store,
+    SyncStore,
     SystemClock,
 )
 
@@ -62,7 +64,7 @@ async def main(run: Run) -> int:
     logging.basicConfig(level=logging.ERROR)
     clock = SystemClock()
     rng = random.Random(run.seed)
-    store = Store.open(run.store, lease=True)
+    store = open_store(run.store, lease=True)
     publishers: dict[str, Publisher] = {}
 
     def publisher(worker: str) -> Publisher:
@@ -108,11 +110,12 @@ async def main(run: Run) -> int:
             for batch in run.batches:
                 if committed >= run.max_batches:
                     break
-                mark = await store.load_mark(batch.pr, LISTENER)
+                mark = await store.call(SyncStore.load_mark, batch.pr, LISTENER)
                 done = -1 if mark is None else int(mark.blob.decode())
                 if batch.index <= done:
                     continue
-                await store.commit(
+                await store.call(
+                    SyncStore.commit,
                     batch.pr,
                     LISTENER,
                     mark=Mark(1, str(batch.index).encode()),
@@ -123,11 +126,18 @@ async def main(run: Run) -> int:
                 committed += 1
                 loop.poke()
                 await anyio.sleep(rng.uniform(0.0, 0.01))
-            while await store.entries() or await store.reactions(statuses=("pending",)):
+            while await _unfinished(store):
                 await anyio.sleep(0.02)
             tg.cancel_scope.cancel()
     store.close()
     return 0
+
+
+async def _unfinished(store: Store) -> bool:
+    """Notices still to deliver or reactions still owed."""
+    pending = await store.call(SyncStore.entries)
+    owed = await store.call(reactions, statuses=("pending",))
+    return bool(pending or owed)
 
 
 if __name__ == "__main__":

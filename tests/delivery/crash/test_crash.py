@@ -9,7 +9,7 @@ from types import ModuleType
 import pytest
 
 from comment_wake.delivery import KILL_POINTS
-from review_monitor import SyncStore
+from comment_wake.store import open_sync_store, reactions
 from review_monitor.testing import FakeGitHub
 
 NOTICES = 210
@@ -32,9 +32,9 @@ def test_sigkilled_delivery_loses_nothing_and_applies_each_notice_once(
         runner.finish()
     figures = harness.verdict(receiver, planned)
     tally = runner.tally
-    store = SyncStore.open(tmp_path / "state.db")
+    store = open_sync_store(tmp_path / "state.db")
     try:
-        leftover = (len(store.entries()), len(store.reactions(statuses=("pending", "failed"))))
+        leftover = (len(store.entries()), len(reactions(store, statuses=("pending", "failed"))))
     finally:
         store.close()
     acked = {p.notice.items[0].id for p in planned if p.acked}
@@ -67,7 +67,7 @@ def test_a_kill_between_publish_and_record_redelivers_exactly_the_unrecorded_not
     with fake.serve_in_thread() as github_url, harness.serve(receiver):
         runner = harness.Runner(tmp_path, receiver, github_url, batches, seed=9)
         killed = runner.run_once(len(batches), "published", nth=2)
-        store = SyncStore.open(tmp_path / "state.db")
+        store = open_sync_store(tmp_path / "state.db")
         recorded = {e.notice.key for e in store.entries(statuses=("delivered",))}
         store.close()
         unrecorded = set(receiver.applied) - recorded

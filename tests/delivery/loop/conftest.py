@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from comment_wake.delivery import DeliveryConfig, DeliveryLoop
+from comment_wake.store import open_store
 from review_monitor import (
     GitHubClient,
     GitHubConfig,
@@ -31,7 +32,7 @@ def clock() -> FixedClock:
 
 @pytest.fixture
 def store(tmp_path: Path, clock: FixedClock) -> Iterator[Store]:
-    with Store.open(tmp_path / "state.db", clock=clock) as s:
+    with open_store(tmp_path / "state.db", clock=clock) as s:
         yield s
 
 

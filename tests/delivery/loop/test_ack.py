@@ -8,7 +8,8 @@ from datetime import timedelta
 import pytest
 
 from comment_wake.delivery import DeliveryConfig, DeliveryLoop, ack_subjects
-from review_monitor import GitHubClient, Notice, PrRef, Store
+from comment_wake.store import reactions
+from review_monitor import GitHubClient, Notice, PrRef, Store, SyncStore
 from review_monitor.testing import FakeGitHub, Fault, FixedClock, InMemoryPublisher
 
 pytestmark = pytest.mark.anyio
@@ -27,7 +28,7 @@ async def test_each_delivered_comment_gets_the_reaction_in_one_request(
     make_notice: NoticeFactory,
 ) -> None:
     ids = tuple(fake.post_comment(pr, "alice", f"c{k}") for k in range(3))
-    await store.enqueue([make_notice(item_ids=ids)], at=clock.now())
+    await store.call(SyncStore.enqueue, [make_notice(item_ids=ids)], at=clock.now())
     await make_loop(github=github).run_once()
     assert ([(("EYES", fake.viewer),)] * 3, 1) == (
         [fake.reactions(i) for i in ids],
@@ -45,7 +46,7 @@ async def test_the_configured_reaction_is_used(
     make_notice: NoticeFactory,
 ) -> None:
     cid = fake.post_comment(pr, "alice", "ship it")
-    await store.enqueue([make_notice(item_ids=(cid,))], at=clock.now())
+    await store.call(SyncStore.enqueue, [make_notice(item_ids=(cid,))], at=clock.now())
     await make_loop(github=github, config=DeliveryConfig(reaction="rocket")).run_once()
     assert (("ROCKET", fake.viewer),) == fake.reactions(cid)
 
@@ -60,9 +61,9 @@ async def test_an_empty_reaction_turns_acknowledgement_off(
     make_notice: NoticeFactory,
 ) -> None:
     cid = fake.post_comment(pr, "alice", "ship it")
-    await store.enqueue([make_notice(item_ids=(cid,))], at=clock.now())
+    await store.call(SyncStore.enqueue, [make_notice(item_ids=(cid,))], at=clock.now())
     await make_loop(github=github, config=DeliveryConfig(reaction="")).run_once()
-    assert ((), ()) == (fake.reactions(cid), await store.reactions())
+    assert ((), ()) == (fake.reactions(cid), await store.call(reactions))
 
 
 async def test_a_notice_not_delivered_gets_no_reaction(
@@ -77,7 +78,7 @@ async def test_a_notice_not_delivered_gets_no_reaction(
 ) -> None:
     cid = fake.post_comment(pr, "alice", "ship it")
     publishers["w-42"].busy()
-    await store.enqueue([make_notice(item_ids=(cid,))], at=clock.now())
+    await store.call(SyncStore.enqueue, [make_notice(item_ids=(cid,))], at=clock.now())
     await make_loop(github=github).run_once()
     assert () == fake.reactions(cid)
 
@@ -94,7 +95,7 @@ async def test_a_handed_off_comment_gets_no_reaction(
 ) -> None:
     cid = fake.post_comment(pr, "alice", "ship it")
     publishers["w-42"].gone()
-    await store.enqueue([make_notice(item_ids=(cid,))], at=clock.now())
+    await store.call(SyncStore.enqueue, [make_notice(item_ids=(cid,))], at=clock.now())
     loop = make_loop(github=github)
     await loop.run_once()
     await loop.run_once()
@@ -127,7 +128,7 @@ async def test_a_failed_reaction_is_retried_later_without_repeating_the_wake(
 ) -> None:
     cid = fake.post_comment(pr, "alice", "ship it")
     fake.inject(Fault.server_error(502, kind="reaction"))
-    await store.enqueue([make_notice(item_ids=(cid,))], at=clock.now())
+    await store.call(SyncStore.enqueue, [make_notice(item_ids=(cid,))], at=clock.now())
     loop = make_loop(github=github)
     await loop.run_once()
     first = fake.reactions(cid)
@@ -151,10 +152,10 @@ async def test_a_reaction_to_a_deleted_comment_is_given_up_after_its_attempts(
 ) -> None:
     cid = fake.post_comment(pr, "alice", "ship it")
     fake.delete(cid)
-    await store.enqueue([make_notice(item_ids=(cid,))], at=clock.now())
+    await store.call(SyncStore.enqueue, [make_notice(item_ids=(cid,))], at=clock.now())
     loop = make_loop(github=github, config=DeliveryConfig(reaction_attempts=3))
     for _ in range(5):
         await loop.run_once()
         clock.advance(timedelta(hours=2))
-    rows = await store.reactions()
+    rows = await store.call(reactions)
     assert [("failed", 3)] == [(r.status, r.attempts) for r in rows]

@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 
 from comment_wake.delivery import CommandFailedError, DeliveryConfig, DeliveryLoop
-from review_monitor import Busy, Delivered, Gone, Notice, Store
+from review_monitor import Busy, Delivered, Gone, Notice, Store, SyncStore
 from review_monitor.testing import FixedClock, InMemoryPublisher
 
 pytestmark = pytest.mark.anyio
@@ -19,7 +19,7 @@ LoopFactory = Callable[..., DeliveryLoop]
 
 
 async def enqueue(store: Store, clock: FixedClock, *notices: Notice) -> None:
-    await store.enqueue(notices, at=clock.now())
+    await store.call(SyncStore.enqueue, notices, at=clock.now())
 
 
 async def test_a_workers_notices_go_out_in_enqueue_order(
@@ -43,7 +43,7 @@ async def test_delivered_finishes_the_entry(
     notice = make_notice()
     await enqueue(store, clock, notice)
     await make_loop().run_once()
-    entry = await store.entry_by_key(notice.key)
+    entry = await store.call(SyncStore.entry_by_key, notice.key)
     assert entry is not None
     assert ("delivered", 1, clock.now()) == (entry.status, entry.attempts, entry.delivered_at)
 
@@ -77,7 +77,7 @@ async def test_busy_keeps_the_head_and_retries_after_the_backoff(
     )
     start = clock.now()
     await loop.run_once()
-    entry = await store.entry_by_key(notice.key)
+    entry = await store.call(SyncStore.entry_by_key, notice.key)
     assert entry is not None
     assert ("pending", "busy", True) == (
         entry.status,
@@ -105,7 +105,7 @@ async def test_busy_backoff_never_exceeds_its_cap(
     waits = []
     for _ in range(12):
         await loop.run_once()
-        entry = await store.entry_by_key(notice.key)
+        entry = await store.call(SyncStore.entry_by_key, notice.key)
         assert entry is not None
         waits.append(entry.next_attempt_at - clock.now())
         clock.set(entry.next_attempt_at)
@@ -128,7 +128,7 @@ async def test_a_busy_head_absorbs_later_notices_for_the_same_pr(
     clock.advance(timedelta(hours=1))
     await loop.run_once()
     delivered = publishers["w-42"].delivered
-    absorbed = await store.entry_by_key(later.key)
+    absorbed = await store.call(SyncStore.entry_by_key, later.key)
     assert absorbed is not None
     assert (["IC_1", "IC_2"], "merged") == ([i.id for i in delivered[0].items], absorbed.status)
 
@@ -184,7 +184,7 @@ async def test_gone_hands_the_notice_to_the_orchestrator(
     await loop.run_once()
     await loop.run_once()
     got = publishers["orch"].delivered
-    entry = await store.entry_by_key(notice.key)
+    entry = await store.call(SyncStore.entry_by_key, notice.key)
     assert entry is not None
     assert (1, "handoff", "orch", notice.items, "handed-off") == (
         len(got),
@@ -214,7 +214,7 @@ async def test_a_worker_without_a_publisher_is_handed_off_unpublished(
     await enqueue(store, clock, notice)
     loop = make_loop(route=lambda w: answer if w == "w-old" else publishers.get(w))
     await loop.run_once()
-    entry = await store.entry_by_key(notice.key)
+    entry = await store.call(SyncStore.entry_by_key, notice.key)
     assert entry is not None
     assert ("handed-off", True) == (entry.status, why in (entry.last_detail or ""))
 
@@ -230,7 +230,7 @@ async def test_gone_without_an_orchestrator_parks_the_notice(
     notice = make_notice()
     await enqueue(store, clock, notice)
     await make_loop(orchestrator_of=lambda w: None).run_once()
-    entry = await store.entry_by_key(notice.key)
+    entry = await store.call(SyncStore.entry_by_key, notice.key)
     assert entry is not None
     assert "parked" == entry.status
 
@@ -249,7 +249,7 @@ async def test_a_gone_orchestrator_parks_the_hand_off_instead_of_handing_it_off_
     await loop.run_once()
     await loop.run_once()
     assert ["parked"] == [
-        e.status for e in await store.entries(worker="orch", statuses=("parked",))
+        e.status for e in await store.call(SyncStore.entries, worker="orch", statuses=("parked",))
     ]
 
 
@@ -273,7 +273,7 @@ async def test_refused_parks_once_and_reports_it_loudly(
     assert (1, 1, "parked") == (
         len(publishers["w-42"].attempts),
         len(errors),
-        (await store.entry_by_key(notice.key)).status,  # type: ignore[union-attr]
+        (await store.call(SyncStore.entry_by_key, notice.key)).status,  # type: ignore[union-attr]
     )
 
 
@@ -289,11 +289,11 @@ async def test_a_publisher_fault_is_recorded_and_retried(
     await enqueue(store, clock, notice)
     loop = make_loop()
     await loop.run_once()
-    entry = await store.entry_by_key(notice.key)
+    entry = await store.call(SyncStore.entry_by_key, notice.key)
     assert entry is not None
     clock.set(entry.next_attempt_at)
     await loop.run_once()
-    log = await store.attempts(entry.seq)
+    log = await store.call(SyncStore.attempts, entry.seq)
     assert [("error", "CommandFailedError: exit 3"), ("delivered", "")] == [
         (a.outcome, a.detail) for a in log
     ]
@@ -310,7 +310,7 @@ async def test_an_unexpected_exception_is_recorded_without_its_message(
     notice = make_notice()
     await enqueue(store, clock, notice)
     await make_loop().run_once()
-    entry = await store.entry_by_key(notice.key)
+    entry = await store.call(SyncStore.entry_by_key, notice.key)
     assert entry is not None
     assert ("error", "RuntimeError (unexpected)") == (entry.last_outcome, entry.last_detail)
 
@@ -331,7 +331,7 @@ async def test_a_hanging_publisher_is_cut_off_by_the_attempt_limit(
         publisher_timeout=timedelta(seconds=1), attempt_limit=timedelta(seconds=1)
     )
     await make_loop(route=lambda w: Hangs(), config=config).run_once()
-    entry = await store.entry_by_key(notice.key)
+    entry = await store.call(SyncStore.entry_by_key, notice.key)
     assert entry is not None
     assert ("pending", "error") == (entry.status, entry.last_outcome)
 
@@ -348,6 +348,6 @@ async def test_a_new_session_id_is_recorded_and_reported(
     notice = make_notice()
     await enqueue(store, clock, notice)
     await make_loop(on_session=lambda w, s: seen.append((w, s))).run_once()
-    entry = await store.entry_by_key(notice.key)
+    entry = await store.call(SyncStore.entry_by_key, notice.key)
     assert entry is not None
     assert ([("w-42", "sess-2")], "sess-2") == (seen, entry.session_id)

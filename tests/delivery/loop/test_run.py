@@ -11,7 +11,8 @@ import anyio
 import pytest
 
 from comment_wake.delivery import DeliveryConfig, DeliveryLoop
-from review_monitor import Delivered, Notice, Publisher, Store
+from comment_wake.store import open_store
+from review_monitor import Delivered, Notice, Publisher, Store, SyncStore
 from review_monitor.testing import InMemoryPublisher, VirtualClock
 
 pytestmark = pytest.mark.anyio
@@ -38,12 +39,12 @@ async def test_run_delivers_a_poked_notice_without_waiting(
     clock = VirtualClock()
     publisher = InMemoryPublisher()
     notice = make_notice()
-    with Store.open(tmp_path / "s.db", clock=clock) as store:
+    with open_store(tmp_path / "s.db", clock=clock) as store:
         loop = loop_for(store, clock, publisher)
         async with anyio.create_task_group() as tg:
             tg.start_soon(loop.run)
             await clock.settle()
-            await store.enqueue([notice], at=clock.now())
+            await store.call(SyncStore.enqueue, [notice], at=clock.now())
             loop.poke()
             await clock.settle()
             tg.cancel_scope.cancel()
@@ -57,8 +58,8 @@ async def test_run_retries_a_busy_head_when_its_backoff_ends(
     publisher = InMemoryPublisher()
     publisher.busy()
     notice = make_notice()
-    with Store.open(tmp_path / "s.db", clock=clock) as store:
-        await store.enqueue([notice], at=clock.now())
+    with open_store(tmp_path / "s.db", clock=clock) as store:
+        await store.call(SyncStore.enqueue, [notice], at=clock.now())
         loop = loop_for(store, clock, publisher)
         async with anyio.create_task_group() as tg:
             tg.start_soon(loop.run)
@@ -82,14 +83,14 @@ async def test_cancelling_mid_publish_leaves_the_notice_pending(
 
     clock = VirtualClock()
     notice = make_notice()
-    with Store.open(tmp_path / "s.db", clock=clock) as store:
-        await store.enqueue([notice], at=clock.now())
+    with open_store(tmp_path / "s.db", clock=clock) as store:
+        await store.call(SyncStore.enqueue, [notice], at=clock.now())
         loop = loop_for(store, clock, Slow())
         async with anyio.create_task_group() as tg:
             tg.start_soon(loop.run)
             await started.wait()
             tg.cancel_scope.cancel()
-        entry = await store.entry_by_key(notice.key)
+        entry = await store.call(SyncStore.entry_by_key, notice.key)
     assert entry is not None
     assert ("pending", 0) == (entry.status, entry.attempts)
 
@@ -100,15 +101,15 @@ async def test_dry_run_decides_and_logs_but_publishes_and_writes_nothing(
     clock = VirtualClock()
     publisher = InMemoryPublisher()
     notice = make_notice()
-    with Store.open(tmp_path / "s.db", clock=clock) as store:
-        await store.enqueue([notice], at=clock.now())
+    with open_store(tmp_path / "s.db", clock=clock) as store:
+        await store.call(SyncStore.enqueue, [notice], at=clock.now())
         loop = loop_for(store, clock, publisher, dry_run=True)
         with caplog.at_level("INFO", logger="comment_wake.delivery"):
             async with anyio.create_task_group() as tg:
                 tg.start_soon(loop.run)
                 await clock.advance(timedelta(minutes=1))
                 tg.cancel_scope.cancel()
-        entry = await store.entry_by_key(notice.key)
+        entry = await store.call(SyncStore.entry_by_key, notice.key)
     assert entry is not None
     assert ([], "pending", 0, 1) == (
         publisher.attempts,
@@ -124,8 +125,8 @@ async def test_plan_names_the_hand_off_for_a_worker_without_a_publisher(
     clock = VirtualClock()
     orchestrator = InMemoryPublisher()
     notice = make_notice()
-    with Store.open(tmp_path / "s.db", clock=clock) as store:
-        await store.enqueue([notice], at=clock.now())
+    with open_store(tmp_path / "s.db", clock=clock) as store:
+        await store.call(SyncStore.enqueue, [notice], at=clock.now())
         loop = DeliveryLoop(
             store,
             route=lambda worker: None,

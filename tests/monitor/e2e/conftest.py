@@ -28,6 +28,7 @@ from review_monitor import (
     PrRef,
     RetryPolicy,
     Store,
+    SyncStore,
 )
 from review_monitor.testing import FakeGitHub, InMemoryPublisher, VirtualClock
 
@@ -151,13 +152,13 @@ async def world(
     fake: FakeGitHub, clock: VirtualClock, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> AsyncIterator[World]:
     w = World(fake, clock, "", tmp_path / "state.db")
-    original = Store.commit
+    original = SyncStore.commit
 
-    async def spy(self: Store, *args: Any, **kwargs: Any) -> list[int]:
+    def spy(self: SyncStore, *args: Any, **kwargs: Any) -> list[int]:
         w.committed.extend(n.key for n in kwargs.get("notices", ()))
-        return await original(self, *args, **kwargs)
+        return original(self, *args, **kwargs)
 
-    monkeypatch.setattr(Store, "commit", spy)
+    monkeypatch.setattr(SyncStore, "commit", spy)
     async with fake.serve() as base_url:
         w.base_url = base_url
         yield w

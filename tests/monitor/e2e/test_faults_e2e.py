@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from review_monitor import Monitor, MonitorNotices, PrRef
+from review_monitor import Monitor, MonitorNotices, PrRef, SyncStore
 from review_monitor._queries import badge_layout
 from review_monitor.testing import Fault
 
@@ -37,7 +37,7 @@ def kinds(world: World) -> list[tuple[int, str]]:
 
 
 async def mark_of(monitor: Monitor, pr: PrRef) -> bytes | None:
-    mark = await monitor.store.load_mark(pr, MonitorNotices.name)
+    mark = await monitor.store.call(SyncStore.load_mark, pr, MonitorNotices.name)
     return None if mark is None else mark.blob
 
 

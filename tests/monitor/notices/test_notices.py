@@ -20,6 +20,7 @@ from review_monitor import (
     PermissionAnswer,
     PrRef,
     PrStatus,
+    SyncStore,
     TransientError,
 )
 from review_monitor._listener import Watch
@@ -127,7 +128,7 @@ class World:
         await self.listener.on_poll(watches, new, None, now)
 
     async def notices(self) -> list[Notice]:
-        return [e.notice for e in await self.store.entries()]
+        return [e.notice for e in await self.store.call(SyncStore.entries)]
 
     async def kinds(self) -> list[str]:
         return [n.kind for n in await self.notices()]

@@ -16,6 +16,8 @@ from review_monitor import (
     PermissionAnswer,
     PrRef,
     PrStatus,
+    SyncStore,
+    Watch,
 )
 from review_monitor._notices import MonitorNotices
 from review_monitor._poller import Poller
@@ -55,6 +57,16 @@ async def no_checks(pr: PrRef) -> tuple[CheckFailure, ...]:
     return ()
 
 
+class _Watches:
+    """The store's watch registry as the poller's ``WatchSource``."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    async def watches(self) -> tuple[Watch, ...]:
+        return await self._store.call(SyncStore.watches)
+
+
 @pytest.mark.anyio
 async def test_a_merge_seen_by_the_poller_lands_once_in_the_outbox(store: Store) -> None:
     clock = VirtualClock()
@@ -63,15 +75,17 @@ async def test_a_merge_seen_by_the_poller_lands_once_in_the_outbox(store: Store)
     async def badges(prs: Sequence[PrRef]) -> BadgeBatch:
         return BadgeBatch(statuses={p: status(current["state"]) for p in prs}, cost=1)
 
-    await store.add_watch("w1", PR, at=clock.now())
+    await store.call(SyncStore.add_watch, "w1", PR, at=clock.now())
     notices = MonitorNotices(
         store=store, permissions=Everyone(), read_details=no_details, read_checks=no_checks
     )
-    poller = Poller(watches=store, read_badges=badges, listeners=[notices], clock=clock)
+    poller = Poller(watches=_Watches(store), read_badges=badges, listeners=[notices], clock=clock)
     async with anyio.create_task_group() as tg:
         tg.start_soon(poller.run)
         await clock.advance(timedelta(seconds=30))
         current["state"] = "MERGED"
         await clock.advance(timedelta(minutes=5))
         tg.cancel_scope.cancel()
-    assert [("w1", "pr-merged")] == [(e.worker, e.notice.kind) for e in await store.entries()]
+    assert [("w1", "pr-merged")] == [
+        (e.worker, e.notice.kind) for e in await store.call(SyncStore.entries)
+    ]

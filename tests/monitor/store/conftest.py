@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from review_monitor import Notice, NoticeItem, NoticePr, PrRef, notice_key
+from review_monitor import Migration, Notice, NoticeItem, NoticePr, PrRef, Tables, notice_key
 from review_monitor._store import SyncStore
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
@@ -35,6 +35,19 @@ def store(db_path: Path) -> Iterator[SyncStore]:
     s = SyncStore.open(db_path)
     yield s
     s.close()
+
+
+# An application's own part, registered when it opens the store.
+NOTES = Tables(
+    "test.notes",
+    (Migration(1, "notes", ("CREATE TABLE notes (k TEXT PRIMARY KEY, at TEXT NOT NULL)",)),),
+)
+
+
+@pytest.fixture
+def app_store(db_path: Path) -> Iterator[SyncStore]:
+    with SyncStore.open(db_path, tables=[NOTES]) as s:
+        yield s
 
 
 MakeNotice = Callable[..., Notice]

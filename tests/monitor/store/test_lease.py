@@ -106,12 +106,14 @@ async def test_the_async_store_commits_and_reads_off_the_event_loop(
 ) -> None:
     with Store.open(db_path) as store:
         n = make_notice()
-        await store.add_watch("w1", pr, at=t0)
-        (seq,) = await store.commit(pr, "notices", mark=(1, b"m"), notices=[n], at=t0)
-        await store.mark_delivered(seq, at=t0, session_id="s")
-        entry = await store.entry(seq)
+        await store.call(SyncStore.add_watch, "w1", pr, at=t0)
+        (seq,) = await store.call(
+            SyncStore.commit, pr, "notices", mark=(1, b"m"), notices=[n], at=t0
+        )
+        await store.call(SyncStore.mark_delivered, seq, at=t0, session_id="s")
+        entry = await store.call(SyncStore.entry, seq)
         assert entry is not None
         assert (1, ("delivered", "s")) == (
-            len(await store.watches()),
+            len(await store.call(SyncStore.watches)),
             (entry.status, entry.session_id),
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
@@ -10,7 +11,7 @@ import pytest
 
 from review_monitor import Notice, PrRef
 from review_monitor._errors import StoreError
-from review_monitor._store import Mark, SyncStore
+from review_monitor._store import Mark, SyncStore, WriteTx
 
 MakeNotice = Callable[..., Notice]
 S = timedelta(seconds=1)
@@ -39,21 +40,55 @@ def test_a_failing_commit_moves_neither_the_mark_nor_the_outbox(
     assert (Mark(1, b"old"), ()) == (store.load_mark(pr, "notices"), store.entries())
 
 
-def test_a_commit_writes_its_records_with_the_mark(
-    store: SyncStore, pr: PrRef, t0: datetime
+def _note(key: str) -> Callable[[WriteTx], object]:
+    """An application's write: a row in the test's own ``notes`` part."""
+    return lambda tx: tx.execute("INSERT INTO notes VALUES (?, ?)", (key, tx.stamp))
+
+
+def _notes(store: SyncStore) -> list[str]:
+    with store.read() as tx:
+        return [r[0] for r in tx.execute("SELECT k FROM notes ORDER BY k")]
+
+
+def test_a_commit_writes_the_applications_rows_with_the_mark(
+    app_store: SyncStore, pr: PrRef, t0: datetime
 ) -> None:
-    store.commit(pr, "l", mark=(1, b"m"), records=[("ns", "k", b"v")], at=t0)
-    assert (Mark(1, b"m"), b"v") == (store.load_mark(pr, "l"), store.record("ns", "k"))
+    app_store.commit(pr, "l", mark=(1, b"m"), also=_note("k"), at=t0)
+    assert (Mark(1, b"m"), ["k"]) == (app_store.load_mark(pr, "l"), _notes(app_store))
 
 
-def test_a_failing_commit_writes_none_of_its_records(
-    store: SyncStore, make_notice: MakeNotice, pr: PrRef, t0: datetime
+def test_a_failing_commit_writes_none_of_the_applications_rows(
+    app_store: SyncStore, make_notice: MakeNotice, pr: PrRef, t0: datetime
 ) -> None:
     base = make_notice()
     bad = msgspec.structs.replace(base, pr=msgspec.structs.replace(base.pr, repo="no-slash"))
     with pytest.raises(ValueError, match="owner/name"):
-        store.commit(pr, "l", mark=(1, b"m"), notices=[bad], records=[("ns", "k", b"v")], at=t0)
-    assert (None, None) == (store.load_mark(pr, "l"), store.record("ns", "k"))
+        app_store.commit(pr, "l", mark=(1, b"m"), notices=[bad], also=_note("k"), at=t0)
+    assert (None, []) == (app_store.load_mark(pr, "l"), _notes(app_store))
+
+
+def test_marking_delivered_writes_the_applications_rows_with_it(
+    app_store: SyncStore, make_notice: MakeNotice, t0: datetime
+) -> None:
+    [seq] = app_store.enqueue([make_notice()], at=t0)
+    app_store.mark_delivered(seq, at=t0, also=_note("k"))
+    entry = app_store.entry(seq)
+    assert ("delivered", ["k"]) == (entry.status if entry else None, _notes(app_store))
+
+
+def test_a_failing_application_write_leaves_the_entry_pending(
+    app_store: SyncStore, make_notice: MakeNotice, t0: datetime
+) -> None:
+    [seq] = app_store.enqueue([make_notice()], at=t0)
+    app_store.mark_delivered(seq, at=t0, also=_note("k"))
+    [other] = app_store.enqueue([make_notice(item="IC_2")], at=t0)
+    with pytest.raises(sqlite3.IntegrityError):
+        app_store.mark_delivered(other, at=t0, also=_note("k"))  # the key is taken
+    entry = app_store.entry(other)
+    assert (("pending", 0), ["k"]) == (
+        (entry.status, entry.attempts) if entry else None,
+        _notes(app_store),
+    )
 
 
 def test_enqueueing_a_key_already_in_the_outbox_is_a_no_op(

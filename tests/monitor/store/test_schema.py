@@ -1,4 +1,4 @@
-"""The store's file: WAL, numbered migrations recorded in the database, the watch registry."""
+"""The store's file: WAL, parts each with its own numbered migrations, the watch registry."""
 
 from __future__ import annotations
 
@@ -8,11 +8,25 @@ from pathlib import Path
 
 import pytest
 
-from review_monitor import PrRef
+from review_monitor import Migration, PrRef, Tables
 from review_monitor._errors import StoreSchemaError
 from review_monitor._listener import Watch
-from review_monitor._migrations import MIGRATIONS, applied_versions, migrate
-from review_monitor._store import Mark, SyncStore
+from review_monitor._store import MONITOR_TABLES, SyncStore
+from review_monitor._store._schema import LEDGER_MOVED, migrate
+
+_T0 = datetime.fromisoformat("2026-03-01T12:00:00+00:00")
+NOTES_V1 = Migration(1, "notes", ("CREATE TABLE notes (k TEXT PRIMARY KEY, v TEXT NOT NULL)",))
+NOTES = Tables("test.notes", (NOTES_V1,))
+NOTES_V2 = Tables(
+    "test.notes",
+    (NOTES_V1, Migration(2, "notes get a rank", ("ALTER TABLE notes ADD COLUMN rank INTEGER",))),
+)
+
+
+def _ledger(db_path: Path) -> list[tuple[str, int]]:
+    with sqlite3.connect(db_path) as conn:
+        rows = conn.execute("SELECT part, version FROM schema_versions ORDER BY 1, 2")
+        return [(str(r[0]), int(r[1])) for r in rows]
 
 
 def test_the_store_runs_in_wal_mode(store: SyncStore, db_path: Path) -> None:
@@ -20,31 +34,44 @@ def test_the_store_runs_in_wal_mode(store: SyncStore, db_path: Path) -> None:
         assert "wal" == conn.execute("PRAGMA journal_mode").fetchone()[0]
 
 
-def test_a_new_store_records_every_migration(store: SyncStore, db_path: Path) -> None:
-    with sqlite3.connect(db_path) as conn:
-        assert [m.version for m in MIGRATIONS] == applied_versions(conn)
-
-
-def test_opening_an_older_store_applies_the_missing_migrations_and_keeps_its_data(
-    db_path: Path, pr: PrRef, t0: datetime
+def test_a_new_store_records_each_monitor_part_at_its_latest_version(
+    store: SyncStore, db_path: Path
 ) -> None:
-    db_path.parent.mkdir(parents=True)
-    conn = sqlite3.connect(db_path, isolation_level=None)
-    migrate(conn, t0, target=1)
-    conn.execute(
-        "INSERT INTO marks VALUES (?, ?, ?, ?, 'notices', 1, ?, ?)",
-        (pr.host, pr.owner, pr.name, pr.number, b"kept", "2026-03-01T12:00:00.000000Z"),
-    )
-    conn.close()
-    store = SyncStore.open(db_path)
-    try:
-        store.set_state("k", b"v", at=t0)  # a table from a later migration
-        assert (Mark(1, b"kept"), b"v") == (store.load_mark(pr, "notices"), store.get_state("k"))
-    finally:
-        store.close()
+    expected = sorted((p.part, len(p.migrations)) for p in MONITOR_TABLES)
+    assert expected == _ledger(db_path)
 
 
-def test_a_store_from_a_newer_build_is_refused_with_a_clear_message(
+def test_an_applications_part_is_created_and_recorded_when_the_store_opens(
+    db_path: Path,
+) -> None:
+    with SyncStore.open(db_path, tables=[NOTES]) as store, store.write(at=_T0) as tx:
+        tx.execute("INSERT INTO notes VALUES ('k', 'v')")
+    assert ("test.notes", 1) in _ledger(db_path)
+
+
+def test_a_parts_new_migration_runs_at_the_next_open_and_keeps_its_rows(db_path: Path) -> None:
+    with SyncStore.open(db_path, tables=[NOTES]) as store, store.write(at=_T0) as tx:
+        tx.execute("INSERT INTO notes VALUES ('k', 'v')")
+    with SyncStore.open(db_path, tables=[NOTES_V2]) as store, store.read() as tx:
+        row = tx.execute("SELECT k, v, rank FROM notes").fetchone()
+    assert (("k", "v", None), 2) == (row, max(v for p, v in _ledger(db_path) if p == "test.notes"))
+
+
+def test_opening_without_a_part_leaves_that_part_as_it_is(db_path: Path) -> None:
+    with SyncStore.open(db_path, tables=[NOTES_V2]) as store, store.write(at=_T0) as tx:
+        tx.execute("INSERT INTO notes VALUES ('k', 'v', 3)")
+    SyncStore.open(db_path).close()  # a short command that knows nothing of notes
+    with SyncStore.open(db_path, tables=[NOTES_V2]) as store, store.read() as tx:
+        assert ("k", "v", 3) == tx.execute("SELECT k, v, rank FROM notes").fetchone()
+
+
+def test_a_part_from_a_newer_build_is_refused_with_a_clear_message(db_path: Path) -> None:
+    SyncStore.open(db_path, tables=[NOTES_V2]).close()
+    with pytest.raises(StoreSchemaError, match=r"test\.notes tables have schema version 2, newer"):
+        SyncStore.open(db_path, tables=[NOTES])
+
+
+def test_a_store_from_a_newer_build_of_the_old_ledger_is_refused(
     store: SyncStore, db_path: Path
 ) -> None:
     with sqlite3.connect(db_path) as conn:
@@ -53,10 +80,29 @@ def test_a_store_from_a_newer_build_is_refused_with_a_clear_message(
         SyncStore.open(db_path)
 
 
-def test_migrating_twice_applies_nothing_the_second_time(tmp_path: Path, t0: datetime) -> None:
+def test_a_new_store_tells_builds_from_before_the_split_that_it_is_newer(
+    store: SyncStore, db_path: Path
+) -> None:
+    # A build from before the split knows versions 1 to 5 and refuses any other.
+    with sqlite3.connect(db_path) as conn:
+        versions = [r[0] for r in conn.execute("SELECT version FROM schema_migrations")]
+    assert [LEDGER_MOVED] == versions
+
+
+def test_migrating_twice_applies_nothing_the_second_time(tmp_path: Path) -> None:
     conn = sqlite3.connect(tmp_path / "s.db", isolation_level=None)
-    migrate(conn, t0)
-    assert [] == migrate(conn, t0)
+    first = migrate(conn, [*MONITOR_TABLES, NOTES], _T0)
+    assert (5, []) == (len(first), migrate(conn, [*MONITOR_TABLES, NOTES], _T0))
+
+
+def test_a_part_registered_twice_is_refused(db_path: Path) -> None:
+    with pytest.raises(ValueError, match="registered twice"):
+        SyncStore.open(db_path, tables=[NOTES, NOTES_V2])
+
+
+def test_migrations_must_be_numbered_from_one_without_gaps() -> None:
+    with pytest.raises(ValueError, match="numbered 1, 2"):
+        Tables("test.gap", (Migration(2, "two", ()),))
 
 
 def test_watches_are_listed_by_pr_then_thread(store: SyncStore, t0: datetime) -> None:

@@ -1,0 +1,129 @@
+"""One SQLite database and its transactions: the API every part reads and writes through.
+
+SQLite through the standard library: WAL, ``isolation_level=None`` and an explicit
+``BEGIN IMMEDIATE`` around every write, so the daemon and short commands (bind, status)
+share the file with brief transactions.  One connection, used under a lock, so a
+``Database`` is safe to share between threads.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Self
+
+from review_monitor._clock import Clock, SystemClock
+
+from ._schema import Tables, migrate
+
+__all__ = [
+    "Database",
+    "ReadTx",
+    "WriteTx",
+    "opt_dt",
+    "parse_store_time",
+    "placeholders",
+    "store_time",
+]
+
+
+def store_time(t: datetime) -> str:
+    """A time as the store keeps it: UTC, fixed width, so text order is time order."""
+    if t.tzinfo is None:
+        raise ValueError("store times must be timezone-aware")
+    return t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def parse_store_time(text: str) -> datetime:
+    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+
+
+def opt_dt(text: str | None) -> datetime | None:
+    return None if text is None else parse_store_time(text)
+
+
+def placeholders(values: Sequence[object]) -> str:
+    """``?, ?, ?`` for an ``IN (...)`` over ``values``."""
+    return ", ".join("?" for _ in values)
+
+
+class ReadTx:
+    """An open transaction: run statements with ``execute``."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+
+    def execute(self, sql: str, args: Iterable[Any] = ()) -> sqlite3.Cursor:
+        return self._conn.execute(sql, tuple(args))
+
+
+class WriteTx(ReadTx):
+    """An open write transaction, stamped ``at``: every part writes through it, so one
+    commit can change several parts (a mark, its notices, an application's rows)."""
+
+    def __init__(self, conn: sqlite3.Connection, at: datetime) -> None:
+        super().__init__(conn)
+        self.at = at
+        self.stamp = store_time(at)  # ``at`` as the store writes it
+
+
+class Database:
+    """The store's SQLite file: opening and migrating it, and its transactions."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+        self._conn = conn
+        self._lock = threading.Lock()
+        self.path = path
+
+    @staticmethod
+    def connect(path: Path, parts: Sequence[Tables], clock: Clock | None) -> sqlite3.Connection:
+        """Open (creating if needed) the file at ``path`` and migrate ``parts``."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=10.0)
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = FULL")
+            conn.execute("PRAGMA foreign_keys = ON")
+            conn.execute("PRAGMA busy_timeout = 10000")
+            migrate(conn, parts, (clock or SystemClock()).now())
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    @contextmanager
+    def write(self, *, at: datetime) -> Iterator[WriteTx]:
+        """One write transaction: all or nothing.  Raising inside the block rolls it
+        back, so a caller can check what it reads and refuse with nothing written."""
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield WriteTx(self._conn, at)
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    @contextmanager
+    def read(self) -> Iterator[ReadTx]:
+        """One read transaction: a consistent view for several statements."""
+        with self._lock:
+            self._conn.execute("BEGIN")
+            try:
+                yield ReadTx(self._conn)
+            finally:
+                self._conn.execute("COMMIT")

@@ -1,0 +1,72 @@
+"""Listener marks: each listener's opaque, versioned state for one PR."""
+
+from __future__ import annotations
+
+import msgspec
+
+from review_monitor._model import PrRef
+
+from ._db import Database, ReadTx, WriteTx
+from ._schema import Migration, Tables
+
+__all__ = ["MARKS", "Mark", "MarksPart", "put_mark"]
+
+_V1 = (  # version 1: listener marks
+    """CREATE TABLE marks (
+        host TEXT NOT NULL,
+        owner TEXT NOT NULL,
+        name TEXT NOT NULL,
+        number INTEGER NOT NULL,
+        listener TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        blob BLOB NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (host, owner, name, number, listener)
+    )""",
+)
+MARKS = Tables("review_monitor.marks", (Migration(1, "listener marks", _V1),), legacy=1)
+
+
+class Mark(msgspec.Struct, frozen=True):
+    """A listener's opaque state for one PR: the listener encodes and versions ``blob``."""
+
+    version: int
+    blob: bytes
+
+
+def put_mark(tx: WriteTx, pr: PrRef, listener: str, mark: Mark) -> None:
+    """Write ``listener``'s mark for ``pr`` inside ``tx``."""
+    tx.execute(
+        "INSERT INTO marks (host, owner, name, number, listener, version, blob, "
+        "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT (host, owner, name, number, listener) DO UPDATE SET "
+        "version = excluded.version, blob = excluded.blob, "
+        "updated_at = excluded.updated_at",
+        (pr.host, pr.owner, pr.name, pr.number, listener, mark.version, mark.blob, tx.stamp),
+    )
+
+
+def load_mark(tx: ReadTx, pr: PrRef, listener: str) -> Mark | None:
+    row = tx.execute(
+        "SELECT version, blob FROM marks WHERE host = ? AND owner = ? AND name = ? "
+        "AND number = ? AND listener = ?",
+        (pr.host, pr.owner, pr.name, pr.number, listener),
+    ).fetchone()
+    return None if row is None else Mark(int(row[0]), bytes(row[1]))
+
+
+class MarksPart(Database):
+    """``SyncStore``'s marks (written by ``SyncStore.commit``, with the notices)."""
+
+    def load_mark(self, pr: PrRef, listener: str) -> Mark | None:
+        with self.read() as tx:
+            return load_mark(tx, pr, listener)
+
+    def marked_prs(self, listener: str) -> tuple[PrRef, ...]:
+        """Every PR that has a mark for ``listener``, watched or not, sorted (a listener
+        that keeps work in its marks finds it again after a restart this way)."""
+        with self.read() as tx:
+            rows = tx.execute(
+                "SELECT host, owner, name, number FROM marks WHERE listener = ?", (listener,)
+            ).fetchall()
+        return tuple(sorted(PrRef(host=r[0], owner=r[1], name=r[2], number=r[3]) for r in rows))

@@ -1,0 +1,351 @@
+"""The notice outbox: every notice waits here until a publisher has taken it.
+
+Each row has an enqueue ``key`` (the notice's key when it was enqueued, unique:
+enqueueing a key again is a no-op, even after the row's content was merged or replaced)
+and a ``status``: pending, delivered, parked (refused: kept, not retried until
+``unpark``), handed-off (re-routed to the orchestrator) or merged (absorbed into an
+earlier pending notice of the same worker).  Each attempt is logged in
+``outbox_attempts``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import Any, Literal
+
+import msgspec
+
+from review_monitor._errors import StoreError
+from review_monitor._model import PrRef
+from review_monitor._notice import Notice
+
+from ._db import Database, WriteTx, opt_dt, parse_store_time, placeholders, store_time
+from ._schema import Migration, Tables
+
+__all__ = ["OUTBOX", "Also", "Attempt", "OutboxEntry", "OutboxPart", "OutboxStatus", "insert"]
+
+OutboxStatus = Literal["pending", "delivered", "parked", "handed-off", "merged"]
+_FINISHED: tuple[OutboxStatus, ...] = ("delivered", "handed-off", "merged")
+
+Also = Callable[[WriteTx], object] | None
+"""More writes for the same transaction (an application's rows), or None."""
+
+_V1 = (  # version 1: outbox and its attempt log
+    """CREATE TABLE outbox (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        key TEXT NOT NULL UNIQUE,
+        worker TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        host TEXT NOT NULL,
+        owner TEXT NOT NULL,
+        name TEXT NOT NULL,
+        number INTEGER NOT NULL,
+        notice BLOB NOT NULL,
+        status TEXT NOT NULL CHECK (status IN
+            ('pending', 'delivered', 'parked', 'handed-off', 'merged')),
+        attempts INTEGER NOT NULL DEFAULT 0,
+        created_at TEXT NOT NULL,
+        next_attempt_at TEXT NOT NULL,
+        last_outcome TEXT,
+        last_detail TEXT,
+        delivered_at TEXT,
+        session_id TEXT,
+        routed_to INTEGER,
+        updated_at TEXT NOT NULL
+    )""",
+    "CREATE INDEX outbox_queue ON outbox (status, worker, seq)",
+    """CREATE TABLE outbox_attempts (
+        seq INTEGER NOT NULL REFERENCES outbox (seq) ON DELETE CASCADE,
+        n INTEGER NOT NULL,
+        at TEXT NOT NULL,
+        outcome TEXT NOT NULL,
+        detail TEXT NOT NULL,
+        PRIMARY KEY (seq, n)
+    )""",
+)
+OUTBOX = Tables(
+    "review_monitor.outbox", (Migration(1, "outbox and its attempt log", _V1),), legacy=2
+)
+
+
+class Attempt(msgspec.Struct, frozen=True):
+    """One delivery attempt of an outbox entry."""
+
+    n: int
+    at: datetime
+    outcome: str  # delivered, busy, gone, refused, error, merged, replaced
+    detail: str
+
+
+class OutboxEntry(msgspec.Struct, frozen=True):
+    seq: int  # insertion order
+    key: str  # the enqueue key
+    worker: str
+    pr: PrRef
+    notice: Notice
+    status: OutboxStatus
+    attempts: int
+    created_at: datetime
+    next_attempt_at: datetime
+    last_outcome: str | None
+    last_detail: str | None
+    delivered_at: datetime | None
+    session_id: str | None
+    routed_to: int | None  # handed-off: the hand-off's seq; merged: the entry it joined
+
+
+_COLUMNS = (
+    "seq, key, worker, host, owner, name, number, notice, status, attempts, created_at, "
+    "next_attempt_at, last_outcome, last_detail, delivered_at, session_id, routed_to"
+)
+_NOTICE_DECODER = msgspec.json.Decoder(Notice)
+
+
+def _entry(row: tuple[Any, ...]) -> OutboxEntry:
+    return OutboxEntry(
+        seq=row[0],
+        key=row[1],
+        worker=row[2],
+        pr=PrRef(host=row[3], owner=row[4], name=row[5], number=row[6]),
+        notice=_NOTICE_DECODER.decode(row[7]),
+        status=row[8],
+        attempts=row[9],
+        created_at=parse_store_time(row[10]),
+        next_attempt_at=parse_store_time(row[11]),
+        last_outcome=row[12],
+        last_detail=row[13],
+        delivered_at=opt_dt(row[14]),
+        session_id=row[15],
+        routed_to=row[16],
+    )
+
+
+def _pr_of(notice: Notice) -> PrRef:
+    owner, _, name = notice.pr.repo.partition("/")
+    if not owner or not name:
+        raise ValueError(f"a notice's repo must be owner/name, got {notice.pr.repo!r}")
+    return PrRef(owner=owner, name=name, number=notice.pr.number, host=notice.pr.host)
+
+
+def insert(tx: WriteTx, notices: Sequence[Notice]) -> list[int]:
+    """Enqueue ``notices`` inside ``tx``; the seqs newly enqueued (a key already in the
+    outbox is skipped)."""
+    return [seq for n in notices if (seq := _insert(tx, n)) is not None]
+
+
+def _insert(tx: WriteTx, notice: Notice) -> int | None:
+    pr = _pr_of(notice)
+    cur = tx.execute(
+        "INSERT OR IGNORE INTO outbox (key, worker, kind, host, owner, name, number, "
+        "notice, status, created_at, next_attempt_at, updated_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)",
+        (
+            notice.key,
+            notice.worker,
+            notice.kind,
+            pr.host,
+            pr.owner,
+            pr.name,
+            pr.number,
+            msgspec.json.encode(notice),
+            tx.stamp,
+            tx.stamp,
+            tx.stamp,
+        ),
+    )
+    return cur.lastrowid if cur.rowcount == 1 else None
+
+
+def _log(tx: WriteTx, seq: int, outcome: str, detail: str) -> None:
+    """Log an attempt at the pending entry ``seq``."""
+    row = tx.execute("SELECT status, attempts FROM outbox WHERE seq = ?", (seq,)).fetchone()
+    if row is None:
+        raise StoreError(f"no outbox entry {seq}")
+    if row[0] != "pending":
+        raise StoreError(f"outbox entry {seq} is {row[0]}, not pending")
+    n = int(row[1]) + 1
+    tx.execute(
+        "INSERT INTO outbox_attempts (seq, n, at, outcome, detail) VALUES (?, ?, ?, ?, ?)",
+        (seq, n, tx.stamp, outcome, detail),
+    )
+    tx.execute(
+        "UPDATE outbox SET attempts = ?, last_outcome = ?, last_detail = ?, updated_at = ? "
+        "WHERE seq = ?",
+        (n, outcome, detail, tx.stamp, seq),
+    )
+
+
+class OutboxPart(Database):
+    """``SyncStore``'s outbox: what the delivery loop reads and records."""
+
+    def enqueue(self, notices: Sequence[Notice], *, at: datetime) -> list[int]:
+        """Enqueue notices without a mark change; returns the seqs newly enqueued."""
+        with self.write(at=at) as tx:
+            return insert(tx, notices)
+
+    def due(self, now: datetime) -> tuple[OutboxEntry, ...]:
+        """The head of each worker's pending queue (its oldest pending entry) when its
+        ``next_attempt_at`` has come, earliest due first.  A head that is not due yet
+        holds its worker's queue: per worker, notices go out in order."""
+        with self.read() as tx:
+            rows = tx.execute(
+                f"SELECT {_COLUMNS} FROM outbox WHERE seq IN "
+                "(SELECT MIN(seq) FROM outbox WHERE status = 'pending' GROUP BY worker) "
+                "AND next_attempt_at <= ? ORDER BY next_attempt_at, seq",
+                (store_time(now),),
+            ).fetchall()
+        return tuple(_entry(r) for r in rows)
+
+    def next_due_at(self) -> datetime | None:
+        """When the earliest worker head is due (may be in the past); None when idle."""
+        with self.read() as tx:
+            row = tx.execute(
+                "SELECT MIN(next_attempt_at) FROM outbox WHERE seq IN "
+                "(SELECT MIN(seq) FROM outbox WHERE status = 'pending' GROUP BY worker)"
+            ).fetchone()
+        return opt_dt(row[0])
+
+    def entry(self, seq: int) -> OutboxEntry | None:
+        with self.read() as tx:
+            row = tx.execute(f"SELECT {_COLUMNS} FROM outbox WHERE seq = ?", (seq,)).fetchone()
+        return None if row is None else _entry(row)
+
+    def entry_by_key(self, key: str) -> OutboxEntry | None:
+        with self.read() as tx:
+            row = tx.execute(f"SELECT {_COLUMNS} FROM outbox WHERE key = ?", (key,)).fetchone()
+        return None if row is None else _entry(row)
+
+    def entries(
+        self,
+        *,
+        worker: str | None = None,
+        statuses: Sequence[OutboxStatus] = ("pending",),
+    ) -> tuple[OutboxEntry, ...]:
+        """Entries in seq order, by status (pending by default), of one worker or all
+        (``status`` lists what is waiting per worker)."""
+        sql = f"SELECT {_COLUMNS} FROM outbox WHERE status IN ({placeholders(statuses)})"
+        args: list[Any] = list(statuses)
+        if worker is not None:
+            sql += " AND worker = ?"
+            args.append(worker)
+        with self.read() as tx:
+            rows = tx.execute(sql + " ORDER BY seq", args).fetchall()
+        return tuple(_entry(r) for r in rows)
+
+    def attempts(self, seq: int) -> tuple[Attempt, ...]:
+        """The attempt log of one entry, oldest first."""
+        with self.read() as tx:
+            rows = tx.execute(
+                "SELECT n, at, outcome, detail FROM outbox_attempts WHERE seq = ? ORDER BY n",
+                (seq,),
+            ).fetchall()
+        return tuple(Attempt(r[0], parse_store_time(r[1]), r[2], r[3]) for r in rows)
+
+    def record_attempt(
+        self, seq: int, *, at: datetime, outcome: str, detail: str = "", retry_at: datetime
+    ) -> None:
+        """Log an attempt that leaves the entry pending (busy, an error) and set when the
+        next one is due.  The entry stays at the head of its worker's queue."""
+        with self.write(at=at) as tx:
+            _log(tx, seq, outcome, detail)
+            tx.execute(
+                "UPDATE outbox SET next_attempt_at = ? WHERE seq = ?", (store_time(retry_at), seq)
+            )
+
+    def mark_delivered(
+        self,
+        seq: int,
+        *,
+        at: datetime,
+        session_id: str | None = None,
+        detail: str = "",
+        also: Also = None,
+    ) -> None:
+        """Log a successful attempt and finish the entry; ``also`` writes in the same
+        transaction (the application owes its acknowledgements there)."""
+        with self.write(at=at) as tx:
+            _log(tx, seq, "delivered", detail)
+            tx.execute(
+                "UPDATE outbox SET status = 'delivered', delivered_at = ?, session_id = ? "
+                "WHERE seq = ?",
+                (tx.stamp, session_id, seq),
+            )
+            if also is not None:
+                also(tx)
+
+    def park(self, seq: int, *, at: datetime, detail: str) -> None:
+        """Log a refused attempt and park the entry: kept, not retried until ``unpark``.
+        The worker's later notices move up behind it."""
+        with self.write(at=at) as tx:
+            _log(tx, seq, "refused", detail)
+            tx.execute("UPDATE outbox SET status = 'parked' WHERE seq = ?", (seq,))
+
+    def unpark(self, worker: str, *, at: datetime) -> int:
+        """Put a worker's parked entries back in its queue, due at ``at`` (after its
+        configuration was fixed); returns how many."""
+        with self.write(at=at) as tx:
+            cur = tx.execute(
+                "UPDATE outbox SET status = 'pending', next_attempt_at = ?, updated_at = ? "
+                "WHERE worker = ? AND status = 'parked'",
+                (tx.stamp, tx.stamp, worker),
+            )
+            return cur.rowcount
+
+    def hand_off(self, seq: int, handoff: Notice, *, at: datetime, detail: str) -> int:
+        """The worker is gone: log the attempt, mark the entry handed-off and enqueue
+        ``handoff`` (addressed to the orchestrator) in the same transaction.  Returns the
+        hand-off's seq (the existing one when its key was already enqueued)."""
+        with self.write(at=at) as tx:
+            _log(tx, seq, "gone", detail)
+            new = _insert(tx, handoff)
+            if new is None:
+                new = int(
+                    tx.execute("SELECT seq FROM outbox WHERE key = ?", (handoff.key,)).fetchone()[0]
+                )
+            tx.execute(
+                "UPDATE outbox SET status = 'handed-off', routed_to = ? WHERE seq = ?",
+                (new, seq),
+            )
+            return new
+
+    def merge_into(
+        self, seq: int, notice: Notice, *, absorbed: Sequence[int] = (), at: datetime
+    ) -> None:
+        """Replace the pending entry ``seq``'s notice with ``notice`` (a busy head with
+        later notices for the same PR folded in) and mark each ``absorbed`` entry merged
+        into it.  Enqueue keys stay as they were, so re-enqueueing any of them is still a
+        no-op.  All entries must be pending and belong to the same worker."""
+        with self.write(at=at) as tx:
+            head = tx.execute("SELECT worker, status FROM outbox WHERE seq = ?", (seq,)).fetchone()
+            if head is None or head[1] != "pending":
+                raise StoreError(f"outbox entry {seq} is not pending")
+            if notice.worker != head[0]:
+                raise StoreError(f"outbox entry {seq} belongs to another worker")
+            for other in absorbed:
+                row = tx.execute(
+                    "SELECT worker, status FROM outbox WHERE seq = ?", (other,)
+                ).fetchone()
+                if row is None or row[1] != "pending" or row[0] != head[0] or other == seq:
+                    raise StoreError(f"outbox entry {other} cannot be merged into {seq}")
+                tx.execute(
+                    "UPDATE outbox SET status = 'merged', routed_to = ?, updated_at = ? "
+                    "WHERE seq = ?",
+                    (seq, tx.stamp, other),
+                )
+            tx.execute(
+                "UPDATE outbox SET notice = ?, kind = ?, updated_at = ? WHERE seq = ?",
+                (msgspec.json.encode(notice), notice.kind, tx.stamp, seq),
+            )
+
+    def prune(self, *, before: datetime) -> int:
+        """Delete finished entries (delivered, handed-off, merged) last touched before
+        ``before``, with their attempt logs; returns how many.  Their keys go with them,
+        so keep ``before`` far behind anything a listener could enqueue again."""
+        with self.write(at=before) as tx:
+            cur = tx.execute(
+                f"DELETE FROM outbox WHERE status IN ({placeholders(_FINISHED)}) "
+                "AND updated_at < ?",
+                (*_FINISHED, store_time(before)),
+            )
+            return cur.rowcount

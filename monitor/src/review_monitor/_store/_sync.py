@@ -1,0 +1,60 @@
+"""``SyncStore``: the blocking store, the monitor's parts over one database."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+
+from review_monitor._clock import Clock
+from review_monitor._model import PrRef
+from review_monitor._notice import Notice
+
+from ._marks import MARKS, Mark, MarksPart, put_mark
+from ._outbox import OUTBOX, Also, OutboxPart, insert
+from ._schema import Tables
+from ._state import STATE, StatePart
+from ._watches import WATCHES, WatchesPart
+
+__all__ = ["MONITOR_TABLES", "SyncStore"]
+
+MONITOR_TABLES: tuple[Tables, ...] = (WATCHES, MARKS, OUTBOX, STATE)
+
+
+class SyncStore(WatchesPart, MarksPart, OutboxPart, StatePart):
+    """The blocking store API (short commands, worker threads).  Thread-safe: one
+    connection, used under a lock.  ``write(at=...)`` and ``read()`` are its
+    transactions, for the application's own tables."""
+
+    @classmethod
+    def open(
+        cls, path: Path | str, *, clock: Clock | None = None, tables: Sequence[Tables] = ()
+    ) -> SyncStore:
+        """Open (creating if needed) the store at ``path`` and migrate the monitor's parts
+        and ``tables``, the application's parts."""
+        path = Path(path)
+        return cls(cls.connect(path, (*MONITOR_TABLES, *tables), clock), path)
+
+    def commit(
+        self,
+        pr: PrRef,
+        listener: str,
+        *,
+        mark: Mark | tuple[int, bytes] | None,
+        notices: Sequence[Notice] = (),
+        at: datetime,
+        also: Also = None,
+    ) -> list[int]:
+        """Write ``listener``'s new mark for ``pr`` (None: leave it), enqueue ``notices``
+        and run ``also`` (the application's records), all in one transaction (the
+        transactional outbox: a crash can neither lose a notice nor record its cause as
+        handled without it).  Returns the seqs of the notices newly enqueued; a notice
+        whose key is already in the outbox is skipped."""
+        if mark is not None and not isinstance(mark, Mark):
+            mark = Mark(*mark)
+        with self.write(at=at) as tx:
+            if mark is not None:
+                put_mark(tx, pr, listener, mark)
+            if also is not None:
+                also(tx)
+            return insert(tx, notices)

@@ -1,0 +1,81 @@
+"""comment-wake's parts of the monitor's state store, and opening the store with them.
+
+The store (``review_monitor.SyncStore`` / ``Store``) is one SQLite file in parts, each
+with its own migrations.  comment-wake registers two: ``RECORDS`` (``app_records``: the
+registry's workers and orchestrators, the decision records) and ``REACTIONS`` (the
+acknowledgements the delivery owes).  Every opener in the app
+goes through ``open_store`` / ``open_sync_store`` so both are always migrated.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from review_monitor import Clock, Executor, Store, SyncStore, Tables, run_in_thread
+
+from ._reactions import (
+    REACTIONS,
+    ReactionEntry,
+    ReactionStatus,
+    due_reactions,
+    next_reaction_at,
+    owing,
+    prune_reactions,
+    reactions,
+    settle_reactions,
+)
+from ._records import (
+    RECORDS,
+    delete_record,
+    get_record,
+    prune_records,
+    put_record,
+    putting_records,
+    read_record,
+    read_records,
+    record_items,
+    records_under,
+)
+
+__all__ = [
+    "APP_TABLES",
+    "REACTIONS",
+    "RECORDS",
+    "ReactionEntry",
+    "ReactionStatus",
+    "delete_record",
+    "due_reactions",
+    "get_record",
+    "next_reaction_at",
+    "open_store",
+    "open_sync_store",
+    "owing",
+    "prune_reactions",
+    "prune_records",
+    "put_record",
+    "putting_records",
+    "reactions",
+    "read_record",
+    "read_records",
+    "record_items",
+    "records_under",
+    "settle_reactions",
+]
+
+APP_TABLES: tuple[Tables, ...] = (RECORDS, REACTIONS)
+
+
+def open_sync_store(path: Path | str, *, clock: Clock | None = None) -> SyncStore:
+    """``SyncStore.open`` with comment-wake's tables."""
+    return SyncStore.open(path, clock=clock, tables=APP_TABLES)
+
+
+def open_store(
+    path: Path | str,
+    *,
+    lease: bool = False,
+    clock: Clock | None = None,
+    executor: Executor = run_in_thread,
+) -> Store:
+    """``Store.open`` with comment-wake's tables."""
+    return Store.open(path, lease=lease, clock=clock, tables=APP_TABLES, executor=executor)

@@ -1,0 +1,191 @@
+"""The acknowledgement reactions the delivery owes: comment-wake's ``reactions`` table.
+
+One row per (comment, reaction content), owed in the transaction that marks its comment
+wake delivered (``owing(...)`` passed as ``mark_delivered``'s ``also``), so a crash can
+neither lose nor repeat the wake for it; retried on its own schedule, never holding an
+outbox entry.  Functions over the ``SyncStore`` run their own transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import Any, Literal
+
+import msgspec
+
+from review_monitor import Migration, SyncStore, Tables, WriteTx, parse_store_time, store_time
+
+__all__ = [
+    "REACTIONS",
+    "ReactionEntry",
+    "ReactionStatus",
+    "due_reactions",
+    "next_reaction_at",
+    "owing",
+    "prune_reactions",
+    "reactions",
+    "settle_reactions",
+]
+
+ReactionStatus = Literal["pending", "done", "failed"]
+
+_V1 = (  # version 1: acknowledgement reactions
+    """CREATE TABLE reactions (
+        subject_id TEXT NOT NULL,
+        content TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        host TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('pending', 'done', 'failed')),
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at TEXT NOT NULL,
+        last_detail TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (subject_id, content)
+    )""",
+    "CREATE INDEX reactions_due ON reactions (status, next_attempt_at)",
+)
+REACTIONS = Tables(
+    "comment_wake.reactions", (Migration(1, "acknowledgement reactions", _V1),), legacy=4
+)
+
+
+class ReactionEntry(msgspec.Struct, frozen=True):
+    """An acknowledgement owed on GitHub: react with ``content`` to ``subject_id``."""
+
+    subject_id: str  # the comment's or review's GraphQL node id
+    content: str  # GraphQL ReactionContent, e.g. EYES
+    seq: int  # the outbox entry whose delivery asked for it
+    host: str
+    status: ReactionStatus
+    attempts: int
+    next_attempt_at: datetime
+    last_detail: str | None
+    created_at: datetime
+
+
+_COLUMNS = (
+    "subject_id, content, seq, host, status, attempts, next_attempt_at, last_detail, created_at"
+)
+
+
+def _reaction(row: tuple[Any, ...]) -> ReactionEntry:
+    return ReactionEntry(
+        subject_id=row[0],
+        content=row[1],
+        seq=row[2],
+        host=row[3],
+        status=row[4],
+        attempts=row[5],
+        next_attempt_at=parse_store_time(row[6]),
+        last_detail=row[7],
+        created_at=parse_store_time(row[8]),
+    )
+
+
+def owing(
+    seq: int, subject_ids: Sequence[str], content: str, host: str
+) -> Callable[[WriteTx], int]:
+    """The write that owes a ``content`` reaction to each of ``subject_ids`` for the
+    outbox entry ``seq`` (none when ``content`` is empty), inside the caller's
+    transaction.  A reaction already owed or made is left as it is; it returns how many
+    were newly owed."""
+
+    def owe(tx: WriteTx) -> int:
+        owed = 0
+        if content:
+            for subject in dict.fromkeys(subject_ids):
+                cur = tx.execute(
+                    "INSERT OR IGNORE INTO reactions (subject_id, content, seq, host, "
+                    "status, next_attempt_at, created_at, updated_at) "
+                    "VALUES (?, ?, ?, ?, 'pending', ?, ?, ?)",
+                    (subject, content, seq, host, tx.stamp, tx.stamp, tx.stamp),
+                )
+                owed += cur.rowcount
+        return owed
+
+    return owe
+
+
+def due_reactions(db: SyncStore, now: datetime, *, limit: int = 90) -> tuple[ReactionEntry, ...]:
+    """Pending reactions whose ``next_attempt_at`` has come, oldest first."""
+    with db.read() as tx:
+        rows = tx.execute(
+            f"SELECT {_COLUMNS} FROM reactions WHERE status = 'pending' "
+            "AND next_attempt_at <= ? ORDER BY next_attempt_at, created_at, subject_id "
+            "LIMIT ?",
+            (store_time(now), limit),
+        ).fetchall()
+    return tuple(_reaction(r) for r in rows)
+
+
+def next_reaction_at(db: SyncStore) -> datetime | None:
+    """When the earliest pending reaction is due (may be past); None when none is owed."""
+    with db.read() as tx:
+        row = tx.execute(
+            "SELECT MIN(next_attempt_at) FROM reactions WHERE status = 'pending'"
+        ).fetchone()
+    return None if row[0] is None else parse_store_time(row[0])
+
+
+def reactions(
+    db: SyncStore, *, statuses: Sequence[ReactionStatus] = ("pending", "done", "failed")
+) -> tuple[ReactionEntry, ...]:
+    """Reactions by status, in the order they were owed."""
+    marks = ", ".join("?" for _ in statuses)
+    with db.read() as tx:
+        rows = tx.execute(
+            f"SELECT {_COLUMNS} FROM reactions WHERE status IN ({marks}) "
+            "ORDER BY created_at, seq, subject_id",
+            statuses,
+        ).fetchall()
+    return tuple(_reaction(r) for r in rows)
+
+
+def settle_reactions(
+    db: SyncStore,
+    content: str,
+    *,
+    done: Sequence[str] = (),
+    failed: Sequence[str] = (),
+    at: datetime,
+    detail: str = "",
+    retry_at: datetime | None = None,
+) -> None:
+    """Record one attempt at some pending reactions: ``done`` ones are finished;
+    ``failed`` ones are due again at ``retry_at``, or given up (status failed) when
+    it is None."""
+    with db.write(at=at) as tx:
+        for subject in done:
+            tx.execute(
+                "UPDATE reactions SET status = 'done', attempts = attempts + 1, "
+                "last_detail = NULL, updated_at = ? "
+                "WHERE subject_id = ? AND content = ? AND status = 'pending'",
+                (tx.stamp, subject, content),
+            )
+        for subject in failed:
+            tx.execute(
+                "UPDATE reactions SET status = ?, attempts = attempts + 1, "
+                "next_attempt_at = ?, last_detail = ?, updated_at = ? "
+                "WHERE subject_id = ? AND content = ? AND status = 'pending'",
+                (
+                    "failed" if retry_at is None else "pending",
+                    store_time(retry_at or at),
+                    detail,
+                    tx.stamp,
+                    subject,
+                    content,
+                ),
+            )
+
+
+def prune_reactions(db: SyncStore, *, before: datetime) -> int:
+    """Delete finished reactions (done or given up) last touched before ``before``;
+    pending ones stay whatever their age.  Returns how many."""
+    with db.write(at=before) as tx:
+        cur = tx.execute(
+            "DELETE FROM reactions WHERE status IN ('done', 'failed') AND updated_at < ?",
+            (store_time(before),),
+        )
+        return cur.rowcount
