@@ -31,8 +31,9 @@ from comment_wake.daemon._doctor import run_checks
 from comment_wake.hints import WebhookSecretError, load_secret
 from comment_wake.registry import Registry
 from comment_wake.store import open_sync_store
-from review_monitor import PrRef, StoreError, StoreLockedError, SyncStore, TokenNotFoundError
-from review_monitor import find_token as _find_token
+from review_monitor import PrRef, StoreError, StoreLockedError, TokenNotFoundError
+from review_monitor.github import find_token as _find_token
+from review_monitor.store import SyncStore
 
 __all__ = ["register"]
 

@@ -37,21 +37,10 @@ from pathlib import Path
 import anyio
 import msgspec
 
-from review_monitor import (
-    GitHubClient,
-    GitHubConfig,
-    Monitor,
-    MonitorConfig,
-    PrRef,
-    PrStatus,
-    RetryPolicy,
-    SyncStore,
-    Watch,
-    parse_badge,
-    read_badges,
-    read_details,
-)
+from review_monitor import GitHubConfig, Monitor, MonitorConfig, PrRef, PrStatus, Watch
 from review_monitor._queries import badge_query
+from review_monitor.github import GitHubClient, RetryPolicy, parse_badge, read_badges, read_details
+from review_monitor.store import SyncStore
 from review_monitor.testing import FakeGitHub, FixedClock, VirtualClock
 
 START = datetime(2030, 1, 2, 3, 0, tzinfo=UTC)

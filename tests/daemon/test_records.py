@@ -20,7 +20,8 @@ from comment_wake.store import (
     settle_reactions,
 )
 from comment_wake.wake import RULES
-from review_monitor import Notice, NoticePr, PrRef, SyncStore
+from review_monitor import Notice, NoticePr, PrRef
+from review_monitor.store import SyncStore
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 PR = PrRef("octo", "repo", 1)

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from comment_wake.store import open_store, open_sync_store
-from review_monitor import PrRef, SyncStore
+from review_monitor import PrRef
+from review_monitor.store import SyncStore
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 A = PrRef("octo", "repo", 2)

@@ -12,7 +12,8 @@ import anyio
 import httpx
 import pytest
 
-from review_monitor import BadgeBatch, Poller, PrRef, Watch
+from review_monitor import PrRef, Watch
+from review_monitor.poll import BadgeBatch, Poller
 from review_monitor.testing import VirtualClock
 
 pytestmark = pytest.mark.anyio

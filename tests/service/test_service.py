@@ -18,7 +18,8 @@ import pytest
 from comment_wake.ownpost import TranscriptSource
 from comment_wake.service.testing import ServiceRig
 from comment_wake.wake import NOTICE_KIND, decode_mark
-from review_monitor import LookupFailed, PermissionAnswer, PermissionChecker, Store, SyncStore
+from review_monitor import LookupFailed, PermissionAnswer, PermissionChecker
+from review_monitor.store import Store, SyncStore
 from review_monitor.testing import Fault
 
 pytestmark = pytest.mark.anyio
@@ -495,7 +496,7 @@ async def test_an_injected_detail_reader_serves_the_bodies_without_a_query_of_it
     rig: ServiceRig,
 ) -> None:
     from comment_wake.service import CommentWake
-    from review_monitor import read_details
+    from review_monitor.github import read_details
 
     asked: list[list[str]] = []
 

@@ -1,16 +1,12 @@
-"""pr-review-monitor: watch many pull requests with one batched badge poll."""
+"""pr-review-monitor: watch many pull requests with one batched badge poll.
 
-from ._api import GitHubApi, GraphQLResult, RestResult
-from ._badge import (
-    add_reactions,
-    parse_badge,
-    parse_details,
-    parse_failing_checks,
-    read_badges,
-    read_details,
-    read_failing_checks,
-    read_gap,
-)
+The names here are what an application that runs the monitor needs.  The parts it
+assembles have public modules of their own: ``review_monitor.github`` (the client and
+the reads), ``review_monitor.poll`` (the poller and its seams), ``review_monitor.store``
+(the state store) and ``review_monitor.seen`` (the pure seen set); ``review_monitor.testing``
+has FakeGitHub and the clocks.
+"""
+
 from ._clock import Clock, SystemClock
 from ._config import GitHubConfig, MonitorConfig
 from ._duration import Duration, format_duration, parse_duration
@@ -25,22 +21,10 @@ from ._errors import (
     TokenNotFoundError,
     TransientError,
 )
-from ._events import (
-    Fault,
-    FaultKind,
-    MonitorEvent,
-    PollObserver,
-    PollRound,
-    describe_event,
-    log_event,
-)
-from ._github import GitHubClient, RetryPolicy
-from ._governor import BudgetGovernor, Pace
-from ._lease import Lease
+from ._events import Fault, FaultKind, MonitorEvent, PollRound, describe_event, log_event
 from ._listener import WATCH_TOOL, Listener, Watch
 from ._model import (
     Author,
-    BadgeBatch,
     BadgeItem,
     CheckFailure,
     GapRead,
@@ -54,142 +38,61 @@ from ._model import (
 )
 from ._monitor import Monitor
 from ._notice import NOTICE_VERSION, Notice, NoticeItem, NoticePr, notice_key
-from ._notices import (
-    CheckReader,
-    DetailReader,
-    MonitorNotices,
-    NoticesMark,
-    PermissionChecker,
-    is_bot,
-)
+from ._notices import PermissionChecker, is_bot
 from ._permissions import Permissions, is_valid_login
-from ._poller import BadgeReader, Poller, WatchSource
 from ._publisher import Busy, Delivered, Gone, Publisher, PublishOutcome, Refused
-from ._queries import all_documents
-from ._ratelimit import RateLimit
-from ._seen import Seen, lag_floor, retry_delay, settle_seen, unseen
-from ._store import (
-    Attempt,
-    Executor,
-    Mark,
-    Migration,
-    OutboxEntry,
-    OutboxStatus,
-    ReadTx,
-    Store,
-    SyncStore,
-    Tables,
-    WriteTx,
-    add_watch,
-    parse_store_time,
-    remove_watch,
-    run_in_thread,
-    run_inline,
-    store_time,
-)
-from ._token import find_token
 
 __all__ = [
     "NOTICE_VERSION",
     "WATCH_TOOL",
-    "Attempt",
     "AuthError",
     "Author",
-    "BadgeBatch",
     "BadgeItem",
-    "BadgeReader",
-    "BudgetGovernor",
     "Busy",
     "CheckFailure",
-    "CheckReader",
     "Clock",
     "Delivered",
-    "DetailReader",
     "Duration",
-    "Executor",
     "Fault",
     "FaultKind",
     "GapRead",
-    "GitHubApi",
-    "GitHubClient",
     "GitHubConfig",
     "GitHubError",
     "Gone",
     "GraphQLError",
-    "GraphQLResult",
     "InlineComment",
     "ItemDetail",
-    "Lease",
     "Listener",
     "LookupFailed",
-    "Mark",
-    "Migration",
     "Monitor",
     "MonitorConfig",
     "MonitorEvent",
-    "MonitorNotices",
     "Notice",
     "NoticeItem",
     "NoticePr",
-    "NoticesMark",
-    "OutboxEntry",
-    "OutboxStatus",
-    "Pace",
     "PageInfo",
     "PermissionAnswer",
     "PermissionChecker",
     "Permissions",
-    "PollObserver",
     "PollRound",
-    "Poller",
     "PrRef",
     "PrStatus",
     "PublishOutcome",
     "Publisher",
-    "RateLimit",
     "RateLimitedError",
-    "ReadTx",
     "Refused",
-    "RestResult",
-    "RetryPolicy",
-    "Seen",
-    "Store",
     "StoreError",
     "StoreLockedError",
     "StoreSchemaError",
-    "SyncStore",
     "SystemClock",
-    "Tables",
     "TokenNotFoundError",
     "TransientError",
     "Watch",
-    "WatchSource",
-    "WriteTx",
-    "add_reactions",
-    "add_watch",
-    "all_documents",
     "describe_event",
-    "find_token",
     "format_duration",
     "is_bot",
     "is_valid_login",
-    "lag_floor",
     "log_event",
     "notice_key",
-    "parse_badge",
-    "parse_details",
     "parse_duration",
-    "parse_failing_checks",
-    "parse_store_time",
-    "read_badges",
-    "read_details",
-    "read_failing_checks",
-    "read_gap",
-    "remove_watch",
-    "retry_delay",
-    "run_in_thread",
-    "run_inline",
-    "settle_seen",
-    "store_time",
-    "unseen",
 ]

@@ -15,7 +15,8 @@ import msgspec
 from comment_wake.service._records import DecisionRecord, decode_record, namespace_of
 from comment_wake.store import read_records
 from comment_wake.wake import RULES as TRUST_RULES
-from review_monitor import PrRef, SyncStore
+from review_monitor import PrRef
+from review_monitor.store import SyncStore
 
 __all__ = [
     "RULES",

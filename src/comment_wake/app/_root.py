@@ -52,7 +52,9 @@ from comment_wake.hints import HintListener, load_secret, matching_watch
 from comment_wake.registry import Registry
 from comment_wake.service import DECISIONS, BindingSource, CommentWake
 from comment_wake.store import APP_TABLES, prune_reactions, prune_records
-from review_monitor import Clock, Monitor, PrRef, RetryPolicy, Store, SyncStore, SystemClock
+from review_monitor import Clock, Monitor, PrRef, SystemClock
+from review_monitor.github import RetryPolicy
+from review_monitor.store import Store, SyncStore
 
 from ._explain import Explanation, explain_comment
 from ._snapshot import snapshot_store

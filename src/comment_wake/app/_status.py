@@ -18,7 +18,8 @@ from comment_wake.service import (
 )
 from comment_wake.store import reactions, read_records
 from comment_wake.wake import MarkError, WakeConfig, decode_mark
-from review_monitor import PrRef, SyncStore, format_duration
+from review_monitor import PrRef, format_duration
+from review_monitor.store import SyncStore
 
 from ._state import DAEMON_STATE_KEY, DaemonState
 

@@ -27,7 +27,8 @@ from comment_wake.app import App, open_app
 from comment_wake.config import AppConfig
 from comment_wake.delivery import NoticeCallback
 from comment_wake.events import Subscriber
-from review_monitor import Clock, RetryPolicy
+from review_monitor import Clock
+from review_monitor.github import RetryPolicy
 
 if TYPE_CHECKING:
     import httpx

@@ -29,7 +29,8 @@ from comment_wake.registry import (
     WebhookSpec,
     WorkerRecord,
 )
-from review_monitor import GitHubClient, GitHubError, Permissions, is_valid_login
+from review_monitor import GitHubError, Permissions, is_valid_login
+from review_monitor.github import GitHubClient
 
 __all__ = ["Check", "run_checks"]
 

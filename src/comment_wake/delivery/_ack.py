@@ -17,15 +17,9 @@ from datetime import datetime
 from typing import Final
 
 from comment_wake.store import ReactionEntry, due_reactions, next_reaction_at, settle_reactions
-from review_monitor import (
-    Clock,
-    GitHubApi,
-    GitHubError,
-    Notice,
-    RateLimitedError,
-    Store,
-    add_reactions,
-)
+from review_monitor import Clock, GitHubError, Notice, RateLimitedError
+from review_monitor.github import GitHubApi, add_reactions
+from review_monitor.store import Store
 
 from ._backoff import Backoff
 from ._killpoints import kill_point

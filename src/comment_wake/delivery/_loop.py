@@ -39,19 +39,9 @@ from comment_wake.events import (
     NoticeParked,
 )
 from comment_wake.store import owing
-from review_monitor import (
-    Busy,
-    Clock,
-    Delivered,
-    Duration,
-    GitHubApi,
-    Gone,
-    OutboxEntry,
-    Publisher,
-    Refused,
-    Store,
-    SyncStore,
-)
+from review_monitor import Busy, Clock, Delivered, Duration, Gone, Publisher, Refused
+from review_monitor.github import GitHubApi
+from review_monitor.store import OutboxEntry, Store, SyncStore
 
 from ._ack import Acknowledger, ack_subjects, reaction_content
 from ._backoff import Backoff, RetryState

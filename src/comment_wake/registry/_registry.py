@@ -38,16 +38,8 @@ from comment_wake.store import (
     record_items,
 )
 from comment_wake.wake import Binding
-from review_monitor import (
-    Clock,
-    Gone,
-    PrRef,
-    Publisher,
-    SyncStore,
-    SystemClock,
-    add_watch,
-    remove_watch,
-)
+from review_monitor import Clock, Gone, PrRef, Publisher, SystemClock
+from review_monitor.store import SyncStore, add_watch, remove_watch
 
 from ._errors import RefusedInputError, UnknownWorkerError
 from ._model import (

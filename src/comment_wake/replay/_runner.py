@@ -32,7 +32,8 @@ from comment_wake.ownpost import TranscriptSource
 from comment_wake.service import LISTENER_NAME
 from comment_wake.store import open_store
 from comment_wake.wake import NOTICE_KIND, Binding
-from review_monitor import GitHubConfig, Monitor, Notice, OutboxStatus, PrRef, Store, run_inline
+from review_monitor import GitHubConfig, Monitor, Notice, PrRef
+from review_monitor.store import OutboxStatus, Store, run_inline
 from review_monitor.testing import FakeGitHub, RecordedRequest, VirtualClock
 from review_monitor.testing import Fault as FakeFault
 

@@ -55,13 +55,10 @@ from comment_wake.wake import (
 from review_monitor import (
     BadgeItem,
     Clock,
-    DetailReader,
     GapRead,
-    GitHubApi,
     GitHubError,
     ItemDetail,
     LookupFailed,
-    Mark,
     MonitorConfig,
     Notice,
     PermissionAnswer,
@@ -70,13 +67,12 @@ from review_monitor import (
     PrRef,
     PrStatus,
     RateLimitedError,
-    Store,
-    SyncStore,
     TransientError,
     Watch,
-    read_details,
-    read_gap,
 )
+from review_monitor.github import GitHubApi, read_details, read_gap
+from review_monitor.poll import DetailReader
+from review_monitor.store import Mark, Store, SyncStore
 
 from ._ports import BindingSource
 from ._records import (

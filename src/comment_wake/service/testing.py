@@ -21,17 +21,15 @@ from comment_wake.ownpost import TranscriptSource
 from comment_wake.store import open_store
 from comment_wake.wake import Binding, WakeConfig
 from review_monitor import (
-    GitHubClient,
     GitHubConfig,
     MonitorConfig,
     PermissionChecker,
     Permissions,
     PrRef,
     PrStatus,
-    RetryPolicy,
     Watch,
-    read_badges,
 )
+from review_monitor.github import GitHubClient, RetryPolicy, read_badges
 from review_monitor.testing import FakeGitHub, VirtualClock
 
 from ._service import CommentWake

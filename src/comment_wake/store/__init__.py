@@ -1,6 +1,6 @@
 """comment-wake's parts of the monitor's state store, and opening the store with them.
 
-The store (``review_monitor.SyncStore`` / ``Store``) is one SQLite file in parts, each
+The store (``review_monitor.store.SyncStore`` / ``Store``) is one SQLite file in parts, each
 with its own migrations.  comment-wake registers two: ``RECORDS`` (``app_records``: the
 registry's workers and orchestrators, the decision records) and ``REACTIONS`` (the
 acknowledgements the delivery owes).  Every opener in the app
@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from review_monitor import Clock, Executor, Store, SyncStore, Tables, run_in_thread
+from review_monitor import Clock
+from review_monitor.store import Executor, Store, SyncStore, Tables, run_in_thread
 
 from ._reactions import (
     REACTIONS,

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from review_monitor import Migration, SyncStore, Tables, WriteTx, parse_store_time, store_time
+from review_monitor.store import Migration, SyncStore, Tables, WriteTx, parse_store_time, store_time
 
 __all__ = [
     "REACTIONS",

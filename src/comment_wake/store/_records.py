@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
-from review_monitor import Migration, ReadTx, SyncStore, Tables, WriteTx, store_time
+from review_monitor.store import Migration, ReadTx, SyncStore, Tables, WriteTx, store_time
 
 __all__ = [
     "RECORDS",

@@ -54,19 +54,8 @@ from datetime import datetime, timedelta
 
 import msgspec
 
-from review_monitor import (
-    BadgeItem,
-    ItemDetail,
-    MonitorConfig,
-    Notice,
-    PageInfo,
-    PrStatus,
-    Seen,
-    lag_floor,
-    retry_delay,
-    settle_seen,
-    unseen,
-)
+from review_monitor import BadgeItem, ItemDetail, MonitorConfig, Notice, PageInfo, PrStatus
+from review_monitor.seen import Seen, lag_floor, retry_delay, settle_seen, unseen
 
 from ._config import WakeConfig
 from ._mark import Handled, Held, Pending, WakeMark

@@ -12,7 +12,8 @@ from typing import Any
 
 import msgspec
 
-from review_monitor import BadgeItem, ItemDetail, Seen
+from review_monitor import BadgeItem, ItemDetail
+from review_monitor.seen import Seen
 
 from ._errors import MarkError
 
@@ -23,7 +24,7 @@ MARK_VERSION = 1
 
 Handled = Seen
 """A comment decided for good, kept by id while it is above the floor: the seen set's
-``review_monitor.Seen``, shared with the monitor's notices."""
+``review_monitor.seen.Seen``, shared with the monitor's notices."""
 
 
 class Held(msgspec.Struct, frozen=True):

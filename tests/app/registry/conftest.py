@@ -9,7 +9,7 @@ import pytest
 
 from comment_wake.registry import AgentHomes, InboxSpec, Registry
 from comment_wake.store import open_sync_store
-from review_monitor import SyncStore
+from review_monitor.store import SyncStore
 from review_monitor.testing import FixedClock
 
 

@@ -19,7 +19,8 @@ from comment_wake.registry import (
     WorkerRecord,
 )
 from comment_wake.store import read_record
-from review_monitor import PrRef, SyncStore, Watch, WriteTx
+from review_monitor import PrRef, Watch
+from review_monitor.store import SyncStore, WriteTx
 
 PR = PrRef("octo", "repo", 7)
 

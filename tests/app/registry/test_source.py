@@ -34,7 +34,8 @@ from comment_wake.registry import (
 from comment_wake.service import BindingSource
 from comment_wake.store import open_store
 from comment_wake.wake import Binding
-from review_monitor import Delivered, Gone, Notice, NoticePr, PrRef, Refused, SyncStore
+from review_monitor import Delivered, Gone, Notice, NoticePr, PrRef, Refused
+from review_monitor.store import SyncStore
 from review_monitor.testing import FixedClock
 
 PR = PrRef("octo", "repo", 7)

@@ -15,7 +15,8 @@ from comment_wake.store import (
     reactions,
     read_record,
 )
-from review_monitor import Mark, PrRef, SyncStore, Watch
+from review_monitor import PrRef, Watch
+from review_monitor.store import Mark, SyncStore
 
 OLD = Path(__file__).resolve().parents[3] / "fixtures" / "stores" / "v5.sql"
 PR = PrRef(owner="octo-org", name="octo-repo", number=12)

@@ -9,7 +9,7 @@ import signal
 from typing import Any
 
 from comment_wake.store import open_sync_store
-from review_monitor import Lease
+from review_monitor.store import Lease
 
 
 def _started(live: Any) -> Any:

@@ -25,19 +25,9 @@ from comment_wake.delivery import (
     kill_point,
 )
 from comment_wake.store import open_store, reactions
-from review_monitor import (
-    GitHubClient,
-    GitHubConfig,
-    Gone,
-    Mark,
-    Notice,
-    PrRef,
-    Publisher,
-    RetryPolicy,
-    Store,
-    SyncStore,
-    SystemClock,
-)
+from review_monitor import GitHubConfig, Gone, Notice, PrRef, Publisher, SystemClock
+from review_monitor.github import GitHubClient, RetryPolicy
+from review_monitor.store import Mark, Store, SyncStore
 
 LISTENER = "crash-driver"
 

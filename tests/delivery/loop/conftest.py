@@ -11,15 +11,9 @@ import pytest
 
 from comment_wake.delivery import DeliveryConfig, DeliveryLoop
 from comment_wake.store import open_store
-from review_monitor import (
-    GitHubClient,
-    GitHubConfig,
-    Gone,
-    PrRef,
-    Publisher,
-    RetryPolicy,
-    Store,
-)
+from review_monitor import GitHubConfig, Gone, PrRef, Publisher
+from review_monitor.github import GitHubClient, RetryPolicy
+from review_monitor.store import Store
 from review_monitor.testing import FakeGitHub, FixedClock, InMemoryPublisher
 
 LoopFactory = Callable[..., DeliveryLoop]

@@ -9,7 +9,9 @@ import pytest
 
 from comment_wake.delivery import DeliveryConfig, DeliveryLoop, ack_subjects
 from comment_wake.store import reactions
-from review_monitor import GitHubClient, Notice, PrRef, Store, SyncStore
+from review_monitor import Notice, PrRef
+from review_monitor.github import GitHubClient
+from review_monitor.store import Store, SyncStore
 from review_monitor.testing import FakeGitHub, Fault, FixedClock, InMemoryPublisher
 
 pytestmark = pytest.mark.anyio

@@ -9,7 +9,8 @@ from datetime import timedelta
 import pytest
 
 from comment_wake.delivery import CommandFailedError, DeliveryConfig, DeliveryLoop
-from review_monitor import Busy, Delivered, Gone, Notice, Store, SyncStore
+from review_monitor import Busy, Delivered, Gone, Notice
+from review_monitor.store import Store, SyncStore
 from review_monitor.testing import FixedClock, InMemoryPublisher
 
 pytestmark = pytest.mark.anyio

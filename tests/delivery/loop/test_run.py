@@ -12,7 +12,8 @@ import pytest
 
 from comment_wake.delivery import DeliveryConfig, DeliveryLoop
 from comment_wake.store import open_store
-from review_monitor import Delivered, Notice, Publisher, Store, SyncStore
+from review_monitor import Delivered, Notice, Publisher
+from review_monitor.store import Store, SyncStore
 from review_monitor.testing import InMemoryPublisher, VirtualClock
 
 pytestmark = pytest.mark.anyio

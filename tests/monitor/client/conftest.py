@@ -12,7 +12,8 @@ import anyio
 import httpx
 import pytest
 
-from review_monitor import GitHubClient, GitHubConfig, GraphQLResult, RestResult, RetryPolicy
+from review_monitor import GitHubConfig
+from review_monitor.github import GitHubClient, GraphQLResult, RestResult, RetryPolicy
 
 # A recognisable token: no test may ever find it in a message, a repr or a log line.
 TOKEN = "ghp_SENTINELtoken0123456789abcdefghijklmnop"

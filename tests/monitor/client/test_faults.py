@@ -10,14 +10,9 @@ from typing import Any
 import httpx
 import pytest
 
-from review_monitor import (
-    AuthError,
-    GitHubClient,
-    RateLimitedError,
-    RetryPolicy,
-    TransientError,
-)
+from review_monitor import AuthError, RateLimitedError, TransientError
 from review_monitor._github import backoff_delay
+from review_monitor.github import GitHubClient, RetryPolicy
 
 Factory = Callable[..., GitHubClient]
 Reply = Callable[..., httpx.Response]

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from review_monitor import TokenNotFoundError, find_token
+from review_monitor import TokenNotFoundError
+from review_monitor.github import find_token
 
 
 def _fake_gh(folder: Path, script: str) -> dict[str, str]:

@@ -9,7 +9,8 @@ from typing import Any
 import httpx
 import pytest
 
-from review_monitor import GitHubClient, GraphQLError, GraphQLResult, RateLimitedError
+from review_monitor import GraphQLError, RateLimitedError
+from review_monitor.github import GitHubClient, GraphQLResult
 
 pytestmark = pytest.mark.anyio
 

@@ -9,8 +9,9 @@ from typing import Any
 import httpx
 import pytest
 
-from review_monitor import GitHubClient, TransientError
+from review_monitor import TransientError
 from review_monitor._github import loggable_path
+from review_monitor.github import GitHubClient
 
 Factory = Callable[..., GitHubClient]
 Reply = Callable[..., httpx.Response]

@@ -12,7 +12,8 @@ from typing import ClassVar
 
 import pytest
 
-from review_monitor import GitHubClient, GitHubConfig, RetryPolicy, TransientError
+from review_monitor import GitHubConfig, TransientError
+from review_monitor.github import GitHubClient, RetryPolicy
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -12,16 +12,15 @@ import pytest
 
 from review_monitor import (
     AuthError,
-    GitHubClient,
     LookupFailed,
     MonitorConfig,
     PermissionAnswer,
     Permissions,
     RateLimitedError,
-    RestResult,
     TransientError,
     is_valid_login,
 )
+from review_monitor.github import GitHubClient, RestResult
 
 NOW = datetime(2030, 1, 2, 3, 4, 5, tzinfo=UTC)
 REPO = "octo-org/octo-repo"

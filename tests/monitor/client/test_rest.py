@@ -8,8 +8,9 @@ from typing import Any
 import httpx
 import pytest
 
-from review_monitor import GitHubClient, GitHubConfig, RestResult
+from review_monitor import GitHubConfig
 from review_monitor._github import endpoints
+from review_monitor.github import GitHubClient, RestResult
 
 Factory = Callable[..., GitHubClient]
 Reply = Callable[..., httpx.Response]

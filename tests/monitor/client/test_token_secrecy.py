@@ -10,7 +10,8 @@ from typing import Any
 import httpx
 import pytest
 
-from review_monitor import AuthError, GitHubClient, GitHubConfig, RetryPolicy
+from review_monitor import AuthError, GitHubConfig
+from review_monitor.github import GitHubClient, RetryPolicy
 
 Factory = Callable[..., GitHubClient]
 Reply = Callable[..., httpx.Response]

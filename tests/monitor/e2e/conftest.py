@@ -19,17 +19,9 @@ from typing import Any
 import anyio
 import pytest
 
-from review_monitor import (
-    GitHubConfig,
-    Monitor,
-    MonitorConfig,
-    Notice,
-    OutboxEntry,
-    PrRef,
-    RetryPolicy,
-    Store,
-    SyncStore,
-)
+from review_monitor import GitHubConfig, Monitor, MonitorConfig, Notice, PrRef
+from review_monitor.github import RetryPolicy
+from review_monitor.store import OutboxEntry, Store, SyncStore
 from review_monitor.testing import FakeGitHub, InMemoryPublisher, VirtualClock
 
 # A recognisable token: no log line may ever carry it.

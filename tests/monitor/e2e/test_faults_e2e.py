@@ -8,8 +8,10 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from review_monitor import Monitor, MonitorNotices, PrRef, SyncStore
+from review_monitor import Monitor, PrRef
 from review_monitor._queries import badge_layout
+from review_monitor.poll import MonitorNotices
+from review_monitor.store import SyncStore
 from review_monitor.testing import Fault
 
 if TYPE_CHECKING:

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 import anyio
 import pytest
 
-from review_monitor import Monitor, PrRef, PrStatus, Store, StoreLockedError, Watch
+from review_monitor import Monitor, PrRef, PrStatus, StoreLockedError, Watch
+from review_monitor.store import Store
 
 if TYPE_CHECKING:
     from conftest import World

@@ -9,19 +9,19 @@ import anyio
 import pytest
 
 from review_monitor import (
-    BadgeBatch,
     CheckFailure,
     ItemDetail,
     LookupFailed,
     PermissionAnswer,
     PrRef,
     PrStatus,
-    SyncStore,
     Watch,
 )
 from review_monitor._notices import MonitorNotices
 from review_monitor._poller import Poller
 from review_monitor._store import Store
+from review_monitor.poll import BadgeBatch
+from review_monitor.store import SyncStore
 from review_monitor.testing import VirtualClock
 
 PR = PrRef(owner="octo-org", name="octo-repo", number=7)

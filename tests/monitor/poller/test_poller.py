@@ -12,7 +12,6 @@ import msgspec
 import pytest
 
 from review_monitor import (
-    BadgeBatch,
     GitHubError,
     MonitorConfig,
     PrRef,
@@ -22,6 +21,7 @@ from review_monitor import (
 )
 from review_monitor._listener import Watch
 from review_monitor._poller import Poller
+from review_monitor.poll import BadgeBatch
 from review_monitor.testing import VirtualClock
 
 S = timedelta(seconds=1)

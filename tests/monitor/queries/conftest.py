@@ -11,7 +11,8 @@ import httpx
 import pytest
 from graphql import GraphQLSchema, build_schema
 
-from review_monitor import GraphQLError, GraphQLResult, RestResult, TransientError
+from review_monitor import GraphQLError, TransientError
+from review_monitor.github import GraphQLResult, RestResult
 from review_monitor.testing import FakeGitHub, FixedClock
 
 START = datetime(2030, 1, 2, 3, 4, 5, tzinfo=UTC)

@@ -8,7 +8,7 @@ import sys
 from graphql import parse
 from graphql.language import OperationDefinitionNode
 
-from review_monitor import all_documents
+from review_monitor.github import all_documents
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:

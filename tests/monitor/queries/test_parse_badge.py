@@ -8,7 +8,9 @@ from typing import Any
 
 import pytest
 
-from review_monitor import Author, BadgeBatch, BadgeItem, PageInfo, PrRef, PrStatus, parse_badge
+from review_monitor import Author, BadgeItem, PageInfo, PrRef, PrStatus
+from review_monitor.github import parse_badge
+from review_monitor.poll import BadgeBatch
 
 PR = PrRef("octo-org", "octo-repo", 12)
 OTHER = PrRef("octo-org", "octo-repo", 15)

@@ -7,10 +7,9 @@ from datetime import timedelta
 
 import pytest
 
-from review_monitor import (
-    Author,
+from review_monitor import Author, PrRef
+from review_monitor.github import (
     GitHubApi,
-    PrRef,
     add_reactions,
     read_badges,
     read_details,

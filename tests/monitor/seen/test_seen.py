@@ -6,7 +6,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from review_monitor import Author, BadgeItem, Seen, lag_floor, retry_delay, settle_seen, unseen
+from review_monitor import Author, BadgeItem
+from review_monitor.seen import Seen, lag_floor, retry_delay, settle_seen, unseen
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 S = timedelta(seconds=1)

@@ -10,7 +10,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from review_monitor import Mark, PrRef, Store, SyncStore, run_inline
+from review_monitor import PrRef
+from review_monitor.store import Mark, Store, SyncStore, run_inline
 
 pytestmark = pytest.mark.anyio
 

@@ -1,0 +1,43 @@
+"""Talking to GitHub: the client, its seam, and the reads and writes the monitor makes.
+
+``GitHubClient`` is the only httpx user (ETag cache, rate limits, retries, never a token
+in a log line or an error); ``GitHubApi`` is the seam listeners and tests use.  The
+badge, detail, gap and check reads each turn one GraphQL query into frozen structs;
+``all_documents`` lists every query the monitor sends (checked against GitHub's schema by
+``python -m review_monitor queries``).
+"""
+
+from ._api import GitHubApi, GraphQLResult, RestResult
+from ._badge import (
+    add_reactions,
+    parse_badge,
+    parse_details,
+    parse_failing_checks,
+    read_badges,
+    read_details,
+    read_failing_checks,
+    read_gap,
+)
+from ._github import GitHubClient, RetryPolicy
+from ._queries import all_documents
+from ._ratelimit import RateLimit
+from ._token import find_token
+
+__all__ = [
+    "GitHubApi",
+    "GitHubClient",
+    "GraphQLResult",
+    "RateLimit",
+    "RestResult",
+    "RetryPolicy",
+    "add_reactions",
+    "all_documents",
+    "find_token",
+    "parse_badge",
+    "parse_details",
+    "parse_failing_checks",
+    "read_badges",
+    "read_details",
+    "read_failing_checks",
+    "read_gap",
+]

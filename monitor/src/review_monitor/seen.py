@@ -1,0 +1,6 @@
+"""What is new on a PR: the pure seen set, its floor and the permission retry schedule,
+shared by the monitor's notices and the comment wake."""
+
+from ._seen import Seen, lag_floor, retry_delay, settle_seen, unseen
+
+__all__ = ["Seen", "lag_floor", "retry_delay", "settle_seen", "unseen"]
