@@ -11,7 +11,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-__all__ = ["main"]
+__all__ = ["build_parser", "main"]
 
 # Modules with a ``register(subparsers: argparse._SubParsersAction) -> None``.
 _COMMANDS: tuple[str, ...] = (
@@ -25,6 +25,7 @@ _COMMANDS: tuple[str, ...] = (
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``comment-wake`` argument parser with every command registered."""
     parser = argparse.ArgumentParser(
         prog="comment-wake",
         description="Wake the AI coding agent that owns a pull request when a trusted "
@@ -37,6 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """``comment-wake COMMAND ...``: run one command; returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
     handler = getattr(args, "handler", None)

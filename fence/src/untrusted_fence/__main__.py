@@ -21,6 +21,8 @@ def _non_negative(value: str) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """``untrusted-fence [--json] [--source LABEL] [--kind KIND]``: fence standard input;
+    returns the exit status."""
     parser = argparse.ArgumentParser(
         prog="untrusted-fence", description="Clean untrusted text from stdin and fence it."
     )

@@ -18,6 +18,7 @@ from ._ucd import grapheme_ends
 __all__ = ["DEFAULT_MAX_CHARS", "NONCE_HEX_DIGITS", "Fenced", "Kind", "fence"]
 
 Kind = Literal["comment", "check-output"]
+"""What is fenced: a GitHub comment, or a CI check's output (the header names it)."""
 DEFAULT_MAX_CHARS = 20_000
 NONCE_HEX_DIGITS = 20  # 80 bits
 # The raw input is cut before any work at this many times the cap (a bound on time and memory).

@@ -23,6 +23,8 @@ class GraphQLResult(msgspec.Struct, frozen=True):
 
 
 class RestResult(msgspec.Struct, frozen=True):
+    """One REST answer: the status, the decoded body and the headers that matter."""
+
     status: int
     body: Any  # decoded JSON, or None
     headers: Mapping[str, str] = msgspec.field(default_factory=dict)

@@ -65,6 +65,7 @@ class Fault(msgspec.Struct, frozen=True, kw_only=True, tag="fault"):
 
 
 MonitorEvent = PollRound | Fault
+"""Everything the monitor reports to ``on_event``."""
 
 
 def fault_of(exc: GitHubError, at: datetime, pr: PrRef | None = None) -> Fault:

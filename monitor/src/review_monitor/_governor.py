@@ -39,6 +39,9 @@ class Pace(msgspec.Struct, frozen=True):
 
 
 class BudgetGovernor:
+    """Paces the poll rounds so the badge queries spend at most ``budget_share`` of
+    GitHub's hourly points, stretching the interval when they would spend more."""
+
     def __init__(
         self,
         *,

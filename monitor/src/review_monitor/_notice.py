@@ -13,9 +13,12 @@ from ._model import PrRef
 __all__ = ["NOTICE_VERSION", "Notice", "NoticeItem", "NoticePr", "notice_key"]
 
 NOTICE_VERSION = 1
+"""The notice format's version (docs/notice.md); a change a receiver must know of bumps it."""
 
 
 class NoticePr(msgspec.Struct, frozen=True):
+    """The pull request a notice is about: host, ``owner/name``, number, URL and title."""
+
     host: str
     repo: str
     number: int

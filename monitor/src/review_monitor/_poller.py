@@ -51,6 +51,9 @@ def _reason(exc: BaseException) -> str:
 
 
 class Poller:
+    """Reads every watched PR's badge in batches spread over the interval and tells each
+    listener; a failed batch tells none."""
+
     def __init__(
         self,
         *,

@@ -12,22 +12,32 @@ __all__ = ["Busy", "Delivered", "Gone", "PublishOutcome", "Publisher", "Refused"
 
 
 class Delivered(msgspec.Struct, frozen=True, tag="delivered"):
+    """The worker has the notice; ``session_id`` is the session that took it, when it says."""
+
     session_id: str | None = None  # a new session id the worker now answers under
 
 
 class Busy(msgspec.Struct, frozen=True, tag="busy"):
+    """The worker cannot take it now (mid-turn): try again later, merged with what came
+    since."""
+
     reason: str = ""
 
 
 class Gone(msgspec.Struct, frozen=True, tag="gone"):
+    """The worker will never take it (its session ended): hand it to the orchestrator."""
+
     reason: str = ""
 
 
 class Refused(msgspec.Struct, frozen=True, tag="refused"):
+    """The publisher cannot work as configured: park the notice until an operator fixes it."""
+
     reason: str = ""
 
 
 PublishOutcome = Delivered | Busy | Gone | Refused
+"""A publisher's answer for one notice."""
 
 
 class Publisher(Protocol):

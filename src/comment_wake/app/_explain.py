@@ -51,6 +51,9 @@ Verdict = Literal["pass", "stop", "held", "retry", "not reached", "skipped", "un
 
 
 class RuleLine(msgspec.Struct, frozen=True):
+    """One rule in ``explain``'s walk: its name, its verdict for the comment, and the
+    evidence."""
+
     rule: str
     verdict: Verdict
     evidence: str = ""

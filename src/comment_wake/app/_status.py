@@ -38,6 +38,9 @@ class QueueLine(msgspec.Struct, frozen=True):
 
 
 class PrStatusLine(msgspec.Struct, frozen=True, kw_only=True):
+    """One watched PR in ``status``: its workers, floor, wakes left, held comments and
+    retries."""
+
     pr: str
     host: str
     workers: tuple[str, ...]
@@ -55,6 +58,9 @@ class PrStatusLine(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class StatusReport(msgspec.Struct, frozen=True, kw_only=True):
+    """Everything ``comment-wake status --json`` prints (docs/embedding.md lists the
+    fields)."""
+
     store: str
     at: datetime
     daemon_running: bool

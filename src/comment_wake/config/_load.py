@@ -28,6 +28,7 @@ __all__ = [
 ]
 
 CONFIG_ENV = "COMMENT_WAKE_CONFIG"
+"""The environment variable naming the configuration file (after ``--config``)."""
 
 _PREFIXES = ("Value error, ", "Assertion failed, ")
 

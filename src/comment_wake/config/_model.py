@@ -16,7 +16,9 @@ from review_monitor import Duration, GitHubConfig, MonitorConfig
 __all__ = ["TABLES", "AppConfig", "LogFormat", "LogLevel"]
 
 LogFormat = Literal["auto", "json", "text"]
+"""How the logs are written: ``auto`` is JSON lines off a terminal and text on one."""
 LogLevel = Literal["debug", "info", "warning", "error"]
+"""The lowest level logged."""
 
 
 class AppConfig(BaseModel):

@@ -31,6 +31,7 @@ _log = logging.getLogger("comment_wake.delivery.ack")
 # The notice kind that is acknowledged, and the items in it that are a person's words.
 _ACKED_KIND: Final = "comment-wake"
 ACK_ITEM_KINDS: Final = frozenset({"comment", "review", "review-comment"})
+"""The notice item kinds that get a pick-up reaction once the worker has the notice."""
 
 _CONTENTS: Final = {
     "+1": "THUMBS_UP",

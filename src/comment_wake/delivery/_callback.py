@@ -15,6 +15,8 @@ from ._errors import CallbackError, PublishTimeoutError
 __all__ = ["CallbackPublisher", "NoticeCallback"]
 
 NoticeCallback = Callable[[Notice], PublishOutcome | Awaitable[PublishOutcome | None] | None]
+"""An in-process publisher: gets the notice, returns an outcome (or an awaitable of one);
+None means delivered."""
 _OUTCOMES = (Delivered, Busy, Gone, Refused)
 
 

@@ -28,9 +28,13 @@ __all__ = [
 ]
 
 EXIT_DELIVERED = 0
+"""A command publisher's exit status for delivered."""
 EXIT_BUSY = 75  # EX_TEMPFAIL
+"""A command publisher's exit status for busy (EX_TEMPFAIL)."""
 EXIT_GONE = 69  # EX_UNAVAILABLE
+"""A command publisher's exit status for gone (EX_UNAVAILABLE)."""
 EXIT_REFUSED = 78  # EX_CONFIG
+"""A command publisher's exit status for refused (EX_CONFIG)."""
 
 # Output kept from a child: enough for a session id and a readable last line of stderr.
 _KEEP = 64 * 1024
@@ -43,6 +47,7 @@ _DRAIN_GRACE = 1.0
 WITHHELD_ENV = frozenset(
     {"GH_TOKEN", "GITHUB_TOKEN", "GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN"}
 )
+"""Environment variables a command publisher's child never sees (tokens and secrets)."""
 
 
 def _env_for(notice: Notice, base: Mapping[str, str]) -> dict[str, str]:

@@ -10,6 +10,7 @@ from review_monitor import NOTICE_VERSION, Notice, PrRef, notice_key
 __all__ = ["HANDOFF_KIND", "handoff_notice"]
 
 HANDOFF_KIND: Final = "handoff"
+"""The kind of the notice an orchestrator gets for a worker that cannot take one."""
 _REASON_MAX = 200
 
 

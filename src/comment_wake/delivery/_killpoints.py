@@ -16,6 +16,7 @@ from typing import Final
 __all__ = ["KILL_AT_ENV", "KILL_POINTS", "KillSwitch", "kill_point", "parse_kill_at"]
 
 KILL_AT_ENV: Final = "COMMENT_WAKE_KILL_AT"
+"""The environment variable that arms a kill point: ``<point>[:<nth>]``."""
 
 KILL_POINTS: Final = (
     # a listener (or the crash driver) committed a mark and its notices to the outbox
@@ -33,6 +34,7 @@ KILL_POINTS: Final = (
     # acknowledgement: GitHub answered the mutation, the reactions are not recorded done
     "ack-sent",
 )
+"""The named points, in the order a delivery reaches them."""
 
 
 def parse_kill_at(text: str) -> tuple[str, int]:

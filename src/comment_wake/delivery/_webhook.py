@@ -28,7 +28,9 @@ from ._text import SESSION_ID_PATTERN, printable_tail
 __all__ = ["BUSY_STATUSES", "GONE_STATUSES", "WebhookPublisher"]
 
 BUSY_STATUSES = frozenset({409, 423, 429, 503})
+"""HTTP statuses a webhook receiver answers with to say the worker is busy."""
 GONE_STATUSES = frozenset({404, 410})
+"""HTTP statuses a webhook receiver answers with to say the worker is gone."""
 _USER_AGENT = "comment-wake/1"
 _RESERVED = frozenset(
     {

@@ -16,6 +16,7 @@ __all__ = ["STEP_KINDS", "Expectation", "Step", "Story", "StoryError", "load_sto
 
 StepKind = Literal["comment", "review", "own-post", "merge"]
 STEP_KINDS: tuple[str, ...] = ("comment", "review", "own-post", "merge")
+"""The kinds of step a demo story may have."""
 _OUTCOMES = ("wake", "held", "retry", "skip", "drop")
 _TOP = frozenset(
     {"title", "repo", "number", "pr_title", "viewer", "worker", "orchestrator", "permissions"}

@@ -25,6 +25,7 @@ from ._model import Event
 __all__ = ["EventBus", "EventStream", "EventsLost", "Subscriber"]
 
 Subscriber = Callable[[Event], None]
+"""A function that gets every event, on the event loop; it should return quickly."""
 
 _log = logging.getLogger("comment_wake.events")
 _DEFAULT_BUFFER = 100_000

@@ -58,6 +58,8 @@ class CallbackSpec(msgspec.Struct, frozen=True, tag="callback", tag_field="kind"
 
 
 PublisherSpec = CommandSpec | WebhookSpec | InboxSpec | CallbackSpec
+"""How a worker or orchestrator is reached: a command, a webhook, an inbox or an in-process
+callback."""
 
 
 class TranscriptPath(msgspec.Struct, frozen=True, tag="path", tag_field="kind"):
@@ -86,6 +88,7 @@ class CodexThread(msgspec.Struct, frozen=True, tag="codex", tag_field="kind"):
 
 
 TranscriptSpec = TranscriptPath | ClaudeSession | CodexThread
+"""Where a worker's transcript is: a path, a Claude Code session or a Codex thread."""
 
 
 class WorkerRecord(msgspec.Struct, frozen=True):

@@ -62,7 +62,9 @@ from ._transcripts import (
 __all__ = ["ORCHESTRATORS", "WORKERS", "Registry", "id_problem"]
 
 WORKERS = "comment-wake/workers"
+"""The application-record namespace of the registry's workers."""
 ORCHESTRATORS = "comment-wake/orchestrators"
+"""The application-record namespace of the registry's orchestrators."""
 
 # The inbox publisher's rule for a directory name: every worker id must be usable there.
 _ID = re.compile(r"[A-Za-z0-9_@+-][A-Za-z0-9._@+-]{0,127}")

@@ -50,10 +50,12 @@ def sort_lines(lines: Iterable[Line]) -> list[Line]:
 
 
 def format_json(lines: Sequence[Line]) -> str:
+    """The lines as JSON, one object a line (``comment-wake replay --json``)."""
     return "".join(json.dumps(line.to_json(), ensure_ascii=False) + "\n" for line in lines)
 
 
 def format_timeline(lines: Sequence[Line]) -> str:
+    """The lines as a readable timeline."""
     out: list[str] = []
     for line in lines:
         f = line.fields

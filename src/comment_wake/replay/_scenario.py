@@ -85,6 +85,7 @@ EVENT_KINDS: Mapping[str, tuple[frozenset[str], frozenset[str]]] = {
     "restart": (frozenset(), frozenset()),
     "poll": (frozenset(), frozenset()),
 }
+"""Each scenario event kind with its required and optional keys (docs/scenarios.md)."""
 _NO_PR = frozenset(
     {"archive", "permission-change", "github-outage", "permission-outage", "restart"}
 )
@@ -159,6 +160,7 @@ class Scenario:
 
 
 def load_scenario(path: Path | str) -> Scenario:
+    """Read and check the scenario at ``path`` (TOML); ``ScenarioError`` says what to fix."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")

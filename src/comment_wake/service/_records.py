@@ -108,6 +108,7 @@ def decode_record(blob: bytes) -> DecisionRecord | None:
 
 
 def namespace_of(pr: PrRef) -> str:
+    """The application-record namespace of a PR's decision records."""
     return f"{DECISIONS}{pr.host}/{pr}"
 
 

@@ -87,6 +87,7 @@ from ._records import (
 __all__ = ["LISTENER_NAME", "CommentWake"]
 
 LISTENER_NAME = "comment-wake"
+"""The comment wake's listener name: its mark in the store is kept under it."""
 _MAX_ROUNDS = 8  # details, own posts, permissions, gaps, and a margin
 _log = logging.getLogger("comment_wake.service")
 

@@ -64,6 +64,7 @@ __all__ = [
 ]
 
 APP_TABLES: tuple[Tables, ...] = (RECORDS, REACTIONS)
+"""The app's own parts of the store, registered whenever the app opens it."""
 
 
 def open_sync_store(path: Path | str, *, clock: Clock | None = None) -> SyncStore:

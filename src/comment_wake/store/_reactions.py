@@ -29,6 +29,7 @@ __all__ = [
 ]
 
 ReactionStatus = Literal["pending", "done", "failed"]
+"""A reaction's state: owed, given, or given up after its attempts."""
 
 _V1 = (  # version 1: acknowledgement reactions
     """CREATE TABLE reactions (
@@ -49,6 +50,7 @@ _V1 = (  # version 1: acknowledgement reactions
 REACTIONS = Tables(
     "comment_wake.reactions", (Migration(1, "acknowledgement reactions", _V1),), legacy=4
 )
+"""The pick-up reactions owed and given, a part of the store the app registers."""
 
 
 class ReactionEntry(msgspec.Struct, frozen=True):

@@ -37,9 +37,12 @@ _V1 = (  # version 1: application records
     )""",
 )
 RECORDS = Tables("comment_wake.records", (Migration(1, "application records", _V1),), legacy=5)
+"""Application records (the registry, decision records), a part of the store the app
+registers."""
 
 
 def get_record(tx: ReadTx, namespace: str, key: str) -> bytes | None:
+    """One record inside ``tx``, or None."""
     row = tx.execute(
         "SELECT value FROM app_records WHERE namespace = ? AND key = ?", (namespace, key)
     ).fetchone()
@@ -55,6 +58,8 @@ def record_items(tx: ReadTx, namespace: str) -> tuple[tuple[str, bytes], ...]:
 
 
 def put_record(tx: WriteTx, namespace: str, key: str, value: bytes) -> None:
+    """Write one record inside ``tx`` (insert or replace), stamped with the transaction
+    time."""
     tx.execute(
         "INSERT INTO app_records (namespace, key, value, updated_at) VALUES (?, ?, ?, ?) "
         "ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value, "
@@ -64,6 +69,7 @@ def put_record(tx: WriteTx, namespace: str, key: str, value: bytes) -> None:
 
 
 def delete_record(tx: WriteTx, namespace: str, key: str) -> bool:
+    """Delete one record inside ``tx``; True when there was one."""
     cur = tx.execute("DELETE FROM app_records WHERE namespace = ? AND key = ?", (namespace, key))
     return cur.rowcount > 0
 
@@ -80,6 +86,7 @@ def putting_records(rows: Sequence[tuple[str, str, bytes]]) -> Callable[[WriteTx
 
 
 def read_record(db: SyncStore, namespace: str, key: str) -> bytes | None:
+    """One record, in a read transaction of its own, or None."""
     with db.read() as tx:
         return get_record(tx, namespace, key)
 

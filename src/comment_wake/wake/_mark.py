@@ -20,6 +20,7 @@ from ._errors import MarkError
 __all__ = ["MARK_VERSION", "Handled", "Held", "Pending", "WakeMark", "decode_mark", "encode_mark"]
 
 MARK_VERSION = 1
+"""The version the wake mark is stored with; older marks still load."""
 
 
 Handled = Seen
@@ -79,6 +80,7 @@ _decoder = msgspec.json.Decoder(WakeMark)
 
 
 def encode_mark(mark: WakeMark) -> bytes:
+    """The mark as stored (JSON); ``decode_mark`` reads it and every earlier version back."""
     return _encoder.encode(mark)
 
 

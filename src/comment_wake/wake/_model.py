@@ -28,6 +28,8 @@ __all__ = [
 ]
 
 Outcome = Literal["wake", "held", "retry", "skip", "drop"]
+"""What a decision did: ``wake``, ``held`` (rate limit), ``retry`` (lookup), ``skip`` or
+``drop``."""
 
 # Skip reasons in the order the rules run (each rule's reasons in ``RULES``, in the table's
 # order, between the reasons decided before the rules and the rest; a test checks they
@@ -51,8 +53,11 @@ Reason = Literal[
     "writer",  # wake: written by a person with write access
     "rate-limit",  # held
 ]
+"""Why: the rule that stopped the comment, or ``writer`` / ``rate-limit``
+(docs/trust-rules.md)."""
 
 Connection = Literal["comments", "reviews"]
+"""A PR's two listings the badge reads: issue comments and reviews."""
 
 
 class Binding(msgspec.Struct, frozen=True):

@@ -24,6 +24,7 @@ from ._prompt import NOTICE_HEADER, NOTICE_INSTRUCTION
 __all__ = ["NOTICE_KIND", "build_notice", "build_notices", "one_line_title"]
 
 NOTICE_KIND = "comment-wake"
+"""The kind of a comment-wake notice in the outbox and on the wire."""
 _TITLE_MAX = 100
 _COMMENT_MAX = 8_000
 _MIN_CUT = 200  # a cut comment keeps at least this many characters

@@ -39,6 +39,7 @@ def store_time(t: datetime) -> str:
 
 
 def parse_store_time(text: str) -> datetime:
+    """A time as ``store_time`` wrote it, back as an aware UTC ``datetime``."""
     return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
 
 

@@ -26,6 +26,7 @@ from ._schema import Migration, Tables
 __all__ = ["OUTBOX", "Also", "Attempt", "OutboxEntry", "OutboxPart", "OutboxStatus", "insert"]
 
 OutboxStatus = Literal["pending", "delivered", "parked", "handed-off", "merged"]
+"""An outbox entry's state; ``pending`` is the only one the delivery loop works on."""
 _FINISHED: tuple[OutboxStatus, ...] = ("delivered", "handed-off", "merged")
 
 Also = Callable[[WriteTx], object] | None
@@ -79,6 +80,9 @@ class Attempt(msgspec.Struct, frozen=True):
 
 
 class OutboxEntry(msgspec.Struct, frozen=True):
+    """One notice in the outbox, with its worker, status, attempts and when it may be tried
+    next."""
+
     seq: int  # insertion order
     key: str  # the enqueue key
     worker: str

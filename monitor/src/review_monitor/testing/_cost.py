@@ -29,6 +29,8 @@ __all__ = ["QueryCost", "query_cost"]
 
 
 class QueryCost(msgspec.Struct, frozen=True):
+    """A GraphQL query's price by GitHub's published formula, and the node limit it checks."""
+
     requests: int  # requests the connections need
     nodes: int  # the most nodes the query can return (GitHub's limit is 500,000)
     points: int  # what the query costs against the hourly budget

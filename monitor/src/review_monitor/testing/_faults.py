@@ -17,6 +17,7 @@ from ._http import DOCS, Answer, json_answer
 __all__ = ["Fault", "Faults", "RecordedRequest", "RequestKind", "RequestLog", "Timeout"]
 
 RequestKind = Literal["badge", "detail", "gap", "checks", "reaction", "permission", "other"]
+"""What a request FakeGitHub saw was for, by its operation or path."""
 
 _SECONDARY = (
     "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."
