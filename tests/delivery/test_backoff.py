@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from comment_wake.delivery import Backoff, RetryState
+from comment_wake.delivery._backoff import Backoff, RetryState
 
 NO_JITTER = Backoff(base=timedelta(seconds=5), cap=timedelta(minutes=15), factor=2.0, jitter=0.0)
 T0 = datetime(2026, 3, 1, tzinfo=UTC)

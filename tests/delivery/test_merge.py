@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from comment_wake.delivery import can_merge, merge_notices
+from comment_wake.delivery._merge import can_merge, merge_notices
 from review_monitor import Notice, PrRef, notice_key
 
 NoticeFactory = Callable[..., Notice]

@@ -8,15 +8,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from comment_wake.delivery import (
-    CommandPublisher,
-    DeliveryLoop,
-    InboxPublisher,
-    OnSession,
-    OrchestratorOf,
-    Route,
-    WebhookPublisher,
-)
+from comment_wake.delivery import CommandPublisher, DeliveryLoop, InboxPublisher, WebhookPublisher
+from comment_wake.delivery._loop import OnSession, OrchestratorOf, Route
 from comment_wake.ownpost import TranscriptSource
 from comment_wake.registry import (
     AgentHomes,

@@ -7,7 +7,8 @@ from datetime import timedelta
 
 import pytest
 
-from comment_wake.delivery import DeliveryConfig, DeliveryLoop, ack_subjects
+from comment_wake.delivery import DeliveryConfig, DeliveryLoop
+from comment_wake.delivery._ack import ack_subjects
 from comment_wake.store import reactions
 from review_monitor import Notice, PrRef
 from review_monitor.github import GitHubClient

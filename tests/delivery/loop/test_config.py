@@ -7,7 +7,8 @@ from datetime import timedelta
 import pytest
 from pydantic import ValidationError
 
-from comment_wake.delivery import DeliveryConfig, reaction_content
+from comment_wake.delivery import DeliveryConfig
+from comment_wake.delivery._ack import reaction_content
 
 
 def test_durations_are_written_as_strings() -> None:
