@@ -265,11 +265,11 @@ class DeliveryLoop:
         """What the loop would do now with each worker's due head; changes nothing."""
         out: list[Decision] = []
         for entry in await self._store.call(SyncStore.due, self._clock.now()):
-            publisher, why = self._resolve(entry.worker)
+            publisher, why = await self._resolve(entry.worker)
             if publisher is not None:
                 out.append(self._decision(entry, "publish", repr(publisher), ""))
                 continue
-            target = self._handoff_target(entry)
+            target = await self._handoff_target(entry)
             if isinstance(target, str):
                 out.append(self._decision(entry, "park", "", f"{why}; {target}"))
             else:
@@ -371,8 +371,9 @@ class DeliveryLoop:
 
     # ------------------------------------------------------------------ one head
 
-    def _resolve(self, worker: str) -> tuple[Publisher | None, str]:
-        got = self._route(worker)
+    async def _resolve(self, worker: str) -> tuple[Publisher | None, str]:
+        # The registry reads SQLite to route: off the event loop.
+        got = await anyio.to_thread.run_sync(self._route, worker)
         if isinstance(got, Gone):
             return None, f"gone: {got.reason or 'archived'}"
         if got is None:
@@ -381,11 +382,12 @@ class DeliveryLoop:
             return None, "no publisher for this worker (unknown or archived)"
         return got, ""
 
-    def _handoff_target(self, entry: OutboxEntry) -> tuple[str, Publisher] | str:
+    async def _handoff_target(self, entry: OutboxEntry) -> tuple[str, Publisher] | str:
         """The orchestrator that takes ``entry``, or why nobody can."""
         if entry.notice.kind == HANDOFF_KIND:
             return "a hand-off is never handed off again"
-        found = self._orchestrator_of(entry.worker) if self._orchestrator_of else None
+        of = self._orchestrator_of
+        found = None if of is None else await anyio.to_thread.run_sync(of, entry.worker)
         if found is None:
             return "no orchestrator is configured for it"
         if found[0] == entry.worker:
@@ -404,7 +406,7 @@ class DeliveryLoop:
         )
 
     async def _attempt(self, entry: OutboxEntry) -> None:
-        publisher, why = self._resolve(entry.worker)
+        publisher, why = await self._resolve(entry.worker)
         if publisher is None:
             with anyio.CancelScope(shield=True):
                 await self._cannot_reach(entry, why)
@@ -545,7 +547,7 @@ class DeliveryLoop:
         return msgspec.structs.replace(head, notice=merged)
 
     async def _cannot_reach(self, entry: OutboxEntry, why: str) -> None:
-        target = self._handoff_target(entry)
+        target = await self._handoff_target(entry)
         if isinstance(target, str):
             await self._park(entry, f"{why}; {target}")
             return
