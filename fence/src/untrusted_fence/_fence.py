@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ._chars import casefold, delete_chars, fold
-from ._clean import clean
+from ._clean import clean, one_line
 from ._hidden import MARK_CLOSE, MARK_OPEN, mark_spans
 from ._markers import find_markers, neutralise
 from ._ucd import grapheme_ends
@@ -116,7 +116,7 @@ def _truncate(text: str, limit: int) -> str:
 
 
 def _one_line(label: str) -> str:
-    return " ".join(clean(label).split())
+    return one_line(label, max_chars=max(1, len(label) * 4 + 64))
 
 
 def fence(
@@ -158,6 +158,10 @@ def fence(
             more = "at least " if raw_dropped else ""
             lines.append(f"[truncated: {more}{cut} more characters not shown]")
     body = "\n".join(lines)
+    if find_markers(body):
+        # Each part is marker-free; only their join can make one (the source line next to
+        # the text).  Rewrite it again, to a fixed point.
+        body = neutralise(body)
     views = _views(body)
     nonce = _draw(rng)
     while not _nonce_free(nonce, views):

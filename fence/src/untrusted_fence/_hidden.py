@@ -102,6 +102,25 @@ def mark_spans(text: str) -> list[tuple[int, int]]:
 _HTML_LINE_RE = re.compile(r"\n[ \t]{0,3}+<[A-Za-z/!?]")
 
 
+# The HTML block types 1-5 of the CommonMark spec, by their start, and their end conditions.
+_HTML_KIND_RE = re.compile(
+    r"[ \t]{0,3}+<(!--|\?|!\[CDATA\[|![A-Za-z]|(?:script|pre|style|textarea)(?=[ \t>\n]|$))",
+    re.I,
+)
+_HTML_KIND_END = {
+    "!--": "-->", "?": "?>", "![cdata[": "]]>", "script": "</script>", "pre": "</pre>",
+    "style": "</style>", "textarea": "</textarea>",
+}  # fmt: skip
+
+
+def _find_ci(text: str, needle: str, start: int) -> int:
+    """``text.find(needle, start)`` with ASCII case ignored (needle is lower case)."""
+    if needle.startswith("</"):
+        m = re.compile(re.escape(needle), re.I).search(text, start)
+        return -1 if m is None else m.start()
+    return text.find(needle, start)
+
+
 class _HtmlBlocks:
     """Whether a position lies in a block that starts like raw HTML (GitHub passes such a
     block through as HTML up to the next blank line, so code syntax inside it is inert)."""
@@ -121,6 +140,17 @@ class _HtmlBlocks:
         for start in starts:
             i = bisect_right(self.blank_ends, start)
             end = self.blank_ends[i] if i < len(self.blank_ends) else len(text) + 1
+            kind = _HTML_KIND_RE.match(text, start)
+            if kind is not None:
+                # Types 1-5 end at the line holding their end condition, blank lines or not.
+                opener = kind.group(1).casefold()
+                close = _HTML_KIND_END.get(opener, ">")  # "<!" and a letter: type 4
+                found = _find_ci(text, close, kind.start(1))
+                if found < 0:
+                    end = len(text) + 1
+                else:
+                    line_end = text.find("\n", found)
+                    end = len(text) + 1 if line_end < 0 else line_end + 1
             spans.append((start + 1, end))
         self.regions = _Regions(spans)
 
@@ -235,6 +265,9 @@ def _html(text: str, code: _Code) -> list[tuple[int, int]]:
             # "<!-->" and "<!--->" are complete comments, so the search starts inside the opener.
             close, skip = _HTML_END[opener], 2
         end = text.find(close, start + skip)
+        while end >= 0 and code.contains(end):
+            # cmark-gfm escapes code, so a close inside code never ends the comment.
+            end = text.find(close, end + 1)
         if end < 0:
             spans.append((start, len(text)))  # unterminated: GitHub hides the rest
             break
