@@ -298,10 +298,19 @@ class _Rules:
         """The lines of ``view`` that hold a key of ``group``, joined by newlines (None when
         there are none)."""
         hits: set[int] = set()
-        for keys, key_rx, text in (
-            (group.keys, group.key_rx, compact),
-            (group.view_keys, group.view_key_rx, view),
-        ):
+        half = (view.count("\n") + 1) // 2
+        pairs = ((group.keys, group.key_rx, compact), (group.view_keys, group.view_key_rx, view))
+        # Many occurrences (counted in C): the whole view, without a Python step per line.
+        count = 0
+        for keys, key_rx, text in pairs:
+            count += sum(text.count(k) for k in keys)
+            if key_rx is not None and count <= half:
+                count += len(key_rx.findall(text))
+        if count == 0:
+            return None
+        if count > half:
+            return view
+        for keys, key_rx, text in pairs:
             positions: list[int] = []
             for k in keys:
                 pos = text.find(k)
@@ -514,10 +523,74 @@ def _skips(chunk: str, marks: list[tuple[int, int]]) -> list[list[tuple[int, int
     return skips
 
 
+_ASCII_FOLD_BYTES = bytes(
+    ord(fold(chr(c))) if len(fold(chr(c))) == 1 else c for c in range(128)
+) + bytes(range(128, 256))
+
+
+def _view_matches(rules: _Rules, view: str) -> list[tuple[int, int]]:
+    """Every match of ``rules`` in ``view``, by group: a group's regex runs only when its keys
+    occur (the same split as :meth:`_Rules.search`)."""
+    spans: list[tuple[int, int]] = []
+    m0 = rules.line_at_start.match(view)
+    if m0 is not None:
+        spans.append(m0.span())
+    spans += [(m.start() + 1, m.end()) for m in rules.line_after_newline.finditer(view)]
+    compact = rules.compact(view)
+    for group in rules.groups:
+        if rules.candidates(group, view, compact) is not None:
+            spans += [m.span() for m in group.rx.finditer(view)]
+    return [(s, e) for s, e in spans if e > s]
+
+
+def _direct_spans(
+    chunk: str, skip: list[tuple[int, int]], rules: _Rules
+) -> list[tuple[int, int]] | None:
+    """The matches of ``rules`` in the view of ``chunk`` without ``skip``, mapped back by
+    segment offsets, when the view maps the kept text character for character (None
+    otherwise: the caller maps unit by unit)."""
+    segments, pos = [], 0
+    for s, e in skip:
+        segments.append((pos, s))
+        pos = e
+    segments.append((pos, len(chunk)))
+    joined = "".join(chunk[s:e] for s, e in segments) if skip else chunk
+    view = rules.view(joined)
+    if rules.view is fold:
+        if not joined.isascii() or view != joined.encode("ascii").translate(
+            _ASCII_FOLD_BYTES
+        ).decode("ascii"):
+            return None
+    elif len(view) != len(joined):
+        return None  # casefold never shortens: equal length means one for one
+    found = _view_matches(rules, view)
+    if not skip:
+        return found
+    offsets, total = [], 0
+    for s, e in segments:
+        offsets.append(total)
+        total += e - s
+
+    def back(p: int) -> int:
+        i = bisect_right(offsets, p) - 1
+        while i > 0 and segments[i][1] == segments[i][0]:
+            i -= 1
+        return segments[i][0] + p - offsets[i]
+
+    return [(back(s), back(e - 1) + 1) for s, e in found]
+
+
 def _chunk_spans(chunk: str, marks: list[tuple[int, int]]) -> list[tuple[int, int]] | None:
     found: list[tuple[int, int]] = []
     for skip in _skips(chunk, marks):
-        for decode in (False, True) if "&" in chunk else (False,):
+        direct = [_direct_spans(chunk, skip, rules) for rules in _RULES]
+        if all(d is not None for d in direct):
+            found += [span for d in direct if d is not None for span in d]
+            if "&" not in chunk:
+                continue
+        for decode in (True,) if all(d is not None for d in direct) else (False, True):
+            if decode and "&" not in chunk:
+                continue
             units = _units(chunk, skip, decode)
             for rules in _RULES:
                 out, starts, ends = _mapped(units, rules.view)
@@ -530,14 +603,30 @@ def _chunk_spans(chunk: str, marks: list[tuple[int, int]]) -> list[tuple[int, in
 
 
 def _expand(spans: list[tuple[int, int]], marks: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    # A replacement never cuts a hidden mark: it swallows any mark it overlaps.
+    # A replacement never cuts a hidden mark: it swallows any mark it overlaps.  Marks are
+    # sorted and disjoint, so their ends are sorted too: a bisect finds the first candidate.
+    ends = [me for _, me in marks]
     out = []
     for s, e in merge(spans):
-        for ms, me in marks:
-            if ms < e and s < me and not (s <= ms and me <= e) and not (ms < s and e < me):
+        i = bisect_right(ends, s)
+        while i < len(marks) and marks[i][0] < e:
+            ms, me = marks[i]
+            if not (s <= ms and me <= e) and not (ms < s and e < me):
                 s, e = min(s, ms), max(e, me)
+            i += 1
         out.append((s, e))
     return merge(out)
+
+
+def _whole_spans(text: str, marks: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The matches in the whole text's views that map it character for character (the base,
+    visible and tag-free variants): one regex pass per group instead of a slow-path mapping per
+    line.  What they miss (entity-decoded variants, expanding views) the line pass finds."""
+    spans: list[tuple[int, int]] = []
+    for skip in _skips(text, marks):
+        for rules in _RULES:
+            spans += _direct_spans(text, skip, rules) or []
+    return spans
 
 
 def _replace(text: str, spans: list[tuple[int, int]]) -> str:
@@ -573,6 +662,9 @@ def _cross_pass(text: str) -> str:
 
 def _pass(text: str) -> str:
     marks = mark_spans(text)
+    whole = _whole_spans(text, marks)
+    if whole:
+        return _replace(text, _expand(whole, marks))
     # Chunks: lines, except that a hidden mark holding newlines keeps its lines together.
     cuts = [0]
     mi = 0
@@ -585,14 +677,21 @@ def _pass(text: str) -> str:
     cuts.append(len(text) + 1)
     out: list[str] = []
     changed = False
+    first = 0  # the first mark not before the chunk (marks and chunks are both in order)
     for a, b in pairwise(cuts):
         chunk = text[a : b - 1] if b <= len(text) else text[a:]
         nl = "\n" if b <= len(text) else ""
+        while first < len(marks) and marks[first][0] < a:
+            first += 1
         if not find_markers(chunk):
             out.append(chunk + nl)
             continue
         changed = True
-        local = [(s - a, e - a) for s, e in marks if a <= s and e <= a + len(chunk)]
+        local = []
+        for s, e in marks[first:]:
+            if e > a + len(chunk):
+                break
+            local.append((s - a, e - a))
         spans = _chunk_spans(chunk, local)
         if spans is None:
             out.append(REPLACEMENT + nl)
