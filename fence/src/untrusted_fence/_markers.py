@@ -193,7 +193,10 @@ class _Rules:
         line_rules.append(rf"{frame}(?:{phrase}){frame}$")
         group()
         # BEGIN/END next to a run of three delimiters (not a heredoc such as <<-END or <<<END).
-        delims = "".join(sorted({view(c) for c in _DELIMS if len(view(c)) == 1}))
+        # (Only delimiters that stay punctuation: the lookalike view folds "|" to "i".)
+        delims = "".join(
+            sorted({view(c) for c in _DELIMS if len(view(c)) == 1 and not view(c).isalnum()})
+        )
         delim = "[" + re.escape(delims) + "]"
         no_angle = "[" + re.escape(delims.replace("<", "").replace(">", "")) + "]"
         # (A run is only tried where it starts: tried inside a run, the possessive run would
