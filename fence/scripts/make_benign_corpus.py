@@ -25,7 +25,8 @@ HAND = [
     "const [value, setValue] = useState<Input>(initial) is typed correctly now.",
     "Use `Map<String, User>` here; `HashMap<String, User>` leaks the implementation.",
     "Rust: `impl<T: Display> Render for Vec<T>` needs a `where` clause for clarity.",
-    "```ts\nfunction wrap<Input, Output>(f: (i: Input) => Output): Handler<Input> {\n  return f;\n}\n```",
+    "```ts\nfunction wrap<Input, Output>(f: (i: Input) => Output): Handler<Input> {\n"
+    "  return f;\n}\n```",
     "```java\nMap<String, List<User>> byTeam = new HashMap<>();\n```",
     "```cpp\ntemplate <typename Data>\nstd::optional<Data> first(const std::vector<Data>& v);\n```",
     "The heredoc is fine:\n\n```bash\ncat <<-END\n\tindented text\nEND\n```",
@@ -68,7 +69,8 @@ HAND = [
     "धन्यवाद! कृपया एक परीक्षण जोड़ें।",
     "Ευχαριστώ! Χρειάζεται ένα τεστ ακόμα.",
     "Cảm ơn! Vui lòng thêm một bài kiểm tra.",
-    "| Column | Type | Default |\n| --- | --- | --- |\n| `id` | int | - |\n| `name` | text | `''` |",
+    "| Column | Type | Default |\n| --- | --- | --- |\n"
+    "| `id` | int | - |\n| `name` | text | `''` |",
     "| before | after |\n|-------:|:------|\n| 120 ms | 45 ms |",
     "```suggestion\nreturn items[:limit]\n```",
     "```suggestion\n    if not items:\n        return []\n```\nThis avoids the index error.",
@@ -83,10 +85,12 @@ HAND = [
     "_Minor:_ the log line is missing the request id.",
     "~~Ignore my last comment~~, I misread the diff.",
     "The regex `^\\s*#\\s*end\\s*$` only matches lines with a bare `# end`.",
-    "```yaml\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v4\n```",
+    "```yaml\njobs:\n  test:\n    runs-on: ubuntu-latest\n"
+    "    steps:\n      - uses: actions/checkout@v4\n```",
     '```json\n{"name": "app", "version": "1.2.3", "private": true}\n```',
     "```sql\nSELECT id, name FROM users WHERE created_at > now() - interval '1 day';\n```",
-    "```go\nfunc Map[T, U any](xs []T, f func(T) U) []U {\n\tout := make([]U, 0, len(xs))\n\treturn out\n}\n```",
+    "```go\nfunc Map[T, U any](xs []T, f func(T) U) []U {\n"
+    "\tout := make([]U, 0, len(xs))\n\treturn out\n}\n```",
     "```rust\nfn parse<'a>(input: &'a str) -> Result<Vec<&'a str>, Error> {\n    todo!()\n}\n```",
     "```kotlin\nval users: List<User> = repo.findAll()\n```",
     "```csharp\nvar cache = new Dictionary<string, Task<Result>>();\n```",
