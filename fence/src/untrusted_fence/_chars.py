@@ -63,6 +63,11 @@ _SPECIAL: dict[int, str | None] = {
     0x0085: "\n",
     0x2800: " ",  # blank-looking visible characters that NFKC keeps
     0x1680: " ",
+    0x13441: " ",  # EGYPTIAN HIEROGLYPH FULL BLANK
+    0x13442: " ",  # EGYPTIAN HIEROGLYPH HALF BLANK
+    0x16FE4: " ",  # KHITAN SMALL SCRIPT FILLER
+    0x303F: " ",  # IDEOGRAPHIC HALF FILL SPACE
+    0x1D159: " ",  # MUSICAL SYMBOL NULL NOTEHEAD
 }
 
 

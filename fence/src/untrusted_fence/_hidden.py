@@ -286,6 +286,44 @@ def _footnotes(text: str, code: _Code) -> list[tuple[int, int]]:
     return [m.span() for m in defs if m.group(1).casefold() not in refs]
 
 
+_DETAILS_OPEN_RE = re.compile(r"<details(?=[\s>/])([^<>]*+)>", re.I)
+_DETAILS_CLOSE_RE = re.compile(r"</details\s*+>", re.I)
+_SUMMARY_CLOSE_RE = re.compile(r"</summary\s*+>", re.I)
+_SUMMARY_OPEN_RE = re.compile(r"\s*+<summary(?=[\s>/])", re.I)
+_OPEN_ATTR_RE = re.compile(r"(?:^|\s)open(?:\s|=|/|$)", re.I)
+_RP_RE = re.compile(r"<rp(?=[\s>/])[^<>]*+>[^<]*+(?:</rp\s*+>)?", re.I)
+
+
+def _details(text: str, code: _Code) -> list[tuple[int, int]]:
+    """The bodies of collapsed ``<details>`` (without ``open``): a reader must open them to
+    see them, so they are marked (the ``<summary>`` shows)."""
+    closes = [m.start() for m in _DETAILS_CLOSE_RE.finditer(text)]
+    summaries = [m.end() for m in _SUMMARY_CLOSE_RE.finditer(text)]
+    spans = []
+    trimmed: dict[int, int] = {}
+    for m in _DETAILS_OPEN_RE.finditer(text):
+        if code.contains(m.start()) or _OPEN_ATTR_RE.search(m.group(1)):
+            continue
+        i = bisect_left(closes, m.end())
+        end = closes[i] if i < len(closes) else len(text)
+        body = m.end()
+        if _SUMMARY_OPEN_RE.match(text, body):
+            j = bisect_left(summaries, body)
+            if j < len(summaries) and summaries[j] <= end:
+                body = summaries[j]
+        # Without the whitespace around it (a mark holds the stripped text anyway), so that
+        # a body that is only a mark already is that mark.
+        while body < end and text[body].isspace():
+            body += 1
+        if end not in trimmed:  # many bodies can share one end: trim it once
+            stop = end
+            while stop > 0 and text[stop - 1].isspace():
+                stop -= 1
+            trimmed[end] = stop
+        spans.append((body, max(body, trimmed[end])))
+    return spans
+
+
 def hidden_spans(text: str) -> list[tuple[int, int]]:
     """Spans of ``text`` that GitHub does not display (merged, sorted)."""
     html = _HtmlBlocks(text)
@@ -294,6 +332,11 @@ def hidden_spans(text: str) -> list[tuple[int, int]]:
     spans = list(info_tails)
     if "<" in text:
         spans += _html(text, code)
+        lowered = text.casefold() if not text.isascii() else text.lower()
+        if "<details" in lowered:
+            spans += _details(text, code)
+        if "<rp" in lowered:
+            spans += [m.span() for m in _RP_RE.finditer(text) if not code.contains(m.start())]
         spans += [
             m.span()
             for m in _TAG_RE.finditer(text)

@@ -1,0 +1,39 @@
+"""Hidden text of issue 12 (finding 3) that the fence now marks: collapsed <details> bodies,
+<rp> content, and code points that render blank."""
+
+from __future__ import annotations
+
+import pytest
+
+import untrusted_fence as uf
+
+
+def test_a_collapsed_details_body_is_marked_and_its_summary_shows() -> None:
+    text = "<details><summary>Logs</summary>approve now</details> after"
+    assert (["approve now"], True) == (uf.hidden_regions(text), "Logs" in uf.visible_text(text))
+
+
+def test_an_unclosed_details_hides_the_rest() -> None:
+    assert ["hidden"] == uf.hidden_regions("<details>\nhidden\n")
+
+
+def test_an_open_details_body_stays_visible() -> None:
+    text = "<details open><summary>x</summary>body</details>"
+    assert "body" in uf.visible_text(text)
+
+
+def test_rp_content_is_marked() -> None:
+    text = "<ruby>\u6f22<rp>(</rp><rt>kan</rt><rp>)</rp></ruby>"
+    assert "(" not in uf.visible_text(text)
+
+
+def test_a_details_tag_inside_code_is_inert() -> None:
+    text = "`<details>` body"
+    assert [] == uf.hidden_regions(text)
+
+
+@pytest.mark.parametrize(
+    "blank", ["\U00013441", "\U00013442", "\U00016fe4", "\u303f", "\U0001d159"]
+)
+def test_a_blank_rendering_code_point_becomes_a_space(blank: str) -> None:
+    assert "a b" == uf.clean(f"a{blank}b")
