@@ -399,15 +399,25 @@ def _line_bounds(text: str, start: int, end: int) -> tuple[int, int]:
 
 def _visible_lines(text: str, marks: list[tuple[int, int]]) -> str:
     """The visible projection of the lines that hold a hidden mark, one chunk per group."""
+    newlines = [m.start() for m in _NEWLINE_RE.finditer(text)]
+
+    def line_start(pos: int) -> int:
+        i = bisect_right(newlines, pos - 1) - 1  # the last newline before pos
+        return newlines[i] + 1 if i >= 0 else 0
+
+    def line_end(pos: int) -> int:
+        i = bisect_right(newlines, pos - 1)  # the first newline at or after pos
+        return newlines[i] if i < len(newlines) else len(text)
+
     chunks: list[str] = []
     i = 0
     while i < len(marks):
-        start, end = _line_bounds(text, marks[i][0], marks[i][1])
+        start, end = line_start(marks[i][0]), line_end(marks[i][1])
         parts, pos = [], start
         while i < len(marks) and marks[i][0] < end:
             parts.append(text[pos : marks[i][0]])
             pos = marks[i][1]
-            end = max(end, _line_bounds(text, pos, pos)[1])
+            end = max(end, line_end(pos))
             i += 1
         parts.append(text[pos:end])
         chunks.append("".join(parts))
