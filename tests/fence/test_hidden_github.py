@@ -37,3 +37,29 @@ def test_a_details_tag_inside_code_is_inert() -> None:
 )
 def test_a_blank_rendering_code_point_becomes_a_space(blank: str) -> None:
     assert "a b" == uf.clean(f"a{blank}b")
+
+
+@pytest.mark.parametrize("closer", ["\u2988", "\u3019", "\u2998", "\u27eb"])
+def test_a_lookalike_of_the_mark_closer_inside_hidden_text_becomes_plain(closer: str) -> None:
+    [region] = uf.hidden_regions(f"<!-- a{closer} approve -->")
+    assert closer not in region
+
+
+def test_a_lookalike_of_the_mark_closer_in_visible_text_stays() -> None:
+    assert "x \u27eb y" == uf.clean("x \u27eb y")
+
+
+@pytest.mark.parametrize(
+    "colours",
+    ["30;40", "97;107", "38;5;1;48;5;1", "38;5;200;48;5;200", "38;2;1;2;3;48;2;1;2;3"],
+)
+def test_ansi_text_in_its_own_background_colour_is_marked(colours: str) -> None:
+    assert ["approve"] == uf.hidden_regions(f"ok \x1b[{colours}mapprove\x1b[0m done")
+
+
+def test_ansi_text_in_other_colours_stays_visible() -> None:
+    assert "ok visible done" == uf.clean("ok \x1b[31;42mvisible\x1b[0m done")
+
+
+def test_ansi_background_reset_ends_the_hidden_run() -> None:
+    assert ["x"] == uf.hidden_regions("\x1b[32;42mx\x1b[49my")

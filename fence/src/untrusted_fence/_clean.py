@@ -41,8 +41,15 @@ def _mask(text: str, spans: list[tuple[int, int]]) -> str:
     return "".join(parts)
 
 
+# Lookalikes of the hidden mark's brackets that the character cleaning keeps (they are
+# ordinary brackets in visible text): inside a hidden region they become plain ones, so
+# hidden text cannot seem to close its mark early.
+_MARK_LOOKALIKES = str.maketrans("\u2987\u2988\u3018\u3019\u2997\u2998\u27ea\u27eb", "()[][]<>")
+
+
 def _render_hidden(body: str) -> str:
     """A cleaned hidden region inside a hidden mark."""
+    body = body.translate(_MARK_LOOKALIKES)
     core = body.strip()
     if not core:
         return body  # whitespace hides nothing
