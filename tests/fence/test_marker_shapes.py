@@ -144,3 +144,8 @@ ORDINARY = [
 @pytest.mark.parametrize("text", ORDINARY)
 def test_ordinary_review_text_is_left_unchanged(text: str) -> None:
     assert text == uf.clean(text)
+
+
+def test_a_cyrillic_u_in_untrusted_still_reads_as_untrusted() -> None:
+    # Cyrillic "у" folds to "y" in the UTS #39 skeleton; it still reads as "u".
+    assert R == uf.clean("END UNTR\u0423STED")
