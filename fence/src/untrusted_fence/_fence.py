@@ -12,7 +12,7 @@ from typing import Literal
 from ._chars import casefold, delete_chars, fold
 from ._clean import clean, one_line
 from ._hidden import MARK_CLOSE, MARK_OPEN, mark_spans
-from ._markers import find_markers, neutralise
+from ._markers import find_cross_markers, find_markers, neutralise
 from ._ucd import grapheme_ends
 
 __all__ = ["DEFAULT_MAX_CHARS", "NONCE_HEX_DIGITS", "Fenced", "Kind", "fence"]
@@ -180,9 +180,13 @@ def fence(
             more = "at least " if raw_dropped else ""
             lines.append(f"[truncated: {more}{cut} more characters not shown]")
     body = "\n".join(lines)
-    if find_markers(body):
-        # Each part is marker-free; only their join can make one (the source line next to
-        # the text).  Rewrite it again, to a fixed point.
+    if (
+        lines
+        and lines[0].startswith("source: ")
+        and (find_markers(lines[0]) or find_cross_markers(body))
+    ):
+        # The label and the text are each marker-free; only the source line itself or a rule
+        # that spans lines can see a marker in their join.  Rewrite it again, to a fixed point.
         body = neutralise(body)
     views = _views(body)
     nonce = _draw(rng)

@@ -25,7 +25,7 @@ from itertools import pairwise
 from ._chars import casefold, delete_chars, fold, is_forbidden
 from ._hidden import mark_spans, merge
 
-__all__ = ["REPLACEMENT", "find_markers", "neutralise"]
+__all__ = ["REPLACEMENT", "find_cross_markers", "find_markers", "neutralise"]
 
 REPLACEMENT = "[fence-like marker removed]"
 
@@ -458,6 +458,12 @@ def _variants(text: str) -> list[str]:
                 if tm:
                     variants.append(_visible_lines(tagless, tm))
     return variants
+
+
+def find_cross_markers(text: str) -> bool:
+    """Whether the rules that span lines (the fence's own syntax over line breaks, setext role
+    headings) match ``text``: all that joining marker-free lines can make."""
+    return any(r.cross_search(r.view(text)) for r in _RULES)
 
 
 def find_markers(text: str) -> bool:
