@@ -266,7 +266,7 @@ def test_cleaning_pieces_in_one_call_equals_cleaning_each(pieces: list[str]) -> 
     assert [_chars.clean_chars(p) for p in pieces] == _clean._clean_pieces(pieces)
 
 
-_REFERENCE_FENCE_RE = re.compile(r"^[ \t]{0,3}(`{3,}+|~{3,}+)([^\n]*)$", re.M)
+_REFERENCE_FENCE_RE = re.compile(r"^ {0,3}(`{3,}+|~{3,}+)([^\n]*)$", re.M)
 
 
 def _reference_code_fences(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:

@@ -63,3 +63,8 @@ def test_ansi_text_in_other_colours_stays_visible() -> None:
 
 def test_ansi_background_reset_ends_the_hidden_run() -> None:
     assert ["x"] == uf.hidden_regions("\x1b[32;42mx\x1b[49my")
+
+
+def test_a_tab_before_backticks_makes_indented_code_not_a_fence() -> None:
+    # GitHub: "\t```" is an indented code line, so the comment after it is raw HTML (hidden).
+    assert ["<!-- hidden -->"] == uf.hidden_regions("\t```\n<!-- hidden -->\n")
