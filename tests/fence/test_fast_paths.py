@@ -216,14 +216,17 @@ def _reference_code_spans(text: str, fenced: list[tuple[int, int]]) -> list[tupl
     blanks = [m.start() for m in _hidden._BLANK_LINE_RE.finditer(text)]
     spans, i = [], 0
     while i < len(runs):
-        later = [
-            j for j in range(i + 1, len(runs)) if runs[j][1] - runs[j][0] == runs[i][1] - runs[i][0]
-        ]
-        if later:
+        start = runs[i][0]
+        backslashes = len(text[:start]) - len(text[:start].rstrip("\\"))
+        if backslashes % 2:
+            start += 1  # an escaped first backtick is literal text
+        length = runs[i][1] - start
+        later = [j for j in range(i + 1, len(runs)) if runs[j][1] - runs[j][0] == length]
+        if later and length:
             j = later[0]
             b = bisect_right(blanks, runs[i][1])
             if b >= len(blanks) or runs[j][0] <= blanks[b]:
-                spans.append((runs[i][0], runs[j][1]))
+                spans.append((start, runs[j][1]))
                 i = j + 1
                 continue
         i += 1
@@ -232,7 +235,7 @@ def _reference_code_spans(text: str, fenced: list[tuple[int, int]]) -> list[tupl
 
 markdown_text = st.lists(
     st.sampled_from(
-        ["`", "``", "```", "\n", "\n\n", " \n \n", "<a>", "<!--", "  <p", "x", " ", "~~~"]
+        ["`", "``", "```", "\n", "\n\n", " \n \n", "<a>", "<!--", "  <p", "x", " ", "~~~", "\\"]
     ),
     max_size=40,
 ).map("".join)

@@ -68,3 +68,8 @@ def test_ansi_background_reset_ends_the_hidden_run() -> None:
 def test_a_tab_before_backticks_makes_indented_code_not_a_fence() -> None:
     # GitHub: "\t```" is an indented code line, so the comment after it is raw HTML (hidden).
     assert ["<!-- hidden -->"] == uf.hidden_regions("\t```\n<!-- hidden -->\n")
+
+
+def test_an_escaped_backtick_does_not_open_a_code_span() -> None:
+    # GitHub: "\`" is a literal backtick, so the comment after it is raw HTML (hidden).
+    assert ["<!-- x -->"] == uf.hidden_regions("\\`<!-- x -->` y")

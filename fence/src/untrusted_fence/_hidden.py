@@ -212,26 +212,42 @@ def _code_spans(text: str, fenced: _Regions, html: _HtmlBlocks) -> list[tuple[in
             last = max(i, bisect_left(starts, b, i))
         kept += runs[last:]
         runs = kept
-    # The next run of the same length, for every run (one pass from the right).
+    # The next run of the same length, and of one less (for an opener whose first backtick is
+    # escaped), for every run (one pass from the right).  A closer is inside the code span,
+    # where a backslash is literal, so its whole run counts.
     following = [-1] * len(runs)
+    shorter = [-1] * len(runs)
     seen: dict[int, int] = {}
     for i in range(len(runs) - 1, -1, -1):
         length = runs[i][1] - runs[i][0]
         following[i] = seen.get(length, -1)
+        shorter[i] = seen.get(length - 1, -1)
         seen[length] = i
     blanks = [m.start() for m in _BLANK_LINE_RE.finditer(text)]
     spans: list[tuple[int, int]] = []
     i = 0
     while i < len(runs):
-        j = following[i]
-        if j >= 0:
+        start = runs[i][0]
+        escaped = _escaped(text, start)
+        j = shorter[i] if escaped else following[i]
+        if escaped:
+            start += 1
+        if j >= 0 and start < runs[i][1]:
             b = bisect_right(blanks, runs[i][1])
             if b >= len(blanks) or runs[j][0] <= blanks[b]:
-                spans.append((runs[i][0], runs[j][1]))
+                spans.append((start, runs[j][1]))
                 i = j + 1
                 continue
         i += 1
     return spans
+
+
+def _escaped(text: str, pos: int) -> bool:
+    """Whether the character at ``pos`` follows an odd number of backslashes."""
+    count = 0
+    while pos - count > 0 and text[pos - count - 1] == "\\":
+        count += 1
+    return count % 2 == 1
 
 
 class _Code:
