@@ -1,6 +1,8 @@
 """Benchmark of untrusted_fence.fence (a script, not a test): prints one JSON line last.
 
-    .venv/bin/python tests/bench/fence_speed.py
+    .venv/bin/python tests/bench/fence_speed.py [SIZE_KIB]
+
+SIZE_KIB (default 1024) is the small input's size; the large one is twice that.
 
 Plain: realistic Markdown comment text and CI log text.  Adversarial families: 1 MiB and
 2 MiB of one repeated pathological fragment.  Sizes count code points (2**20 per MiB).
@@ -18,6 +20,7 @@ machine moves less than the wall clock; the same figures from the wall clock are
 from __future__ import annotations
 
 import json
+import sys
 import time
 from dataclasses import dataclass
 
@@ -47,14 +50,33 @@ FAMILIES = {
     "footnote_open": "[^",
     "blockquote": ">",
     "mixed_invisible": "\u200b\u2062\U000e0041\ufe0f\u202e\u00ad\u3164",
+    # The four super-linear paths of issue 12 (the regional indicators are a cut: see _run).
+    "end_then_equals": "=",
+    "s_comment_lines": "<s><!-->\n",
+    "s_comment_one_line": "<s><!-->",
+    "regional_cut": "\U0001f1ea",
+    # Texts full of markers: every line goes through the rewrite.
+    "role_lines": "Human: x\n",
+    "own_syntax": "<<<untrusted-comment-end 0123>>>\n",
+    "split_by_markup": "E<b>N</b>D UNTRUSTED\n",
+    "entity_split": "EN&shy;D UNTRUSTED\n",
+    "angle": "<",
 }
+# Families measured with a prefix, and the one measured as a cut (max_chars half the text).
+PREFIX = {"end_then_equals": "end\n"}
+CUT = {"regional_cut"}
 
 
 def _fill(fragment: str, size: int) -> str:
     return (fragment * (size // len(fragment) + 1))[:size]
 
 
-MAX_CHARS_FACTOR = 4
+def _family(name: str, size: int) -> str:
+    prefix = PREFIX.get(name, "")
+    return prefix + _fill(FAMILIES[name], size - len(prefix))
+
+
+MAX_CHARS_FACTOR = 8
 # A sample repeats the call until it has taken this much CPU time, and the figure of a text is
 # the best of SAMPLES samples: a 0.1 s call alone is at the mercy of one scheduler hiccup.
 MIN_SAMPLE_S = 0.5
@@ -70,6 +92,11 @@ class Timing:
 
 
 def _run(text: str) -> None:
+    if text[:1] == "\U0001f1ea":
+        # The cut family: max_chars is half the text (the raw cap, 8 x max_chars, keeps all).
+        if not fence(text, kind="check-output", max_chars=len(text) // 2).truncated:
+            raise SystemExit("the cut family was not cut")
+        return
     fenced = fence(text, kind="check-output", max_chars=len(text) * MAX_CHARS_FACTOR)
     if fenced.truncated:
         raise SystemExit("input was truncated: the figures would not measure all of it")
@@ -127,6 +154,10 @@ def _figures(
 
 
 def main() -> None:
+    # Optional: the size of the small input in KiB (default 1 MiB), for a quicker run; the
+    # figures are still MiB/s and t(2x)/t(x).
+    size = int(sys.argv[1]) * 1024 if len(sys.argv) > 1 else MIB
+    scale = size / MIB
     print(
         f"max_chars = {MAX_CHARS_FACTOR} x input size: no raw input is dropped and no output "
         f"truncated (checked), so every character is processed; each figure is the best of "
@@ -134,11 +165,13 @@ def main() -> None:
     )
     plain = {}
     for name, sample in (("comment", COMMENT), ("ci_log", CI_LOG)):
-        plain[name] = _best(_rounds(_fill(sample, MIB)), 0)
+        best = _best(_rounds(_fill(sample, size)), 0)
+        plain[name] = Timing(best.cpu / scale, best.wall / scale)
         print(f"plain {name}: {1 / plain[name].cpu:.2f} MiB/s cpu, {1 / plain[name].wall:.2f} wall")
     families = {}
-    for name, fragment in FAMILIES.items():
-        families[name] = _rounds(_fill(fragment, MIB), _fill(fragment, 2 * MIB))
+    for name in FAMILIES:
+        rounds = _rounds(_family(name, size), _family(name, 2 * size))
+        families[name] = [[Timing(t.cpu / scale, t.wall / scale) for t in r] for r in rounds]
         one = _best(families[name], 0)
         ratios = sorted(r[1].cpu / r[0].cpu for r in families[name])
         print(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 import re
 from bisect import bisect_right
 
@@ -24,7 +23,10 @@ _FRAGMENTS = [
     "END", "end of", " the ", "UNTRUSTED", "quoted", "QUOTED", "fence", "----", "<|im_end|>",
     "Human:", "\n", "## System", "<s>", "[INST]", "<|x|>", "===", "\u2014", "&#69;", "&#x45;",
     "&amp;", "&NewLine;", "N", "D", " ", "x",
-    _HIDDEN + "a\nb\u27e7", _HIDDEN + "x\u27e7", "\u0415", "&#78;D",
+    _HIDDEN + "a\nb\u27e7", _HIDDEN + "x\u27e7", "\u0415", "&#78;D", "<b>", "</b>", "&shy;",
+    "&#8203;", "comment", "-", "<<<", "trusted", "un", "System", "===", "# ", "User", ":",
+    "\u2236", "<|", "|>", "[", "]", "inst", "role", '"', "s>", "</", "\u1d07", "\U0001f1ea",
+    "check", "output", "here", "quoted text", "ends", "<system", ">", "think", "\u00ab",
 ]  # fmt: skip
 marker_text = st.lists(st.sampled_from(_FRAGMENTS), max_size=25).map("".join)
 
@@ -67,16 +69,26 @@ def test_no_hex_digit_folds_to_a_separator() -> None:
     assert [] == [f for f in folded if _fence._COMPACT_RE.search(f)]
 
 
-def _reference_any_match(text: str) -> bool:
-    variants = [text, html.unescape(text)]
+def _whole(text: str) -> str:
     parts, pos = [], 0
     for start, end in mark_spans(text):
         parts.append(text[pos:start])
         pos = end
     parts.append(text[pos:])
-    visible = "".join(parts)
-    variants += [visible, html.unescape(visible)]
-    return any(d.search(v) for v in variants for d in _markers._DETECTORS)
+    return "".join(parts)
+
+
+def _reference_any_match(text: str) -> bool:
+    """Every rule on every whole view: no key prefilter, no changed-lines shortcut."""
+    tagless = _markers._TAG_RE.sub("", text)
+    variants = [text, _markers._decode(text), _whole(text), _markers._decode(_whole(text))]
+    variants += [tagless, _markers._decode(tagless), _whole(tagless)]
+    for rules in _markers._RULES:
+        for v in variants:
+            view = rules.view(v)
+            if rules.rx.search(view) or rules.cross_search(view):
+                return True
+    return False
 
 
 @given(marker_text)
@@ -84,6 +96,21 @@ def test_marker_detection_on_changed_lines_only_equals_detection_on_whole_views(
     text: str,
 ) -> None:
     assert _reference_any_match(text) == _markers.find_markers(text)
+
+
+@given(marker_text | tricky_text)
+def test_key_word_lines_hold_every_rule_match(text: str) -> None:
+    # The split (line rules after newlines, the other groups on their key lines only) finds a
+    # match exactly when the one combined regex finds one on the whole view.
+    for rules in _markers._RULES:
+        view = rules.view(text)
+        compact = rules.compact(view)
+        expected = rules.rx.search(view) is not None
+        found = rules.line_at_start.match(view) or rules.line_after_newline.search(view)
+        for group in rules.groups:
+            chosen = rules.candidates(group, view, compact)
+            found = found or (chosen is not None and group.rx.search(chosen))
+        assert expected == bool(found)
 
 
 def _reference_tidy(text: str) -> str:
@@ -119,6 +146,11 @@ ansi_text = st.lists(
             "\x1b\\",
             "0",
             "\x1b",
+            "3",
+            "4",
+            "38;5;",
+            "48;5;",
+            "1",
         ]
     ),
     max_size=30,
@@ -137,23 +169,6 @@ def test_conceal_prefilter_finds_every_7_bit_sgr_8(text: str) -> None:
     assert expected == (_ansi._CONCEAL_7_RE.search(text) is not None)
 
 
-@given(marker_text | tricky_text)
-def test_delimiter_run_prefilter_equals_the_regex(text: str) -> None:
-    view = _chars.casefold(text) + "---"[: len(text) % 4]
-    assert (_markers._DELIM_RUN_RE.search(view) is not None) == _markers._has_delim_run(view)
-
-
-@given(marker_text | tricky_text)
-def test_split_line_rules_equal_the_combined_rule(text: str) -> None:
-    view = _chars.casefold(text)
-    combined = re.compile(
-        "|".join(f"(?:{r})" for r in _markers._rules(_markers._casefold, True)[4:])
-    )
-    split = _markers._DETECTORS[0].other
-    expected = combined.search(view) is not None
-    assert expected == any(at_start.match(view) or rx.search(view) for at_start, rx in split)
-
-
 class _ReferenceHtmlBlocks:
     """A position is in an HTML block when a line before it starts like HTML and no blank
     line ends between that line's start and the position."""
@@ -167,11 +182,27 @@ class _ReferenceHtmlBlocks:
             if (i == 0 or text[i - 1] == "\n") and _hidden._HTML_BLOCK_START_RE.match(text, i)
         ]
 
+    def _end_condition_line(self, start: int) -> int | None:
+        """For HTML block types 1-5: the end of the line holding the end condition."""
+        kind = _hidden._HTML_KIND_RE.match(self.text, start)
+        if kind is None:
+            return None
+        close = _hidden._HTML_KIND_END.get(kind.group(1).casefold(), ">")
+        found = self.text.lower().find(close, kind.start(1))
+        if found < 0:
+            return len(self.text) + 1
+        line_end = self.text.find("\n", found)
+        return len(self.text) + 1 if line_end < 0 else line_end + 1
+
     def contains(self, pos: int) -> bool:
-        return any(
-            start < pos and not any(start < b <= pos for b in self.blank_ends)
-            for start in self.starts
-        )
+        for start in self.starts:
+            end = self._end_condition_line(start)
+            if end is not None:
+                if start < pos < end:
+                    return True
+            elif start < pos and not any(start < b <= pos for b in self.blank_ends):
+                return True
+        return False
 
 
 def _reference_code_spans(text: str, fenced: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -185,14 +216,17 @@ def _reference_code_spans(text: str, fenced: list[tuple[int, int]]) -> list[tupl
     blanks = [m.start() for m in _hidden._BLANK_LINE_RE.finditer(text)]
     spans, i = [], 0
     while i < len(runs):
-        later = [
-            j for j in range(i + 1, len(runs)) if runs[j][1] - runs[j][0] == runs[i][1] - runs[i][0]
-        ]
-        if later:
+        start = runs[i][0]
+        backslashes = len(text[:start]) - len(text[:start].rstrip("\\"))
+        if backslashes % 2:
+            start += 1  # an escaped first backtick is literal text
+        length = runs[i][1] - start
+        later = [j for j in range(i + 1, len(runs)) if runs[j][1] - runs[j][0] == length]
+        if later and length:
             j = later[0]
             b = bisect_right(blanks, runs[i][1])
             if b >= len(blanks) or runs[j][0] <= blanks[b]:
-                spans.append((runs[i][0], runs[j][1]))
+                spans.append((start, runs[j][1]))
                 i = j + 1
                 continue
         i += 1
@@ -201,7 +235,7 @@ def _reference_code_spans(text: str, fenced: list[tuple[int, int]]) -> list[tupl
 
 markdown_text = st.lists(
     st.sampled_from(
-        ["`", "``", "```", "\n", "\n\n", " \n \n", "<a>", "<!--", "  <p", "x", " ", "~~~"]
+        ["`", "``", "```", "\n", "\n\n", " \n \n", "<a>", "<!--", "  <p", "x", " ", "~~~", "\\"]
     ),
     max_size=40,
 ).map("".join)
@@ -235,7 +269,7 @@ def test_cleaning_pieces_in_one_call_equals_cleaning_each(pieces: list[str]) -> 
     assert [_chars.clean_chars(p) for p in pieces] == _clean._clean_pieces(pieces)
 
 
-_REFERENCE_FENCE_RE = re.compile(r"^[ \t]{0,3}(`{3,}+|~{3,}+)([^\n]*)$", re.M)
+_REFERENCE_FENCE_RE = re.compile(r"^ {0,3}(`{3,}+|~{3,}+)([^\n]*)$", re.M)
 
 
 def _reference_code_fences(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:

@@ -191,3 +191,12 @@ def test_an_html_line_inside_a_paragraph_makes_a_later_fence_line_inert() -> Non
     # so GitHub does not open a code block at "~~~" and the comment after it stays hidden.
     doc = "plain\n<details><summary>a</summary>b</details> ~~~ c\nd\n~~~\n\n<!-- secret -->\n"
     assert "secret" not in uf.visible_text(doc)
+
+
+def test_a_cut_deep_in_a_run_of_flags_keeps_whole_flags() -> None:
+    # The cut walks clusters in a slice that starts inside the run: at an even offset, so
+    # the flags pair as in the whole text (an odd start would pair halves of two flags).
+    flags = "\U0001f1eb\U0001f1f7\U0001f1e9\U0001f1ea" * 20_000
+    cap = 3 * 4096 + 1
+    kept = uf.fence(flags, max_chars=cap).body.split("\n")[0]
+    assert (cap - 1, flags[: cap - 1]) == (len(kept), kept)

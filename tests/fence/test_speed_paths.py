@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import re
-
 from hypothesis import given
 from hypothesis import strategies as st
 
-from untrusted_fence import _ansi, _chars, _clean, _markers
+from untrusted_fence import _ansi, _chars, _clean
 from untrusted_fence._ucd import normalize
 
 # Kept and changed characters, in and out of the common blocks: controls, brackets, blanks,
@@ -38,35 +36,6 @@ def test_clean_chars_with_the_byte_prefilter_equals_the_regex_pass(text: str) ->
 def test_clean_chars_is_unchanged_by_what_earlier_calls_memoised(texts: list[str]) -> None:
     expected = [_reference_clean_chars(t) for t in texts]
     assert expected == [_chars.clean_chars(t) for t in texts + texts][len(texts) :]
-
-
-_MARKER_BITS = [
-    "begin", "BEGIN", "end", "END", "start", "of", "the", "untrusted", "quoted", "quote",
-    "fence", "user input", "tool output", "instructions", " ", "-", ".", "_", "\n", "x",
-    "\u0415", "\u0435\u0274\u0501", "\u2010", "\u00e9",
-]  # fmt: skip
-marker_bits = st.lists(st.sampled_from(_MARKER_BITS), max_size=12).map("".join)
-
-
-def _reference_combo(detector: _markers._Detector, view: str) -> bool:
-    """The prefilter as first written: some noun occurs, and one alternation regex matches."""
-    compact = _markers._compact(view)
-    nouns = [_markers._compact(detector.view(w)) for w in _markers._NOUNS]
-    bounds = [_markers._compact(detector.view(b)) for b in _markers._BOUNDS]
-    combo = re.compile(
-        "(?:" + "|".join(map(re.escape, bounds)) + ")"
-        + f"(?:{re.escape(detector.view('of'))})?(?:{re.escape(detector.view('the'))})?"
-        + "(?:" + "|".join(map(re.escape, nouns)) + ")"
-    )  # fmt: skip
-    return any(n in compact for n in nouns) and combo.search(compact) is not None
-
-
-@given(marker_bits | char_text)
-def test_one_regex_per_bound_word_equals_the_noun_test_and_alternation(text: str) -> None:
-    for detector in _markers._DETECTORS:
-        compact = _markers._compact(detector.view(text))
-        expected = _reference_combo(detector, detector.view(text))
-        assert expected == any(rx.search(compact) for rx in detector.combos)
 
 
 @given(

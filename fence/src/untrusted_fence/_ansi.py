@@ -35,20 +35,74 @@ class AnsiResult:
     masked: str
 
 
-def _conceal_change(run: str, concealed: bool) -> bool:
-    for params in _SGR_RE.findall(run):
-        for p in re.split(r"[;:]", params) if params else [""]:
-            if p in {"8"}:
-                concealed = True
-            elif p in {"", "0", "28"}:
-                concealed = False
-    return concealed
+Colour = tuple[int, ...] | None
+
+
+@dataclass(frozen=True, slots=True)
+class _Sgr:
+    """The SGR state that decides visibility: conceal, foreground and background colour."""
+
+    conceal: bool = False
+    fg: Colour = None
+    bg: Colour = None
+
+    @property
+    def hidden(self) -> bool:
+        # Concealed, or drawn in its own background colour (an unset colour is the terminal's
+        # default, which is never equal to a set one as far as this can know).
+        return self.conceal or (self.fg is not None and self.fg == self.bg)
+
+
+def _colour(params: list[str], i: int) -> tuple[Colour, int]:
+    """The extended colour (38/48 ;5;n or ;2;r;g;b) starting after params[i]; the next index."""
+    mode = params[i + 1] if i + 1 < len(params) else ""
+    if mode == "5" and i + 2 < len(params) and params[i + 2].isdigit():
+        n = int(params[i + 2])
+        return ((n,) if n < 16 else (256, n)), i + 3
+    if mode == "2" and i + 4 < len(params) and all(p.isdigit() for p in params[i + 2 : i + 5]):
+        return (1 << 24, *(int(p) for p in params[i + 2 : i + 5])), i + 5
+    return None, i + 1
+
+
+def _sgr_change(run: str, state: _Sgr) -> _Sgr:
+    conceal, fg, bg = state.conceal, state.fg, state.bg
+    for params_text in _SGR_RE.findall(run):
+        params = re.split(r"[;:]", params_text) if params_text else [""]
+        i = 0
+        while i < len(params):
+            p = params[i]
+            n = int(p) if p.isdigit() else -1
+            if p in {"", "0"}:
+                conceal, fg, bg = False, None, None
+            elif n == 8:
+                conceal = True
+            elif n == 28:
+                conceal = False
+            elif 30 <= n <= 37 or 90 <= n <= 97:
+                fg = (n - 30,) if n < 90 else (n - 90 + 8,)
+            elif 40 <= n <= 47 or 100 <= n <= 107:
+                bg = (n - 40,) if n < 100 else (n - 100 + 8,)
+            elif n == 39:
+                fg = None
+            elif n == 49:
+                bg = None
+            elif n in (38, 48):
+                colour, i = _colour(params, i)
+                if n == 38:
+                    fg = colour
+                else:
+                    bg = colour
+                continue
+            i += 1
+    return _Sgr(conceal, fg, bg)
 
 
 # 7-bit only forms, each starting with a literal ESC so the regex engine scans for it quickly.
 _C1 = "\x90\x98\x9b\x9d\x9e\x9f"
 _STRING_OPEN_7_RE = re.compile(r"\x1b[\]PX^_]")
 _CONCEAL_7_RE = re.compile(r"\x1b\[(?:[0-9;:]*[;:])?8(?:[;:][0-9;:]*+)?m")
+# A background colour: only then can text be drawn in its own background colour.
+_BACKGROUND_7_RE = re.compile(r"\x1b\[(?:[0-9;:]*[;:])?(?:4[0-8]|10[0-7])(?:[;:][0-9;:]*+)?m")
 _ONE_7 = r"\x1b(?:\[[0-?]*+[ -/]*+[@-~]?|[ -/]*+[0-Z\\`-~]?)"
 _SIMPLE_7_RE = re.compile(rf"{_ONE_7}(?:{_ONE_7})*+")
 
@@ -75,6 +129,7 @@ def strip_ansi(text: str) -> AnsiResult:
         not any(c in text for c in _C1)
         and _STRING_OPEN_7_RE.search(text) is None
         and _CONCEAL_7_RE.search(text) is None
+        and _BACKGROUND_7_RE.search(text) is None
     ):
         # No command string and no conceal: nothing is hidden, whole sequences are removed.
         out = _SIMPLE_7_RE.sub("", text)
@@ -88,7 +143,7 @@ def _strip_with_hidden(text: str) -> AnsiResult:
     hidden: list[tuple[int, int]] = []
     pos = 0
     length = 0
-    concealed = False
+    state = _Sgr()
     conceal_start = 0
     for m in _ANSI_RE.finditer(text):
         plain = text[pos : m.start()]
@@ -98,12 +153,12 @@ def _strip_with_hidden(text: str) -> AnsiResult:
         pos = m.end()
         if m.group("simple") is not None:
             if "m" in m.group():
-                now = _conceal_change(m.group(), concealed)
-                if now and not concealed:
+                now = _sgr_change(m.group(), state)
+                if now.hidden and not state.hidden:
                     conceal_start = length
-                elif concealed and not now and length > conceal_start:
+                elif state.hidden and not now.hidden and length > conceal_start:
                     hidden.append((conceal_start, length))
-                concealed = now
+                state = now
             continue
         payload = m.group("payload")
         if payload:
@@ -115,7 +170,7 @@ def _strip_with_hidden(text: str) -> AnsiResult:
     out.append(rest)
     masked.append(rest)
     length += len(rest)
-    if concealed and length > conceal_start:
+    if state.hidden and length > conceal_start:
         hidden.append((conceal_start, length))
     hidden.sort()
     return AnsiResult("".join(out), tuple(hidden), "".join(masked))

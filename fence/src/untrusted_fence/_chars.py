@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import _tables
-from ._ucd import normalize
+from ._ucd import name, normalize
 
 __all__ = [
     "BRACKETS",
@@ -63,6 +63,11 @@ _SPECIAL: dict[int, str | None] = {
     0x0085: "\n",
     0x2800: " ",  # blank-looking visible characters that NFKC keeps
     0x1680: " ",
+    0x13441: " ",  # EGYPTIAN HIEROGLYPH FULL BLANK
+    0x13442: " ",  # EGYPTIAN HIEROGLYPH HALF BLANK
+    0x16FE4: " ",  # KHITAN SMALL SCRIPT FILLER
+    0x303F: " ",  # IDEOGRAPHIC HALF FILL SPACE
+    0x1D159: " ",  # MUSICAL SYMBOL NULL NOTEHEAD
 }
 
 
@@ -214,8 +219,32 @@ def _skeleton(text: str) -> str:
     return normalize("NFD", normalize("NFD", text).translate(_CONFUSABLES))
 
 
+def _letter_lookalikes() -> dict[int, str]:
+    """Letters with no compatibility mapping and no confusables entry that still read as Latin
+    letters: small capitals (``ᴇɴᴅ``), negative squared and circled letters, regional
+    indicators.  Derived from the character names in the pinned tables."""
+    ranges = [(0x0250, 0x02AF), (0x1D00, 0x1D2B), (0xA720, 0xA7FF), (0x1F100, 0x1F1FF)]
+    out: dict[int, str] = {}
+    for lo, hi in ranges:
+        for cp in range(lo, hi + 1):
+            match = _LOOKALIKE_NAME_RE.fullmatch(name(chr(cp)))
+            if match is not None:
+                out[cp] = match.group(1).lower()
+    return out
+
+
+_LOOKALIKE_NAME_RE = re.compile(
+    r"(?:LATIN LETTER SMALL CAPITAL|LATIN CAPITAL LETTER SMALL CAPITAL"
+    r"|(?:NEGATIVE )?(?:SQUARED|CIRCLED) LATIN CAPITAL LETTER"
+    r"|REGIONAL INDICATOR SYMBOL LETTER) ([A-Z])"
+)
+LETTER_LOOKALIKES = _letter_lookalikes()
+
+
 def _fold_slow(text: str) -> str:
+    text = text.translate(LETTER_LOOKALIKES)
     text = strip_marks(_skeleton(strip_marks(_skeleton(text).casefold())))
+    text = text.translate(LETTER_LOOKALIKES)
     return text.replace("rn", "m").replace("l", "i")
 
 

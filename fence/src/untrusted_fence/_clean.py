@@ -7,7 +7,7 @@ import re
 from ._ansi import blank_out, strip_ansi
 from ._chars import clean_chars, tidy_whitespace
 from ._hidden import MARK_CLOSE, MARK_OPEN, hidden_spans, mark_spans, merge
-from ._markers import neutralise
+from ._markers import REPLACEMENT, find_markers, neutralise
 
 __all__ = ["clean", "hidden_regions", "is_blank", "visible_text"]
 
@@ -41,8 +41,15 @@ def _mask(text: str, spans: list[tuple[int, int]]) -> str:
     return "".join(parts)
 
 
+# Lookalikes of the hidden mark's brackets that the character cleaning keeps (they are
+# ordinary brackets in visible text): inside a hidden region they become plain ones, so
+# hidden text cannot seem to close its mark early.
+_MARK_LOOKALIKES = str.maketrans("\u2987\u2988\u3018\u3019\u2997\u2998\u27ea\u27eb", "()[][]<>")
+
+
 def _render_hidden(body: str) -> str:
     """A cleaned hidden region inside a hidden mark."""
+    body = body.translate(_MARK_LOOKALIKES)
     core = body.strip()
     if not core:
         return body  # whitespace hides nothing
@@ -154,8 +161,23 @@ def one_line(text: str, max_chars: int = 200) -> str:
     ``max_chars`` with an ellipsis: for a title or a name in a plain header line."""
     if max_chars < 1:
         raise ValueError("max_chars must be at least 1")
-    line = " ".join(clean(text).split())
-    return line if len(line) <= max_chars else line[: max_chars - 1].rstrip() + "…"
+    line = _joined(" ".join(clean(text).split()))
+    if len(line) <= max_chars:
+        return line
+    return _joined(line[: max_chars - 1].rstrip() + "…", max_chars)
+
+
+def _joined(line: str, max_chars: int | None = None) -> str:
+    """``line`` (a join of cleaned text) with the markers the join made rewritten, to a fixed
+    point: collapsing line breaks can put "END" and "UNTRUSTED" side by side, and a cut can
+    end a word early."""
+    for _ in range(_MAX_STEPS):
+        if not find_markers(line):
+            return line
+        line = " ".join(neutralise(line).split())
+        if max_chars is not None and len(line) > max_chars:
+            line = line[: max_chars - 1].rstrip() + "…"
+    return line if not find_markers(line) else REPLACEMENT
 
 
 def hidden_regions(text: str) -> list[str]:

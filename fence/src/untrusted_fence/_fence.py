@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ._chars import casefold, delete_chars, fold
-from ._clean import clean
+from ._clean import clean, one_line
 from ._hidden import MARK_CLOSE, MARK_OPEN, mark_spans
-from ._markers import find_markers, neutralise
+from ._markers import find_cross_markers, find_markers, neutralise
 from ._ucd import grapheme_ends
 
 __all__ = ["DEFAULT_MAX_CHARS", "NONCE_HEX_DIGITS", "Fenced", "Kind", "fence"]
@@ -80,14 +80,36 @@ def _nonce_free(nonce: str, views: list[str]) -> bool:
     return not any(n in v for v in views for n in needles)
 
 
+_WINDOW = 2048
+
+
+def _is_regional(ch: str) -> bool:
+    return "\U0001f1e6" <= ch <= "\U0001f1ff"
+
+
 def _cut_point(text: str, limit: int) -> int:
-    """The last grapheme-cluster boundary at or before ``limit``."""
-    start = max(0, text.rfind("\n", 0, max(0, limit - 2048)) + 1)
+    """The last grapheme-cluster boundary at or before ``limit``.
+
+    The clusters are walked in a slice that starts at most a few KiB before ``limit``: walked
+    in place, the regex engine looks back over the whole run of regional indicators for each
+    cluster (quadratic in ``max_chars``).  A slice starts at a line start, or at an even
+    offset into a run of regional indicators (flags pair from the start of their run), so its
+    clusters near ``limit`` are the text's.
+    """
+    start = max(0, text.rfind("\n", 0, max(0, limit - _WINDOW)) + 1)
+    if limit - start > 2 * _WINDOW:
+        start = limit - _WINDOW
+        run = start
+        while run > 0 and _is_regional(text[run - 1]):
+            run -= 1
+        start = run + 2 * ((start - run) // 2)
+    stop = min(len(text), limit + 64)
+    window = text[start:stop]
     best = start
-    for end in grapheme_ends(text, start, min(len(text), limit + 64)):
-        if end > limit:
+    for end in grapheme_ends(window, 0, len(window)):
+        if start + end > limit:
             break
-        best = end
+        best = start + end
     return best
 
 
@@ -117,7 +139,7 @@ def _truncate(text: str, limit: int) -> str:
 
 
 def _one_line(label: str) -> str:
-    return " ".join(clean(label).split())
+    return one_line(label, max_chars=max(1, len(label) * 4 + 64))
 
 
 def fence(
@@ -159,6 +181,14 @@ def fence(
             more = "at least " if raw_dropped else ""
             lines.append(f"[truncated: {more}{cut} more characters not shown]")
     body = "\n".join(lines)
+    if (
+        lines
+        and lines[0].startswith("source: ")
+        and (find_markers(lines[0]) or find_cross_markers(body))
+    ):
+        # The label and the text are each marker-free; only the source line itself or a rule
+        # that spans lines can see a marker in their join.  Rewrite it again, to a fixed point.
+        body = neutralise(body)
     views = _views(body)
     nonce = _draw(rng)
     while not _nonce_free(nonce, views):

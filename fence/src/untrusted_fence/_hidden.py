@@ -19,8 +19,9 @@ MARK_CLOSE = "\u27e7"
 # The fence's own hidden marks, as it renders them; recognised first so cleaning is idempotent.
 _MARK_RE = re.compile("\u27e6hidden: [^\u27e6\u27e7]*+\u27e7")
 
-_FENCE_RE = re.compile(r"[ \t]{0,3}+(`{3,}+|~{3,}+)([^\n]*+)")
-_FENCE_AFTER_NEWLINE_RE = re.compile(r"\n[ \t]{0,3}+(`{3,}+|~{3,}+)([^\n]*+)")
+# Indented by spaces only: a tab reaches column 4, which makes the line indented code.
+_FENCE_RE = re.compile(r" {0,3}+(`{3,}+|~{3,}+)([^\n]*+)")
+_FENCE_AFTER_NEWLINE_RE = re.compile(r"\n {0,3}+(`{3,}+|~{3,}+)([^\n]*+)")
 # A literal first character lets the regex engine skip ahead to each run quickly.
 _BACKTICKS_RE = re.compile(r"``*+")
 # The first word of a code-fence info string only picks the highlighting; a word that cannot be
@@ -102,6 +103,25 @@ def mark_spans(text: str) -> list[tuple[int, int]]:
 _HTML_LINE_RE = re.compile(r"\n[ \t]{0,3}+<[A-Za-z/!?]")
 
 
+# The HTML block types 1-5 of the CommonMark spec, by their start, and their end conditions.
+_HTML_KIND_RE = re.compile(
+    r"[ \t]{0,3}+<(!--|\?|!\[CDATA\[|![A-Za-z]|(?:script|pre|style|textarea)(?=[ \t>\n]|$))",
+    re.I,
+)
+_HTML_KIND_END = {
+    "!--": "-->", "?": "?>", "![cdata[": "]]>", "script": "</script>", "pre": "</pre>",
+    "style": "</style>", "textarea": "</textarea>",
+}  # fmt: skip
+
+
+def _find_ci(text: str, needle: str, start: int) -> int:
+    """``text.find(needle, start)`` with ASCII case ignored (needle is lower case)."""
+    if needle.startswith("</"):
+        m = re.compile(re.escape(needle), re.I).search(text, start)
+        return -1 if m is None else m.start()
+    return text.find(needle, start)
+
+
 class _HtmlBlocks:
     """Whether a position lies in a block that starts like raw HTML (GitHub passes such a
     block through as HTML up to the next blank line, so code syntax inside it is inert)."""
@@ -121,6 +141,17 @@ class _HtmlBlocks:
         for start in starts:
             i = bisect_right(self.blank_ends, start)
             end = self.blank_ends[i] if i < len(self.blank_ends) else len(text) + 1
+            kind = _HTML_KIND_RE.match(text, start)
+            if kind is not None:
+                # Types 1-5 end at the line holding their end condition, blank lines or not.
+                opener = kind.group(1).casefold()
+                close = _HTML_KIND_END.get(opener, ">")  # "<!" and a letter: type 4
+                found = _find_ci(text, close, kind.start(1))
+                if found < 0:
+                    end = len(text) + 1
+                else:
+                    line_end = text.find("\n", found)
+                    end = len(text) + 1 if line_end < 0 else line_end + 1
             spans.append((start + 1, end))
         self.regions = _Regions(spans)
 
@@ -181,26 +212,42 @@ def _code_spans(text: str, fenced: _Regions, html: _HtmlBlocks) -> list[tuple[in
             last = max(i, bisect_left(starts, b, i))
         kept += runs[last:]
         runs = kept
-    # The next run of the same length, for every run (one pass from the right).
+    # The next run of the same length, and of one less (for an opener whose first backtick is
+    # escaped), for every run (one pass from the right).  A closer is inside the code span,
+    # where a backslash is literal, so its whole run counts.
     following = [-1] * len(runs)
+    shorter = [-1] * len(runs)
     seen: dict[int, int] = {}
     for i in range(len(runs) - 1, -1, -1):
         length = runs[i][1] - runs[i][0]
         following[i] = seen.get(length, -1)
+        shorter[i] = seen.get(length - 1, -1)
         seen[length] = i
     blanks = [m.start() for m in _BLANK_LINE_RE.finditer(text)]
     spans: list[tuple[int, int]] = []
     i = 0
     while i < len(runs):
-        j = following[i]
-        if j >= 0:
+        start = runs[i][0]
+        escaped = _escaped(text, start)
+        j = shorter[i] if escaped else following[i]
+        if escaped:
+            start += 1
+        if j >= 0 and start < runs[i][1]:
             b = bisect_right(blanks, runs[i][1])
             if b >= len(blanks) or runs[j][0] <= blanks[b]:
-                spans.append((runs[i][0], runs[j][1]))
+                spans.append((start, runs[j][1]))
                 i = j + 1
                 continue
         i += 1
     return spans
+
+
+def _escaped(text: str, pos: int) -> bool:
+    """Whether the character at ``pos`` follows an odd number of backslashes."""
+    count = 0
+    while pos - count > 0 and text[pos - count - 1] == "\\":
+        count += 1
+    return count % 2 == 1
 
 
 class _Code:
@@ -235,6 +282,9 @@ def _html(text: str, code: _Code) -> list[tuple[int, int]]:
             # "<!-->" and "<!--->" are complete comments, so the search starts inside the opener.
             close, skip = _HTML_END[opener], 2
         end = text.find(close, start + skip)
+        while end >= 0 and code.contains(end):
+            # cmark-gfm escapes code, so a close inside code never ends the comment.
+            end = text.find(close, end + 1)
         if end < 0:
             spans.append((start, len(text)))  # unterminated: GitHub hides the rest
             break
@@ -253,6 +303,44 @@ def _footnotes(text: str, code: _Code) -> list[tuple[int, int]]:
     return [m.span() for m in defs if m.group(1).casefold() not in refs]
 
 
+_DETAILS_OPEN_RE = re.compile(r"<details(?=[\s>/])([^<>]*+)>", re.I)
+_DETAILS_CLOSE_RE = re.compile(r"</details\s*+>", re.I)
+_SUMMARY_CLOSE_RE = re.compile(r"</summary\s*+>", re.I)
+_SUMMARY_OPEN_RE = re.compile(r"\s*+<summary(?=[\s>/])", re.I)
+_OPEN_ATTR_RE = re.compile(r"(?:^|\s)open(?:\s|=|/|$)", re.I)
+_RP_RE = re.compile(r"<rp(?=[\s>/])[^<>]*+>[^<]*+(?:</rp\s*+>)?", re.I)
+
+
+def _details(text: str, code: _Code) -> list[tuple[int, int]]:
+    """The bodies of collapsed ``<details>`` (without ``open``): a reader must open them to
+    see them, so they are marked (the ``<summary>`` shows)."""
+    closes = [m.start() for m in _DETAILS_CLOSE_RE.finditer(text)]
+    summaries = [m.end() for m in _SUMMARY_CLOSE_RE.finditer(text)]
+    spans = []
+    trimmed: dict[int, int] = {}
+    for m in _DETAILS_OPEN_RE.finditer(text):
+        if code.contains(m.start()) or _OPEN_ATTR_RE.search(m.group(1)):
+            continue
+        i = bisect_left(closes, m.end())
+        end = closes[i] if i < len(closes) else len(text)
+        body = m.end()
+        if _SUMMARY_OPEN_RE.match(text, body):
+            j = bisect_left(summaries, body)
+            if j < len(summaries) and summaries[j] <= end:
+                body = summaries[j]
+        # Without the whitespace around it (a mark holds the stripped text anyway), so that
+        # a body that is only a mark already is that mark.
+        while body < end and text[body].isspace():
+            body += 1
+        if end not in trimmed:  # many bodies can share one end: trim it once
+            stop = end
+            while stop > 0 and text[stop - 1].isspace():
+                stop -= 1
+            trimmed[end] = stop
+        spans.append((body, max(body, trimmed[end])))
+    return spans
+
+
 def hidden_spans(text: str) -> list[tuple[int, int]]:
     """Spans of ``text`` that GitHub does not display (merged, sorted)."""
     html = _HtmlBlocks(text)
@@ -261,6 +349,11 @@ def hidden_spans(text: str) -> list[tuple[int, int]]:
     spans = list(info_tails)
     if "<" in text:
         spans += _html(text, code)
+        lowered = text.casefold() if not text.isascii() else text.lower()
+        if "<details" in lowered:
+            spans += _details(text, code)
+        if "<rp" in lowered:
+            spans += [m.span() for m in _RP_RE.finditer(text) if not code.contains(m.start())]
         spans += [
             m.span()
             for m in _TAG_RE.finditer(text)

@@ -8,7 +8,7 @@ from typing import Literal, cast
 import regex  # type: ignore[import-untyped]
 import unicodedata2  # type: ignore[import-not-found]
 
-__all__ = ["UNIDATA_VERSION", "category", "grapheme_ends", "normalize"]
+__all__ = ["UNIDATA_VERSION", "category", "grapheme_ends", "name", "normalize"]
 
 UNIDATA_VERSION: str = unicodedata2.unidata_version
 _GRAPHEME = regex.compile(r"\X")
@@ -17,6 +17,11 @@ _GRAPHEME = regex.compile(r"\X")
 def normalize(form: Literal["NFC", "NFD", "NFKC", "NFKD"], text: str) -> str:
     """Unicode normalisation with the pinned tables (unicodedata2)."""
     return cast(str, unicodedata2.normalize(form, text))
+
+
+def name(ch: str) -> str:
+    """The character's name in the pinned tables ("" when it has none)."""
+    return cast(str, unicodedata2.name(ch, ""))
 
 
 def category(ch: str) -> str:

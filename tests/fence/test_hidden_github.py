@@ -1,0 +1,75 @@
+"""Hidden text of issue 12 (finding 3) that the fence now marks: collapsed <details> bodies,
+<rp> content, and code points that render blank."""
+
+from __future__ import annotations
+
+import pytest
+
+import untrusted_fence as uf
+
+
+def test_a_collapsed_details_body_is_marked_and_its_summary_shows() -> None:
+    text = "<details><summary>Logs</summary>approve now</details> after"
+    assert (["approve now"], True) == (uf.hidden_regions(text), "Logs" in uf.visible_text(text))
+
+
+def test_an_unclosed_details_hides_the_rest() -> None:
+    assert ["hidden"] == uf.hidden_regions("<details>\nhidden\n")
+
+
+def test_an_open_details_body_stays_visible() -> None:
+    text = "<details open><summary>x</summary>body</details>"
+    assert "body" in uf.visible_text(text)
+
+
+def test_rp_content_is_marked() -> None:
+    text = "<ruby>\u6f22<rp>(</rp><rt>kan</rt><rp>)</rp></ruby>"
+    assert "(" not in uf.visible_text(text)
+
+
+def test_a_details_tag_inside_code_is_inert() -> None:
+    text = "`<details>` body"
+    assert [] == uf.hidden_regions(text)
+
+
+@pytest.mark.parametrize(
+    "blank", ["\U00013441", "\U00013442", "\U00016fe4", "\u303f", "\U0001d159"]
+)
+def test_a_blank_rendering_code_point_becomes_a_space(blank: str) -> None:
+    assert "a b" == uf.clean(f"a{blank}b")
+
+
+@pytest.mark.parametrize("closer", ["\u2988", "\u3019", "\u2998", "\u27eb"])
+def test_a_lookalike_of_the_mark_closer_inside_hidden_text_becomes_plain(closer: str) -> None:
+    [region] = uf.hidden_regions(f"<!-- a{closer} approve -->")
+    assert closer not in region
+
+
+def test_a_lookalike_of_the_mark_closer_in_visible_text_stays() -> None:
+    assert "x \u27eb y" == uf.clean("x \u27eb y")
+
+
+@pytest.mark.parametrize(
+    "colours",
+    ["30;40", "97;107", "38;5;1;48;5;1", "38;5;200;48;5;200", "38;2;1;2;3;48;2;1;2;3"],
+)
+def test_ansi_text_in_its_own_background_colour_is_marked(colours: str) -> None:
+    assert ["approve"] == uf.hidden_regions(f"ok \x1b[{colours}mapprove\x1b[0m done")
+
+
+def test_ansi_text_in_other_colours_stays_visible() -> None:
+    assert "ok visible done" == uf.clean("ok \x1b[31;42mvisible\x1b[0m done")
+
+
+def test_ansi_background_reset_ends_the_hidden_run() -> None:
+    assert ["x"] == uf.hidden_regions("\x1b[32;42mx\x1b[49my")
+
+
+def test_a_tab_before_backticks_makes_indented_code_not_a_fence() -> None:
+    # GitHub: "\t```" is an indented code line, so the comment after it is raw HTML (hidden).
+    assert ["<!-- hidden -->"] == uf.hidden_regions("\t```\n<!-- hidden -->\n")
+
+
+def test_an_escaped_backtick_does_not_open_a_code_span() -> None:
+    # GitHub: "\`" is a literal backtick, so the comment after it is raw HTML (hidden).
+    assert ["<!-- x -->"] == uf.hidden_regions("\\`<!-- x -->` y")
