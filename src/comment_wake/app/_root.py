@@ -384,8 +384,9 @@ async def open_app(
         )
         await stack.enter_async_context(monitor)
         registry: Registry | None = None
+        source: BindingSource
         if bindings is None:
-            registry = Registry(
+            registry = source = Registry(
                 monitor.store.sync,
                 inbox_root=inbox_root(state),
                 clock=the_clock,
@@ -393,7 +394,8 @@ async def open_app(
                 publisher_timeout=c.delivery.publisher_timeout,
                 environ=env,
             )
-        source: BindingSource = registry if registry is not None else bindings  # type: ignore[assignment]
+        else:
+            source = bindings
         wake = CommentWake(
             store=monitor.store,
             api=monitor.client,
