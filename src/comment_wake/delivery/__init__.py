@@ -26,7 +26,6 @@ from ._errors import (
 )
 from ._handoff import HANDOFF_KIND, handoff_notice
 from ._inbox import InboxPublisher, default_inbox_root, take, worker_dir, write_notice
-from ._killpoints import KILL_AT_ENV, KILL_POINTS, KillSwitch, kill_point, parse_kill_at
 from ._loop import (
     Decision,
     DeliveryConfig,
@@ -49,8 +48,6 @@ __all__ = [
     "EXIT_REFUSED",
     "GONE_STATUSES",
     "HANDOFF_KIND",
-    "KILL_AT_ENV",
-    "KILL_POINTS",
     "WITHHELD_ENV",
     "AckPass",
     "Acknowledger",
@@ -65,7 +62,6 @@ __all__ = [
     "DeliveryStats",
     "InboxError",
     "InboxPublisher",
-    "KillSwitch",
     "NoticeCallback",
     "OnSession",
     "OrchestratorOf",
@@ -79,9 +75,7 @@ __all__ = [
     "can_merge",
     "default_inbox_root",
     "handoff_notice",
-    "kill_point",
     "merge_notices",
-    "parse_kill_at",
     "reaction_content",
     "sign",
     "take",
