@@ -4,8 +4,9 @@
         [--random-kills 40] [--seed 11]
 
 The same machinery as ``tests/delivery/crash``: delivery runs in a subprocess on one store,
-SIGKILLed at random moments and at each named kill point, restarted each time; a loopback
-webhook receiver that keeps repeats counts every POST by ``Idempotency-Key``.  The last
+SIGKILLed at random moments and at each named kill point (the driver's wrappers), restarted
+each time; a loopback webhook receiver that keeps repeats counts every POST by
+``Idempotency-Key``.  The last
 line is ``{"kills", "kill_points", "min_hits_per_point", "notices", "lost", "duplicated",
 "redeliveries"}``: ``lost`` counts notices that never took effect, ``duplicated`` notices
 that took effect more than once after de-duplication by key, ``redeliveries`` the raw
@@ -23,7 +24,6 @@ import time
 from pathlib import Path
 from types import ModuleType
 
-from comment_wake.delivery import KILL_POINTS
 from review_monitor.testing import FakeGitHub
 
 HARNESS = Path(__file__).resolve().parent.parent / "delivery" / "crash" / "harness.py"
@@ -48,6 +48,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=11)
     args = parser.parse_args()
     harness = load_harness()
+    points = harness.KILL_POINTS
     started = time.monotonic()
     fake = FakeGitHub()
     batches, planned = harness.build_plan(
@@ -63,7 +64,7 @@ def main() -> None:
         runner.crash_many(
             per_point=args.per_point,
             random_kills=args.random_kills,
-            max_runs=4 * (args.per_point * len(KILL_POINTS) + args.random_kills),
+            max_runs=4 * (args.per_point * len(points) + args.random_kills),
         )
         runner.finish()
     figures = harness.verdict(receiver, planned)
@@ -77,8 +78,8 @@ def main() -> None:
         json.dumps(
             {
                 "kills": tally.kills,
-                "kill_points": len(KILL_POINTS),
-                "min_hits_per_point": min(tally.point_kills[p] for p in KILL_POINTS),
+                "kill_points": len(points),
+                "min_hits_per_point": min(tally.point_kills[p] for p in points),
                 "notices": len(planned),
                 "lost": figures["lost"],
                 "duplicated": figures["duplicated"],

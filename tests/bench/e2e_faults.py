@@ -54,7 +54,7 @@ def main() -> int:
     proof = h.run_proof(settings, workdir, log=lambda m: print(m, file=sys.stderr))
     print(
         f"{proof.seconds}s, {proof.notices} notices ({proof.wakes} wakes), faults "
-        f"{dict(proof.faults)}, kill points armed {dict(proof.kill_points)}, files {workdir}"
+        f"{dict(proof.faults)}, files {workdir}"
     )
     for what in ("lost", "duplicated", "untrusted_delivered", "rate_limit_violations"):
         for line in getattr(proof, what)[:5]:

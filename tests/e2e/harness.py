@@ -4,9 +4,11 @@
 a thread of this process), binds one inbox worker per PR, then plays a seeded story in
 real time: trusted comments, strangers, bots, verdicts, and GitHub faults (5xx, timeouts,
 secondary limits with ``retry-after``, partial GraphQL errors), while the daemon
-(``python -m comment_wake run``) is SIGKILLed at random moments, or at a named kill point
-(``COMMENT_WAKE_KILL_AT``), and restarted on the same state directory each time.  A last
-run delivers what is left; then ``Proof`` says what reached the inboxes.
+(``python -m comment_wake run``, the real daemon, nothing wrapped) is SIGKILLed at random
+moments and restarted on the same state directory each time.  A last run delivers what is
+left; then ``Proof`` says what reached the inboxes.  The kills exactly between a side
+effect and its record are the crash test's (``tests/delivery/crash``: named kill points in
+wrappers its driver gives the app).
 
 Loaded by path (``tests/e2e/conftest.py`` and ``tests/bench/e2e_faults.py``): test
 modules cannot import each other.
@@ -30,7 +32,7 @@ from typing import Any
 
 import msgspec
 
-from comment_wake.delivery import KILL_POINTS, take
+from comment_wake.delivery import take
 from comment_wake.registry import InboxSpec, Registry
 from review_monitor import Notice, PrRef
 from review_monitor.testing import FakeGitHub, Fault
@@ -74,7 +76,6 @@ class Settings:
 @dataclass
 class Proof:
     kills: int = 0
-    kill_points: Counter[str] = field(default_factory=Counter)
     faults: Counter[str] = field(default_factory=Counter)
     trusted: int = 0
     lost: list[str] = field(default_factory=list)
@@ -200,7 +201,7 @@ class World:
                     self.worker(pr.number), pr, orchestrator="lead", publisher=InboxSpec()
                 )
 
-    def env(self, kill_at: str | None) -> dict[str, str]:
+    def env(self) -> dict[str, str]:
         dropped = ("GH_TOKEN", "GITHUB_TOKEN", "COMMENT_WAKE_STATE_DIR", "COMMENT_WAKE_CONFIG")
         env = {k: v for k, v in os.environ.items() if k not in dropped}
         env.update(
@@ -210,12 +211,9 @@ class World:
             XDG_CONFIG_HOME=str(self.workdir / "xdg-config"),
             PYTHONUNBUFFERED="1",
         )
-        env.pop("COMMENT_WAKE_KILL_AT", None)
-        if kill_at is not None:
-            env["COMMENT_WAKE_KILL_AT"] = kill_at
         return env
 
-    def start(self, kill_at: str | None = None) -> subprocess.Popen[bytes]:
+    def start(self) -> subprocess.Popen[bytes]:
         with self.log.open("ab") as log:
             return subprocess.Popen(
                 [
@@ -228,7 +226,7 @@ class World:
                     "--state-dir",
                     str(self.state_dir),
                 ],
-                env=self.env(kill_at),
+                env=self.env(),
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=log,
@@ -278,15 +276,6 @@ class World:
             self.post(e)
 
 
-def _kill_plan(rng: random.Random) -> str | None:
-    # One run in three arms a named kill point, so the kills also land exactly between
-    # a side effect and the transaction that records it.
-    if rng.random() < 1 / 3:
-        point = rng.choice([p for p in KILL_POINTS if p != "outbox-written"])
-        return f"{point}:{rng.randint(1, 3)}"
-    return None
-
-
 def run_proof(s: Settings, workdir: Path, *, log: Any = None) -> Proof:
     proof = Proof()
     started = time.monotonic()
@@ -308,10 +297,7 @@ def run_proof(s: Settings, workdir: Path, *, log: Any = None) -> Proof:
         kill_every = min(1.4, s.story_seconds / s.kills)
         while proof.kills < s.kills:
             if proc is None:
-                kill_at = _kill_plan(rng)
-                proc = world.start(kill_at)
-                if kill_at is not None:
-                    proof.kill_points[kill_at.partition(":")[0]] += 1
+                proc = world.start()
             try:
                 # Past the interpreter's start (~0.7 s), then anywhere in a few polls.
                 proc.wait(timeout=rng.uniform(0.7, 0.7 + 2 * kill_every))

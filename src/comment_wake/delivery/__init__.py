@@ -2,7 +2,7 @@
 
 Each class implements ``review_monitor.Publisher``: ``await publisher.publish(notice)``
 returns ``Delivered``, ``Busy``, ``Gone`` or ``Refused``, or raises ``PublishError`` for a
-fault the delivery loop retries with ``Backoff``.  The wire contract is ``docs/notice.md``.
+fault the delivery loop retries with backoff.  The wire contract is ``docs/notice.md``.
 """
 
 from ._callback import CallbackPublisher, NoticeCallback
@@ -17,7 +17,6 @@ from ._errors import (
 )
 from ._handoff import HANDOFF_KIND, handoff_notice
 from ._inbox import InboxPublisher, default_inbox_root, take, write_notice
-from ._killpoints import KILL_AT_ENV, KILL_POINTS, KillSwitch, kill_point, parse_kill_at
 from ._loop import DeliveryConfig, DeliveryLoop
 from ._signature import sign, verify_signature
 from ._webhook import WebhookPublisher
@@ -28,8 +27,6 @@ __all__ = [
     "EXIT_GONE",
     "EXIT_REFUSED",
     "HANDOFF_KIND",
-    "KILL_AT_ENV",
-    "KILL_POINTS",
     "CallbackError",
     "CallbackPublisher",
     "CommandFailedError",
@@ -38,7 +35,6 @@ __all__ = [
     "DeliveryLoop",
     "InboxError",
     "InboxPublisher",
-    "KillSwitch",
     "NoticeCallback",
     "PublishError",
     "PublishTimeoutError",
@@ -46,8 +42,6 @@ __all__ = [
     "WebhookPublisher",
     "default_inbox_root",
     "handoff_notice",
-    "kill_point",
-    "parse_kill_at",
     "sign",
     "take",
     "verify_signature",

@@ -22,7 +22,6 @@ from review_monitor.github import GitHubApi, add_reactions
 from review_monitor.store import Store
 
 from ._backoff import Backoff
-from ._killpoints import kill_point
 
 __all__ = ["ACK_ITEM_KINDS", "AckPass", "Acknowledger", "ack_subjects", "reaction_content"]
 
@@ -143,7 +142,6 @@ class Acknowledger:
             )
         if not ours:
             return AckPass(given_up=len(foreign))
-        kill_point("ack-before-send")
         ids = [r.subject_id for r in ours]
         retry_after: datetime | None = None
         detail = "GitHub did not confirm the reaction"
@@ -156,7 +154,6 @@ class Acknowledger:
         except GitHubError as exc:
             confirmed = {}
             detail = type(exc).__name__
-        kill_point("ack-sent")
         now = self._clock.now()
         done = [s for s in ids if confirmed.get(s)]
         failed = [r for r in ours if not confirmed.get(r.subject_id)]

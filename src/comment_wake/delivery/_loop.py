@@ -47,7 +47,6 @@ from ._ack import Acknowledger, ack_subjects, reaction_content
 from ._backoff import Backoff, RetryState
 from ._errors import PublishError
 from ._handoff import HANDOFF_KIND, handoff_notice
-from ._killpoints import kill_point
 from ._merge import can_merge, merge_notices
 
 __all__ = [
@@ -413,7 +412,6 @@ class DeliveryLoop:
             return
         if entry.seq in self._busy_heads:
             entry = await self._merge_later(entry)
-        kill_point("before-publish")
         self._busy_heads.discard(entry.seq)
         self._counts["attempts"] += 1
         outcome: object
@@ -422,7 +420,6 @@ class DeliveryLoop:
                 outcome = await publisher.publish(entry.notice)
         except Exception as exc:
             outcome = exc
-        kill_point("published")
         with anyio.CancelScope(shield=True):
             await self._record(entry, outcome)
 
@@ -440,7 +437,6 @@ class DeliveryLoop:
                 detail="" if outcome.session_id is None else f"session {outcome.session_id}",
                 also=owe,
             )
-            kill_point("outcome-recorded")
             self._counts["delivered"] += 1
             self._publish(
                 NoticeDelivered(
@@ -472,7 +468,6 @@ class DeliveryLoop:
                 detail=outcome.reason,
                 retry_at=retry_at,
             )
-            kill_point("outcome-recorded")
             self._counts["busy"] += 1
             self._publish(
                 NoticeBusy(
@@ -501,7 +496,6 @@ class DeliveryLoop:
             detail=detail,
             retry_at=retry_at,
         )
-        kill_point("outcome-recorded")
         self._counts["errors"] += 1
         _log.warning(
             "delivery of %s to worker %s failed (%s); retry at %s",
@@ -542,7 +536,6 @@ class DeliveryLoop:
             absorbed=[e.seq for e in later],
             at=self._clock.now(),
         )
-        kill_point("merged")
         self._counts["merged"] += len(later)
         return msgspec.structs.replace(head, notice=merged)
 
@@ -556,7 +549,6 @@ class DeliveryLoop:
         now = self._clock.now()
         handoff = handoff_notice(entry.notice, orchestrator, why, at=now)
         await self._store.call(SyncStore.hand_off, entry.seq, handoff, at=now, detail=why)
-        kill_point("outcome-recorded")
         self._counts["handed_off"] += 1
         self._publish(
             NoticeHandedOff(
@@ -580,7 +572,6 @@ class DeliveryLoop:
     async def _park(self, entry: OutboxEntry, detail: str) -> None:
         now = self._clock.now()
         await self._store.call(SyncStore.park, entry.seq, at=now, detail=detail)
-        kill_point("outcome-recorded")
         self._counts["parked"] += 1
         self._publish(
             NoticeParked(

@@ -4,13 +4,14 @@ A plan of notices (comment wakes on comments that exist in a ``FakeGitHub``, and
 check notices), a loopback webhook receiver that keeps every POST (it does not drop
 repeats: it counts each by ``Idempotency-Key`` and applies a key's effect once), and a
 runner that starts ``driver.py`` again and again on one store, killing it with SIGKILL at
-random moments and at each named kill point.
+random moments and at each named kill point (the driver's ``KILL_POINTS``: wrappers around
+the store, the publishers and the GitHub transport it gives the app).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
-import os
 import random
 import signal
 import subprocess
@@ -24,15 +25,29 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import msgspec
 
-from comment_wake.delivery import KILL_AT_ENV, KILL_POINTS, verify_signature
+from comment_wake.delivery import verify_signature
 from review_monitor import NOTICE_VERSION, Notice, NoticeItem, NoticePr, notice_key
 from review_monitor.testing import FakeGitHub
 
 DRIVER = Path(__file__).with_name("driver.py")
+
+
+def _load_driver() -> ModuleType:
+    """``driver.py`` as a module (its ``__main__`` block does not run), for its points."""
+    spec = importlib.util.spec_from_file_location("comment_wake_crash_driver", DRIVER)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+KILL_POINTS: tuple[str, ...] = _load_driver().KILL_POINTS
 SECRET = "crash-test-secret"
 ORCHESTRATOR = "orchestrator"
 GONE_WORKER = "w-gone"  # its receiver answers 410
@@ -209,11 +224,15 @@ class Runner:
         self.tally = Tally()
         self.runs = 0
 
-    def _spec(self, max_batches: int) -> Path:
+    @property
+    def state_dir(self) -> Path:
+        return self.tmp / "state"
+
+    def _spec(self, max_batches: int, kill_at: str | None) -> Path:
         self.runs += 1
         path = self.tmp / f"run-{self.runs}.json"
         spec = {
-            "store": str(self.tmp / "state.db"),
+            "state_dir": str(self.state_dir),
             "receiver": self.receiver.url,
             "github": self.github_url,
             "secret": SECRET,
@@ -222,18 +241,15 @@ class Runner:
             "batches": self.batches,
             "max_batches": max_batches,
             "seed": self.rng.randrange(1 << 30),
+            "kill_at": kill_at,
         }
         path.write_text(json.dumps(spec))
         return path
 
     def _start(self, max_batches: int, kill_at: str | None) -> subprocess.Popen[bytes]:
-        env = {k: v for k, v in os.environ.items() if k != KILL_AT_ENV}
-        if kill_at is not None:
-            env[KILL_AT_ENV] = kill_at
         return subprocess.Popen(
-            [sys.executable, str(DRIVER), str(self._spec(max_batches))],
+            [sys.executable, str(DRIVER), str(self._spec(max_batches, kill_at))],
             stdout=subprocess.PIPE,
-            env=env,
         )
 
     def run_once(

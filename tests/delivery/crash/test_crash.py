@@ -8,7 +8,7 @@ from types import ModuleType
 
 import pytest
 
-from comment_wake.delivery import KILL_POINTS
+from comment_wake._paths import store_path
 from comment_wake.store import open_sync_store, reactions
 from review_monitor.testing import FakeGitHub
 
@@ -32,7 +32,7 @@ def test_sigkilled_delivery_loses_nothing_and_applies_each_notice_once(
         runner.finish()
     figures = harness.verdict(receiver, planned)
     tally = runner.tally
-    store = open_sync_store(tmp_path / "state.db")
+    store = open_sync_store(store_path(runner.state_dir))
     try:
         leftover = (len(store.entries()), len(reactions(store, statuses=("pending", "failed"))))
     finally:
@@ -51,7 +51,7 @@ def test_sigkilled_delivery_loses_nothing_and_applies_each_notice_once(
     )
     assert (0, 0) == (figures["lost"], figures["duplicated"])
     assert tally.kills >= 50
-    assert PER_POINT <= min(tally.point_kills[p] for p in KILL_POINTS)
+    assert PER_POINT <= min(tally.point_kills[p] for p in harness.KILL_POINTS)
     assert (0, 0) == leftover
     assert acked == reacted
     assert 0 == receiver.bad_signatures
@@ -67,7 +67,7 @@ def test_a_kill_between_publish_and_record_redelivers_exactly_the_unrecorded_not
     with fake.serve_in_thread() as github_url, harness.serve(receiver):
         runner = harness.Runner(tmp_path, receiver, github_url, batches, seed=9)
         killed = runner.run_once(len(batches), "published", nth=2)
-        store = open_sync_store(tmp_path / "state.db")
+        store = open_sync_store(store_path(runner.state_dir))
         recorded = {e.notice.key for e in store.entries(statuses=("delivered",))}
         store.close()
         unrecorded = set(receiver.applied) - recorded
