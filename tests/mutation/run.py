@@ -170,17 +170,18 @@ MUTATIONS: tuple[Mutation, ...] = (
         "p8-floor-raised-first",
         "seed: the previous order (floor raised before new comments) fails the P8 test",
         CORE,
-        "    floor = mark.floor\n    new = unseen(",
-        "    floor = _max_time(mark.floor, whole_from)\n    new = unseen(",
+        "    floor = mark.floor\n    before: dict",
+        "    floor = _max_time(mark.floor, whole_from)\n    before: dict",
         WAKE_SUITES,
     ),
     Mutation(
         "non-gh-command-harmless",
         "seed: treating a non-gh command as harmless fails the curl test",
         POSTS,
-        "        if _is_read(cmd):\n            reads += 1\n        others += 1\n",
-        "        if _is_read(cmd):\n            reads += 1\n"
-        '        others += 1 if cmd.name == "gh" else 0\n',
+        "            continue  # its output became the post's body: the post prints the only "
+        "link\n        others += 1\n",
+        "            continue  # its output became the post's body: the post prints the only "
+        'link\n        others += 1 if cmd.name == "gh" else 0\n',
         OWNPOST_SUITES,
     ),
     Mutation(
