@@ -73,3 +73,24 @@ def test_a_tab_before_backticks_makes_indented_code_not_a_fence() -> None:
 def test_an_escaped_backtick_does_not_open_a_code_span() -> None:
     # GitHub: "\`" is a literal backtick, so the comment after it is raw HTML (hidden).
     assert ["<!-- x -->"] == uf.hidden_regions("\\`<!-- x -->` y")
+
+
+def test_a_comment_opener_inside_fenced_code_does_not_hide_a_later_fence() -> None:
+    # GitHub: "<!-- a" is code, so the second fence opens and its info string after "js" is
+    # not shown (only the language is, as highlighting).
+    assert ["evil"] == uf.hidden_regions("~~~\n<!-- a\n~~~\n~~~ js evil\nx\n~~~\n")
+
+
+def test_an_html_line_inside_fenced_code_does_not_hide_a_later_fence() -> None:
+    # GitHub: "<div>" is code, not an HTML block running to the blank line.
+    assert ["evil"] == uf.hidden_regions("```\n<div>\n```\n```js evil\n```\n")
+
+
+def test_a_comment_after_fenced_code_holding_an_html_line_is_hidden() -> None:
+    assert ["<!-- x -->"] == uf.hidden_regions("```\n<div>\n```\n<!-- x -->\n")
+
+
+def test_an_html_block_still_holds_a_fence_line() -> None:
+    # GitHub: the fence line is inside the HTML block (up to the blank line), so the comment
+    # after it is raw HTML, hidden, not code.
+    assert ["<!-- x -->"] == uf.hidden_regions("<div>\n```\n<!-- x -->\n")

@@ -124,36 +124,68 @@ def _find_ci(text: str, needle: str, start: int) -> int:
 
 class _HtmlBlocks:
     """Whether a position lies in a block that starts like raw HTML (GitHub passes such a
-    block through as HTML up to the next blank line, so code syntax inside it is inert)."""
+    block through as HTML up to the next blank line, so code syntax inside it is inert).
+
+    The candidates are every line that starts like HTML; ``_code_fences`` accepts the ones
+    that start outside a fenced code block, in one left-to-right walk with the fences (a line
+    inside fenced code is code, whatever it looks like, as in cmark-gfm)."""
 
     def __init__(self, text: str) -> None:
         # A block starts at a line that starts like HTML: at a paragraph start, and also inside
         # a paragraph, since HTML blocks of types 1-6 interrupt one (treating every such line
         # as a start errs towards making code syntax inert, hence towards marking more).
-        starts: list[int] = []
+        self.text = text
+        self.starts: list[int] = []
         self.blank_ends: list[int] = []
         if "<" in text:
             self.blank_ends = [m.end() for m in _BLANK_LINE_RE.finditer(text)]
             if _HTML_BLOCK_START_RE.match(text, 0):
-                starts.append(0)
-            starts += [m.start() + 1 for m in _HTML_LINE_RE.finditer(text)]
-        spans = []
-        for start in starts:
-            i = bisect_right(self.blank_ends, start)
-            end = self.blank_ends[i] if i < len(self.blank_ends) else len(text) + 1
-            kind = _HTML_KIND_RE.match(text, start)
-            if kind is not None:
-                # Types 1-5 end at the line holding their end condition, blank lines or not.
-                opener = kind.group(1).casefold()
-                close = _HTML_KIND_END.get(opener, ">")  # "<!" and a letter: type 4
-                found = _find_ci(text, close, kind.start(1))
-                if found < 0:
-                    end = len(text) + 1
-                else:
-                    line_end = text.find("\n", found)
-                    end = len(text) + 1 if line_end < 0 else line_end + 1
-            spans.append((start + 1, end))
-        self.regions = _Regions(spans)
+                self.starts.append(0)
+            self.starts += [m.start() + 1 for m in _HTML_LINE_RE.finditer(text)]
+        self.spans: list[tuple[int, int]] = []
+        self.regions = _Regions([])
+        self._next = 0  # the first candidate not yet accepted or dropped
+        self.reach = 0  # the furthest end of an accepted block
+
+    def end_of(self, start: int) -> int:
+        """Where the block that starts at ``start`` ends (one past the text: at its end)."""
+        text = self.text
+        i = bisect_right(self.blank_ends, start)
+        end = self.blank_ends[i] if i < len(self.blank_ends) else len(text) + 1
+        kind = _HTML_KIND_RE.match(text, start)
+        if kind is not None:
+            # Types 1-5 end at the line holding their end condition, blank lines or not.
+            opener = kind.group(1).casefold()
+            close = _HTML_KIND_END.get(opener, ">")  # "<!" and a letter: type 4
+            found = _find_ci(text, close, kind.start(1))
+            if found < 0:
+                end = len(text) + 1
+            else:
+                line_end = text.find("\n", found)
+                end = len(text) + 1 if line_end < 0 else line_end + 1
+        return end
+
+    def accept(self, before: int) -> None:
+        """Accept the candidates that start before ``before`` (outside fenced code)."""
+        starts = self.starts
+        while self._next < len(starts) and starts[self._next] < before:
+            start = starts[self._next]
+            self._next += 1
+            end = self.end_of(start)
+            self.spans.append((start + 1, end))
+            self.reach = max(self.reach, end)
+
+    def skip(self, before: int) -> None:
+        """Drop the candidates that start before ``before`` (lines of fenced code)."""
+        self._next = bisect_left(self.starts, before, self._next)
+
+    def inside(self, pos: int) -> bool:
+        """Whether ``pos`` lies in an accepted block (every accepted one starts before it)."""
+        return pos < self.reach
+
+    def finish(self) -> None:
+        self.accept(len(self.text) + 1)
+        self.regions = _Regions(self.spans)
 
     def contains(self, pos: int) -> bool:
         return self.regions.contains(pos)
@@ -162,10 +194,13 @@ class _HtmlBlocks:
 def _code_fences(
     text: str, html: _HtmlBlocks
 ) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
-    """Fenced code blocks (whole, fence lines included) and hidden info-string tails."""
+    """Fenced code blocks (whole, fence lines included) and hidden info-string tails, in one
+    walk with the HTML blocks: a fence line inside an HTML block is HTML, and a line that
+    starts like HTML inside fenced code is code."""
     blocks: list[tuple[int, int]] = []
     hidden: list[tuple[int, int]] = []
     if "```" not in text and "~~~" not in text:
+        html.finish()
         return blocks, hidden
     opener: tuple[int, str] | None = None  # line start and fence of the open block
     first = _FENCE_RE.match(text)
@@ -175,9 +210,10 @@ def _code_fences(
         fence, info = m.group(1, 2)
         line_start = m.start() + (m.group()[0] == "\n")
         if opener is None:
+            html.accept(line_start)
             if fence[0] == "`" and "`" in info:
                 continue  # not a fence: backticks in the info string
-            if html.contains(line_start):
+            if html.inside(line_start):
                 continue
             opener = (line_start, fence)
             words = info.strip().split(maxsplit=1)
@@ -187,12 +223,15 @@ def _code_fences(
                 tail = m.start(2) + info.index(words[0]) + len(words[0])
                 hidden.append((tail, m.end(2)))
         else:
+            html.skip(line_start)
             of = opener[1]
             if fence[0] == of[0] and len(fence) >= len(of) and not info.strip():
                 blocks.append((opener[0], m.end()))
                 opener = None
     if opener is not None:
         blocks.append((opener[0], len(text)))
+        html.skip(len(text) + 1)
+    html.finish()
     return blocks, hidden
 
 
