@@ -94,3 +94,34 @@ def test_an_html_block_still_holds_a_fence_line() -> None:
     # GitHub: the fence line is inside the HTML block (up to the blank line), so the comment
     # after it is raw HTML, hidden, not code.
     assert ["<!-- x -->"] == uf.hidden_regions("<div>\n```\n<!-- x -->\n")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # GitHub shows only the language ("js", "py") of these fences, as highlighting.
+        ("> ```js a b\n> x\n> ```\n", ["a b"]),
+        (">```js evil\n", ["evil"]),
+        ("- ```py x y\n  z\n", ["x y"]),
+        ("1. ```py x\n", ["x"]),
+        ("> - ```py x\n", ["x"]),
+        ("* > ~~~ evil ok\n", ["ok"]),
+        ("-    ```js evil\n", ["evil"]),
+    ],
+)
+def test_an_info_string_inside_a_block_quote_or_list_item_is_marked(
+    text: str, expected: list[str]
+) -> None:
+    assert expected == uf.hidden_regions(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "- ```js `x`\n",  # backticks in the info string: not a fence
+        "-```js evil\n",  # no space after the marker: not a list item
+        "- use ```x``` here\n",  # a code span in the item's text
+    ],
+)
+def test_fence_like_text_in_a_list_item_that_is_not_a_fence_stays_visible(text: str) -> None:
+    assert [] == uf.hidden_regions(text)

@@ -22,6 +22,11 @@ _MARK_RE = re.compile("\u27e6hidden: [^\u27e6\u27e7]*+\u27e7")
 # Indented by spaces only: a tab reaches column 4, which makes the line indented code.
 _FENCE_RE = re.compile(r" {0,3}+(`{3,}+|~{3,}+)([^\n]*+)")
 _FENCE_AFTER_NEWLINE_RE = re.compile(r"\n {0,3}+(`{3,}+|~{3,}+)([^\n]*+)")
+# A fence line after block-quote or list-item markers ("> ```js", "- ```py", "1. > ~~~"):
+# cmark-gfm opens fenced code there too, and does not show the info string after the language.
+_CONTAINER_FENCE_RE = re.compile(
+    r"^[ \t]{0,3}+(?:>[ \t]*+|(?:[-+*]|[0-9]{1,9}+[.)])[ \t]++)++(`{3,}+|~{3,}+)([^\n]*+)", re.M
+)
 # A literal first character lets the regex engine skip ahead to each run quickly.
 _BACKTICKS_RE = re.compile(r"``*+")
 # The first word of a code-fence info string only picks the highlighting; a word that cannot be
@@ -191,6 +196,30 @@ class _HtmlBlocks:
         return self.regions.contains(pos)
 
 
+def _info_tail(m: re.Match[str]) -> list[tuple[int, int]]:
+    """The part of an opening fence's info string (group 2) that GitHub does not show: all of
+    it after the first word, or all of it when the first word cannot be a language name."""
+    info = m.group(2)
+    words = info.strip().split(maxsplit=1)
+    if words and _LANGUAGE_RE.fullmatch(words[0]) is None:
+        return [(m.start(2), m.end(2))]
+    if len(words) == 2:
+        return [(m.start(2) + info.index(words[0]) + len(words[0]), m.end(2))]
+    return []
+
+
+def _container_info_tails(text: str) -> list[tuple[int, int]]:
+    """Info-string tails of fence lines inside block quotes and list items.  Every such line
+    counts as an opener (one that is really a line of code gets its tail marked: too much
+    rather than too little)."""
+    spans = []
+    for m in _CONTAINER_FENCE_RE.finditer(text):
+        if m.group(1)[0] == "`" and "`" in m.group(2):
+            continue  # not a fence: backticks in the info string
+        spans += _info_tail(m)
+    return spans
+
+
 def _code_fences(
     text: str, html: _HtmlBlocks
 ) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
@@ -216,12 +245,7 @@ def _code_fences(
             if html.inside(line_start):
                 continue
             opener = (line_start, fence)
-            words = info.strip().split(maxsplit=1)
-            if words and _LANGUAGE_RE.fullmatch(words[0]) is None:
-                hidden.append((m.start(2), m.end(2)))  # not a language name: all of it hides
-            elif len(words) == 2:
-                tail = m.start(2) + info.index(words[0]) + len(words[0])
-                hidden.append((tail, m.end(2)))
+            hidden += _info_tail(m)
         else:
             html.skip(line_start)
             of = opener[1]
@@ -386,6 +410,8 @@ def hidden_spans(text: str) -> list[tuple[int, int]]:
     blocks, info_tails = _code_fences(text, html)
     code = _Code(text, html, blocks)
     spans = list(info_tails)
+    if "```" in text or "~~~" in text:
+        spans += _container_info_tails(text)
     if "<" in text:
         spans += _html(text, code)
         lowered = text.casefold() if not text.isascii() else text.lower()
