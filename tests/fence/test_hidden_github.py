@@ -125,3 +125,16 @@ def test_an_info_string_inside_a_block_quote_or_list_item_is_marked(
 )
 def test_fence_like_text_in_a_list_item_that_is_not_a_fence_stays_visible(text: str) -> None:
     assert [] == uf.hidden_regions(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # GitHub: a tag line cannot start an HTML block inside a paragraph, and a line with
+        # more after the tag is no HTML block start: the fence opens, "evil" is not shown.
+        "para\n<span>\n```js evil\n```\n",
+        "<span><span> x\n```js evil\n```\n",
+    ],
+)
+def test_an_info_string_after_a_tag_line_that_starts_no_html_block_is_marked(text: str) -> None:
+    assert ["evil"] == uf.hidden_regions(text)

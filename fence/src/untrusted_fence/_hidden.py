@@ -243,6 +243,10 @@ def _code_fences(
             if fence[0] == "`" and "`" in info:
                 continue  # not a fence: backticks in the info string
             if html.inside(line_start):
+                # HTML to this model, but an HTML block that cmark-gfm would not start (a tag
+                # line inside a paragraph) leaves this line a real opener: mark its info string
+                # either way (as raw HTML it would show: too much rather than too little).
+                hidden += _info_tail(m)
                 continue
             opener = (line_start, fence)
             hidden += _info_tail(m)
