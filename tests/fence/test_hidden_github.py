@@ -138,3 +138,16 @@ def test_fence_like_text_in_a_list_item_that_is_not_a_fence_stays_visible(text: 
 )
 def test_an_info_string_after_a_tag_line_that_starts_no_html_block_is_marked(text: str) -> None:
     assert ["evil"] == uf.hidden_regions(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["- a\n\n    ```js evil\n", "1.  a\n\n    ```js evil\n", "- a\n\n\t```js evil\n"]
+)
+def test_an_info_string_of_an_indented_fence_inside_a_list_item_is_marked(text: str) -> None:
+    # GitHub: the fence is inside the list item (indented relative to the item's content).
+    assert ["evil"] == uf.hidden_regions(text)
+
+
+def test_an_indented_code_line_like_a_fence_outside_any_list_stays_visible() -> None:
+    # GitHub: indented code shows "```js shown" as it is.
+    assert [] == uf.hidden_regions("text\n\n    ```js shown\n")

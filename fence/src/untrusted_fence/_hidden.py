@@ -24,6 +24,8 @@ _FENCE_RE = re.compile(r" {0,3}+(`{3,}+|~{3,}+)([^\n]*+)")
 _FENCE_AFTER_NEWLINE_RE = re.compile(r"\n {0,3}+(`{3,}+|~{3,}+)([^\n]*+)")
 # A fence line after block-quote or list-item markers ("> ```js", "- ```py", "1. > ~~~"):
 # cmark-gfm opens fenced code there too, and does not show the info string after the language.
+_LIST_ITEM_RE = re.compile(r"^[ \t]*+(?:[-+*]|[0-9]{1,9}+[.)])[ \t]", re.M)
+_INDENTED_FENCE_RE = re.compile(r"^(?: {4}|\t)[ \t]*+(`{3,}+|~{3,}+)([^\n]*+)", re.M)
 _CONTAINER_FENCE_RE = re.compile(
     r"^[ \t]{0,3}+(?:>[ \t]*+|(?:[-+*]|[0-9]{1,9}+[.)])[ \t]++)++(`{3,}+|~{3,}+)([^\n]*+)", re.M
 )
@@ -211,9 +213,15 @@ def _info_tail(m: re.Match[str]) -> list[tuple[int, int]]:
 def _container_info_tails(text: str) -> list[tuple[int, int]]:
     """Info-string tails of fence lines inside block quotes and list items.  Every such line
     counts as an opener (one that is really a line of code gets its tail marked: too much
-    rather than too little)."""
+    rather than too little).  A fence line indented by four columns or more after a list item
+    ("1.  a" then a blank line then "    ```js x") can be a fence inside the item, so after the
+    first list item such lines count as openers too."""
     spans = []
-    for m in _CONTAINER_FENCE_RE.finditer(text):
+    matches = list(_CONTAINER_FENCE_RE.finditer(text))
+    item = _LIST_ITEM_RE.search(text)
+    if item is not None:
+        matches += _INDENTED_FENCE_RE.finditer(text, item.end())
+    for m in matches:
         if m.group(1)[0] == "`" and "`" in m.group(2):
             continue  # not a fence: backticks in the info string
         spans += _info_tail(m)
