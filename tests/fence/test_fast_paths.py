@@ -170,17 +170,20 @@ def test_conceal_prefilter_finds_every_7_bit_sgr_8(text: str) -> None:
 
 
 class _ReferenceHtmlBlocks:
-    """A position is in an HTML block when a line before it starts like HTML and no blank
-    line ends between that line's start and the position."""
+    """A position is in an HTML block when a line before it, outside fenced code, starts like
+    HTML and no blank line ends between that line's start and the position."""
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.blank_ends = [m.end() for m in _hidden._BLANK_LINE_RE.finditer(text)]
-        self.starts = [
+        self.candidates = [
             i
             for i in range(len(text))
             if (i == 0 or text[i - 1] == "\n") and _hidden._HTML_BLOCK_START_RE.match(text, i)
         ]
+        self.starts = list(self.candidates)
+        blocks, _ = _reference_code_fences(text, self)
+        self.starts = [i for i in self.candidates if not any(s <= i < e for s, e in blocks)]
 
     def _end_condition_line(self, start: int) -> int | None:
         """For HTML block types 1-5: the end of the line holding the end condition."""
@@ -245,6 +248,7 @@ markdown_text = st.lists(
 def test_html_block_regions_equal_the_line_lookup(text: str) -> None:
     reference = _ReferenceHtmlBlocks(text)
     fast = _hidden._HtmlBlocks(text)
+    _hidden._code_fences(text, fast)
     positions = range(len(text) + 1)
     assert [reference.contains(p) for p in positions] == [fast.contains(p) for p in positions]
 
@@ -272,13 +276,21 @@ def test_cleaning_pieces_in_one_call_equals_cleaning_each(pieces: list[str]) -> 
 _REFERENCE_FENCE_RE = re.compile(r"^ {0,3}(`{3,}+|~{3,}+)([^\n]*)$", re.M)
 
 
-def _reference_code_fences(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
-    html_blocks = _ReferenceHtmlBlocks(text)
+def _reference_code_fences(
+    text: str, html_blocks: _ReferenceHtmlBlocks | None = None
+) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """Line by line: a fence line opens fenced code unless an HTML block started before it
+    outside fenced code holds it; a line inside fenced code never starts an HTML block."""
+    if html_blocks is None:
+        html_blocks = _ReferenceHtmlBlocks(text)
+    candidates = html_blocks.candidates
     blocks, hidden = [], []
     opener: re.Match[str] | None = None
+    html_blocks.starts = []
     for m in _REFERENCE_FENCE_RE.finditer(text):
         fence, info = m.group(1), m.group(2)
         if opener is None:
+            html_blocks.starts = [i for i in candidates if not any(s <= i < e for s, e in blocks)]
             if (fence[0] == "`" and "`" in info) or html_blocks.contains(m.start()):
                 continue
             opener = m

@@ -73,3 +73,81 @@ def test_a_tab_before_backticks_makes_indented_code_not_a_fence() -> None:
 def test_an_escaped_backtick_does_not_open_a_code_span() -> None:
     # GitHub: "\`" is a literal backtick, so the comment after it is raw HTML (hidden).
     assert ["<!-- x -->"] == uf.hidden_regions("\\`<!-- x -->` y")
+
+
+def test_a_comment_opener_inside_fenced_code_does_not_hide_a_later_fence() -> None:
+    # GitHub: "<!-- a" is code, so the second fence opens and its info string after "js" is
+    # not shown (only the language is, as highlighting).
+    assert ["evil"] == uf.hidden_regions("~~~\n<!-- a\n~~~\n~~~ js evil\nx\n~~~\n")
+
+
+def test_an_html_line_inside_fenced_code_does_not_hide_a_later_fence() -> None:
+    # GitHub: "<div>" is code, not an HTML block running to the blank line.
+    assert ["evil"] == uf.hidden_regions("```\n<div>\n```\n```js evil\n```\n")
+
+
+def test_a_comment_after_fenced_code_holding_an_html_line_is_hidden() -> None:
+    assert ["<!-- x -->"] == uf.hidden_regions("```\n<div>\n```\n<!-- x -->\n")
+
+
+def test_an_html_block_still_holds_a_fence_line() -> None:
+    # GitHub: the fence line is inside the HTML block (up to the blank line), so the comment
+    # after it is raw HTML, hidden, not code.
+    assert ["<!-- x -->"] == uf.hidden_regions("<div>\n```\n<!-- x -->\n")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # GitHub shows only the language ("js", "py") of these fences, as highlighting.
+        ("> ```js a b\n> x\n> ```\n", ["a b"]),
+        (">```js evil\n", ["evil"]),
+        ("- ```py x y\n  z\n", ["x y"]),
+        ("1. ```py x\n", ["x"]),
+        ("> - ```py x\n", ["x"]),
+        ("* > ~~~ evil ok\n", ["ok"]),
+        ("-    ```js evil\n", ["evil"]),
+    ],
+)
+def test_an_info_string_inside_a_block_quote_or_list_item_is_marked(
+    text: str, expected: list[str]
+) -> None:
+    assert expected == uf.hidden_regions(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "- ```js `x`\n",  # backticks in the info string: not a fence
+        "-```js evil\n",  # no space after the marker: not a list item
+        "- use ```x``` here\n",  # a code span in the item's text
+    ],
+)
+def test_fence_like_text_in_a_list_item_that_is_not_a_fence_stays_visible(text: str) -> None:
+    assert [] == uf.hidden_regions(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # GitHub: a tag line cannot start an HTML block inside a paragraph, and a line with
+        # more after the tag is no HTML block start: the fence opens, "evil" is not shown.
+        "para\n<span>\n```js evil\n```\n",
+        "<span><span> x\n```js evil\n```\n",
+    ],
+)
+def test_an_info_string_after_a_tag_line_that_starts_no_html_block_is_marked(text: str) -> None:
+    assert ["evil"] == uf.hidden_regions(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["- a\n\n    ```js evil\n", "1.  a\n\n    ```js evil\n", "- a\n\n\t```js evil\n"]
+)
+def test_an_info_string_of_an_indented_fence_inside_a_list_item_is_marked(text: str) -> None:
+    # GitHub: the fence is inside the list item (indented relative to the item's content).
+    assert ["evil"] == uf.hidden_regions(text)
+
+
+def test_an_indented_code_line_like_a_fence_outside_any_list_stays_visible() -> None:
+    # GitHub: indented code shows "```js shown" as it is.
+    assert [] == uf.hidden_regions("text\n\n    ```js shown\n")

@@ -22,6 +22,13 @@ _MARK_RE = re.compile("\u27e6hidden: [^\u27e6\u27e7]*+\u27e7")
 # Indented by spaces only: a tab reaches column 4, which makes the line indented code.
 _FENCE_RE = re.compile(r" {0,3}+(`{3,}+|~{3,}+)([^\n]*+)")
 _FENCE_AFTER_NEWLINE_RE = re.compile(r"\n {0,3}+(`{3,}+|~{3,}+)([^\n]*+)")
+# A fence line after block-quote or list-item markers ("> ```js", "- ```py", "1. > ~~~"):
+# cmark-gfm opens fenced code there too, and does not show the info string after the language.
+_LIST_ITEM_RE = re.compile(r"^[ \t]*+(?:[-+*]|[0-9]{1,9}+[.)])[ \t]", re.M)
+_INDENTED_FENCE_RE = re.compile(r"^(?: {4}|\t)[ \t]*+(`{3,}+|~{3,}+)([^\n]*+)", re.M)
+_CONTAINER_FENCE_RE = re.compile(
+    r"^[ \t]{0,3}+(?:>[ \t]*+|(?:[-+*]|[0-9]{1,9}+[.)])[ \t]++)++(`{3,}+|~{3,}+)([^\n]*+)", re.M
+)
 # A literal first character lets the regex engine skip ahead to each run quickly.
 _BACKTICKS_RE = re.compile(r"``*+")
 # The first word of a code-fence info string only picks the highlighting; a word that cannot be
@@ -124,48 +131,113 @@ def _find_ci(text: str, needle: str, start: int) -> int:
 
 class _HtmlBlocks:
     """Whether a position lies in a block that starts like raw HTML (GitHub passes such a
-    block through as HTML up to the next blank line, so code syntax inside it is inert)."""
+    block through as HTML up to the next blank line, so code syntax inside it is inert).
+
+    The candidates are every line that starts like HTML; ``_code_fences`` accepts the ones
+    that start outside a fenced code block, in one left-to-right walk with the fences (a line
+    inside fenced code is code, whatever it looks like, as in cmark-gfm)."""
 
     def __init__(self, text: str) -> None:
         # A block starts at a line that starts like HTML: at a paragraph start, and also inside
         # a paragraph, since HTML blocks of types 1-6 interrupt one (treating every such line
         # as a start errs towards making code syntax inert, hence towards marking more).
-        starts: list[int] = []
+        self.text = text
+        self.starts: list[int] = []
         self.blank_ends: list[int] = []
         if "<" in text:
             self.blank_ends = [m.end() for m in _BLANK_LINE_RE.finditer(text)]
             if _HTML_BLOCK_START_RE.match(text, 0):
-                starts.append(0)
-            starts += [m.start() + 1 for m in _HTML_LINE_RE.finditer(text)]
-        spans = []
-        for start in starts:
-            i = bisect_right(self.blank_ends, start)
-            end = self.blank_ends[i] if i < len(self.blank_ends) else len(text) + 1
-            kind = _HTML_KIND_RE.match(text, start)
-            if kind is not None:
-                # Types 1-5 end at the line holding their end condition, blank lines or not.
-                opener = kind.group(1).casefold()
-                close = _HTML_KIND_END.get(opener, ">")  # "<!" and a letter: type 4
-                found = _find_ci(text, close, kind.start(1))
-                if found < 0:
-                    end = len(text) + 1
-                else:
-                    line_end = text.find("\n", found)
-                    end = len(text) + 1 if line_end < 0 else line_end + 1
-            spans.append((start + 1, end))
-        self.regions = _Regions(spans)
+                self.starts.append(0)
+            self.starts += [m.start() + 1 for m in _HTML_LINE_RE.finditer(text)]
+        self.spans: list[tuple[int, int]] = []
+        self.regions = _Regions([])
+        self._next = 0  # the first candidate not yet accepted or dropped
+        self.reach = 0  # the furthest end of an accepted block
+
+    def end_of(self, start: int) -> int:
+        """Where the block that starts at ``start`` ends (one past the text: at its end)."""
+        text = self.text
+        i = bisect_right(self.blank_ends, start)
+        end = self.blank_ends[i] if i < len(self.blank_ends) else len(text) + 1
+        kind = _HTML_KIND_RE.match(text, start)
+        if kind is not None:
+            # Types 1-5 end at the line holding their end condition, blank lines or not.
+            opener = kind.group(1).casefold()
+            close = _HTML_KIND_END.get(opener, ">")  # "<!" and a letter: type 4
+            found = _find_ci(text, close, kind.start(1))
+            if found < 0:
+                end = len(text) + 1
+            else:
+                line_end = text.find("\n", found)
+                end = len(text) + 1 if line_end < 0 else line_end + 1
+        return end
+
+    def accept(self, before: int) -> None:
+        """Accept the candidates that start before ``before`` (outside fenced code)."""
+        starts = self.starts
+        while self._next < len(starts) and starts[self._next] < before:
+            start = starts[self._next]
+            self._next += 1
+            end = self.end_of(start)
+            self.spans.append((start + 1, end))
+            self.reach = max(self.reach, end)
+
+    def skip(self, before: int) -> None:
+        """Drop the candidates that start before ``before`` (lines of fenced code)."""
+        self._next = bisect_left(self.starts, before, self._next)
+
+    def inside(self, pos: int) -> bool:
+        """Whether ``pos`` lies in an accepted block (every accepted one starts before it)."""
+        return pos < self.reach
+
+    def finish(self) -> None:
+        self.accept(len(self.text) + 1)
+        self.regions = _Regions(self.spans)
 
     def contains(self, pos: int) -> bool:
         return self.regions.contains(pos)
 
 
+def _info_tail(m: re.Match[str]) -> list[tuple[int, int]]:
+    """The part of an opening fence's info string (group 2) that GitHub does not show: all of
+    it after the first word, or all of it when the first word cannot be a language name."""
+    info = m.group(2)
+    words = info.strip().split(maxsplit=1)
+    if words and _LANGUAGE_RE.fullmatch(words[0]) is None:
+        return [(m.start(2), m.end(2))]
+    if len(words) == 2:
+        return [(m.start(2) + info.index(words[0]) + len(words[0]), m.end(2))]
+    return []
+
+
+def _container_info_tails(text: str) -> list[tuple[int, int]]:
+    """Info-string tails of fence lines inside block quotes and list items.  Every such line
+    counts as an opener (one that is really a line of code gets its tail marked: too much
+    rather than too little).  A fence line indented by four columns or more after a list item
+    ("1.  a" then a blank line then "    ```js x") can be a fence inside the item, so after the
+    first list item such lines count as openers too."""
+    spans = []
+    matches = list(_CONTAINER_FENCE_RE.finditer(text))
+    item = _LIST_ITEM_RE.search(text)
+    if item is not None:
+        matches += _INDENTED_FENCE_RE.finditer(text, item.end())
+    for m in matches:
+        if m.group(1)[0] == "`" and "`" in m.group(2):
+            continue  # not a fence: backticks in the info string
+        spans += _info_tail(m)
+    return spans
+
+
 def _code_fences(
     text: str, html: _HtmlBlocks
 ) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
-    """Fenced code blocks (whole, fence lines included) and hidden info-string tails."""
+    """Fenced code blocks (whole, fence lines included) and hidden info-string tails, in one
+    walk with the HTML blocks: a fence line inside an HTML block is HTML, and a line that
+    starts like HTML inside fenced code is code."""
     blocks: list[tuple[int, int]] = []
     hidden: list[tuple[int, int]] = []
     if "```" not in text and "~~~" not in text:
+        html.finish()
         return blocks, hidden
     opener: tuple[int, str] | None = None  # line start and fence of the open block
     first = _FENCE_RE.match(text)
@@ -175,24 +247,27 @@ def _code_fences(
         fence, info = m.group(1, 2)
         line_start = m.start() + (m.group()[0] == "\n")
         if opener is None:
+            html.accept(line_start)
             if fence[0] == "`" and "`" in info:
                 continue  # not a fence: backticks in the info string
-            if html.contains(line_start):
+            if html.inside(line_start):
+                # HTML to this model, but an HTML block that cmark-gfm would not start (a tag
+                # line inside a paragraph) leaves this line a real opener: mark its info string
+                # either way (as raw HTML it would show: too much rather than too little).
+                hidden += _info_tail(m)
                 continue
             opener = (line_start, fence)
-            words = info.strip().split(maxsplit=1)
-            if words and _LANGUAGE_RE.fullmatch(words[0]) is None:
-                hidden.append((m.start(2), m.end(2)))  # not a language name: all of it hides
-            elif len(words) == 2:
-                tail = m.start(2) + info.index(words[0]) + len(words[0])
-                hidden.append((tail, m.end(2)))
+            hidden += _info_tail(m)
         else:
+            html.skip(line_start)
             of = opener[1]
             if fence[0] == of[0] and len(fence) >= len(of) and not info.strip():
                 blocks.append((opener[0], m.end()))
                 opener = None
     if opener is not None:
         blocks.append((opener[0], len(text)))
+        html.skip(len(text) + 1)
+    html.finish()
     return blocks, hidden
 
 
@@ -347,6 +422,8 @@ def hidden_spans(text: str) -> list[tuple[int, int]]:
     blocks, info_tails = _code_fences(text, html)
     code = _Code(text, html, blocks)
     spans = list(info_tails)
+    if "```" in text or "~~~" in text:
+        spans += _container_info_tails(text)
     if "<" in text:
         spans += _html(text, code)
         lowered = text.casefold() if not text.isascii() else text.lower()
