@@ -44,8 +44,8 @@ from ._model import BadgeBatch, ItemDetail, PrRef
 from ._notices import MonitorNotices
 from ._permissions import Permissions, is_valid_login
 from ._poller import Poller
-from ._store import Store, SyncStore, Tables
 from ._token import find_token
+from .store import Store, SyncStore, Tables
 
 if TYPE_CHECKING:
     import httpx

@@ -43,7 +43,7 @@ from ._model import (
 )
 from ._notice import NOTICE_VERSION, Notice, NoticeItem, NoticePr, notice_key
 from ._seen import Seen, retry_delay, settle_seen, unseen
-from ._store import Store, SyncStore
+from .store import Store, SyncStore
 
 __all__ = [
     "MARK_VERSION",

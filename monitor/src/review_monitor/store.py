@@ -8,25 +8,13 @@ transaction.  docs/monitor.md ("The state store") has the whole story.
 """
 
 from ._lease import Lease
-from ._store import (
-    Attempt,
-    Executor,
-    Mark,
-    Migration,
-    OutboxEntry,
-    OutboxStatus,
-    ReadTx,
-    Store,
-    SyncStore,
-    Tables,
-    WriteTx,
-    add_watch,
-    parse_store_time,
-    remove_watch,
-    run_in_thread,
-    run_inline,
-    store_time,
-)
+from ._store._async import Executor, Store, run_in_thread, run_inline
+from ._store._db import ReadTx, WriteTx, parse_store_time, store_time
+from ._store._marks import Mark
+from ._store._outbox import Attempt, OutboxEntry, OutboxStatus
+from ._store._schema import Migration, Tables
+from ._store._sync import SyncStore
+from ._store._watches import add_watch, remove_watch
 
 __all__ = [
     "Attempt",

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from review_monitor._store import Store
+from review_monitor.store import Store
 
 
 @pytest.fixture

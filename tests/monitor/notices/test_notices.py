@@ -24,8 +24,7 @@ from review_monitor import (
 )
 from review_monitor._listener import Watch
 from review_monitor._notices import MonitorNotices
-from review_monitor._store import Store
-from review_monitor.store import SyncStore
+from review_monitor.store import Store, SyncStore
 
 PR = PrRef(owner="octo-org", name="octo-repo", number=12)
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)

@@ -19,9 +19,8 @@ from review_monitor import (
 )
 from review_monitor._notices import MonitorNotices
 from review_monitor._poller import Poller
-from review_monitor._store import Store
 from review_monitor.poll import BadgeBatch
-from review_monitor.store import SyncStore
+from review_monitor.store import Store, SyncStore
 from review_monitor.testing import VirtualClock
 
 PR = PrRef(owner="octo-org", name="octo-repo", number=7)

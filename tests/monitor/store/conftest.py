@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from review_monitor import Notice, NoticeItem, NoticePr, PrRef, notice_key
-from review_monitor._store import SyncStore
-from review_monitor.store import Migration, Tables
+from review_monitor.store import Migration, SyncStore, Tables
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 PR = PrRef(owner="octo-org", name="octo-repo", number=12)

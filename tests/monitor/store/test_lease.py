@@ -16,14 +16,14 @@ import pytest
 from review_monitor import Notice, PrRef
 from review_monitor._errors import StoreLockedError
 from review_monitor._lease import Lease
-from review_monitor._store import Store, SyncStore
+from review_monitor.store import Store, SyncStore
 
 _DAEMON = textwrap.dedent(
     """
     import sys, time
     from datetime import UTC, datetime
     from review_monitor import PrRef
-    from review_monitor._store import Store
+    from review_monitor.store import Store
     store = Store.open(sys.argv[1], lease=True)
     pr = PrRef(owner="o", name="r", number=1)
     print("ready", flush=True)

@@ -11,7 +11,7 @@ import pytest
 
 from review_monitor import Notice, PrRef
 from review_monitor._errors import StoreError
-from review_monitor._store import Mark, SyncStore, WriteTx
+from review_monitor.store import Mark, SyncStore, WriteTx
 
 MakeNotice = Callable[..., Notice]
 S = timedelta(seconds=1)

@@ -11,9 +11,9 @@ import pytest
 from review_monitor import PrRef
 from review_monitor._errors import StoreSchemaError
 from review_monitor._listener import Watch
-from review_monitor._store import MONITOR_TABLES, SyncStore
 from review_monitor._store._schema import LEDGER_MOVED, migrate
-from review_monitor.store import Migration, Tables
+from review_monitor._store._sync import MONITOR_TABLES
+from review_monitor.store import Migration, SyncStore, Tables
 
 _T0 = datetime.fromisoformat("2026-03-01T12:00:00+00:00")
 NOTES_V1 = Migration(1, "notes", ("CREATE TABLE notes (k TEXT PRIMARY KEY, v TEXT NOT NULL)",))

@@ -1,4 +1,4 @@
-"""The state store: one SQLite file, in parts of one job each.
+"""The state store's parts (the public face is ``review_monitor.store``).
 
 - ``_db``: the connection, ``read()`` / ``write(at=...)`` transactions (``ReadTx``,
   ``WriteTx``: every part reads and writes through them) and the time codec.
@@ -21,34 +21,3 @@ An application registers its own parts when it opens the store,
 theirs, and ``with db.write(at=now) as tx:`` opens one of its own (``add_watch(tx, ...)``
 puts a watch in it).  docs/monitor.md ("The state store") has the whole story.
 """
-
-from ._async import Executor, Store, run_in_thread, run_inline
-from ._db import Database, ReadTx, WriteTx, parse_store_time, store_time
-from ._marks import Mark
-from ._outbox import Also, Attempt, OutboxEntry, OutboxStatus
-from ._schema import Migration, Tables
-from ._sync import MONITOR_TABLES, SyncStore
-from ._watches import add_watch, remove_watch
-
-__all__ = [
-    "MONITOR_TABLES",
-    "Also",
-    "Attempt",
-    "Database",
-    "Executor",
-    "Mark",
-    "Migration",
-    "OutboxEntry",
-    "OutboxStatus",
-    "ReadTx",
-    "Store",
-    "SyncStore",
-    "Tables",
-    "WriteTx",
-    "add_watch",
-    "parse_store_time",
-    "remove_watch",
-    "run_in_thread",
-    "run_inline",
-    "store_time",
-]
