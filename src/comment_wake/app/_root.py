@@ -127,9 +127,6 @@ class App:
         app closes."""
         return self._bus.stream(max_buffer=max_buffer)
 
-    def publish(self, event: Event) -> None:
-        self._bus.publish(event)
-
     def _on_event(self, event: Event) -> None:
         if isinstance(event, WorkerWoken) and self.delivery is not None:
             self.delivery.poke()
@@ -241,7 +238,7 @@ class App:
     def _store_fault(self, doing: str, exc: Exception) -> None:
         detail = f"{doing}: {type(exc).__name__}"
         _log.warning("the state store failed %s", detail)
-        self.publish(Fault(at=self.clock.now(), kind="store", detail=detail))
+        self._bus.publish(Fault(at=self.clock.now(), kind="store", detail=detail))
 
     # -- housekeeping ------------------------------------------------------------------
 

@@ -36,6 +36,7 @@ from comment_wake.events import CommentDecided, Event, Noted, WorkerWoken
 from comment_wake.store import putting_records
 from comment_wake.wake import (
     MARK_VERSION,
+    RULES,
     Binding,
     Connection,
     Decision,
@@ -304,7 +305,6 @@ class CommentWake:
         item = items.get(d.comment)
         login = item.author.login if item is not None and item.author is not None else None
         permission = None
-        # A permission answer is evidence only for the rules that read it.
         if login is not None and d.reason in _PERMISSION_REASONS:
             answer = facts.permissions.get(login) or self._cached_permission(d.pr, login, now)
             permission = None if answer is None else permission_evidence(answer)
@@ -472,7 +472,12 @@ def _unfinished(binding: Binding, mark: WakeMark) -> bool:
     return not binding.is_bound and bool(mark.held or mark.pending)
 
 
-_PERMISSION_REASONS = frozenset({"writer", "not-writer", "lookup-failed", "rate-limit"})
+# A permission answer is evidence for the rules that read one, and for a comment that
+# passed them all (woken, or held by the rate limit).
+_PERMISSION_REASONS = frozenset(
+    {r for rule in RULES if "permission" in rule.needs for r in rule.reasons}
+    | {"writer", "rate-limit"}
+)
 
 
 def _ignore(event: Event) -> None:
