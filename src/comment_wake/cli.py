@@ -21,6 +21,7 @@ _COMMANDS: tuple[str, ...] = (
     "comment_wake._cli_replay",
     "comment_wake._cli_daemon",
     "comment_wake._cli_demo",
+    "comment_wake._cli_mcp",
 )
 
 

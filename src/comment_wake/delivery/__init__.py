@@ -15,7 +15,13 @@ from ._errors import (
     PublishTimeoutError,
     WebhookError,
 )
-from ._handoff import HANDOFF_KIND, handoff_notice
+from ._handoff import (
+    HANDOFF_KIND,
+    WORKER_KINDS,
+    WORKER_MESSAGE_KIND,
+    WORKER_REPORT_KIND,
+    handoff_notice,
+)
 from ._inbox import InboxPublisher, default_inbox_root, take, write_notice
 from ._loop import DeliveryConfig, DeliveryLoop
 from ._signature import sign, verify_signature
@@ -27,6 +33,9 @@ __all__ = [
     "EXIT_GONE",
     "EXIT_REFUSED",
     "HANDOFF_KIND",
+    "WORKER_KINDS",
+    "WORKER_MESSAGE_KIND",
+    "WORKER_REPORT_KIND",
     "CallbackError",
     "CallbackPublisher",
     "CommandFailedError",

@@ -1,9 +1,10 @@
 """comment-wake's parts of the monitor's state store, and opening the store with them.
 
 The store (``review_monitor.store.SyncStore`` / ``Store``) is one SQLite file in parts, each
-with its own migrations.  comment-wake registers two: ``RECORDS`` (``app_records``: the
-registry's workers and orchestrators, the decision records) and ``REACTIONS`` (the
-acknowledgements the delivery owes).  Every opener in the app
+with its own migrations.  comment-wake registers three: ``RECORDS`` (``app_records``: the
+registry's workers and orchestrators, the decision records), ``REACTIONS`` (the
+acknowledgements the delivery owes) and ``OUTCOMES`` (what became of each delivered
+comment).  Every opener in the app
 goes through ``open_store`` / ``open_sync_store`` so both are always migrated.
 """
 
@@ -14,6 +15,19 @@ from pathlib import Path
 from review_monitor import Clock
 from review_monitor.store import Executor, Store, SyncStore, Tables, run_in_thread
 
+from ._outcomes import (
+    OUTCOME_ITEM_KINDS,
+    OUTCOMES,
+    Addressed,
+    CommentOutcome,
+    Outcome,
+    OutcomeSummary,
+    address,
+    delivering,
+    outcome_summary,
+    outcomes,
+    prune_outcomes,
+)
 from ._reactions import (
     REACTIONS,
     ReactionEntry,
@@ -40,17 +54,28 @@ from ._records import (
 
 __all__ = [
     "APP_TABLES",
+    "OUTCOMES",
+    "OUTCOME_ITEM_KINDS",
     "REACTIONS",
     "RECORDS",
+    "Addressed",
+    "CommentOutcome",
+    "Outcome",
+    "OutcomeSummary",
     "ReactionEntry",
     "ReactionStatus",
+    "address",
     "delete_record",
+    "delivering",
     "due_reactions",
     "get_record",
     "next_reaction_at",
     "open_store",
     "open_sync_store",
+    "outcome_summary",
+    "outcomes",
     "owing",
+    "prune_outcomes",
     "prune_reactions",
     "prune_records",
     "put_record",
@@ -63,7 +88,7 @@ __all__ = [
     "settle_reactions",
 ]
 
-APP_TABLES: tuple[Tables, ...] = (RECORDS, REACTIONS)
+APP_TABLES: tuple[Tables, ...] = (RECORDS, REACTIONS, OUTCOMES)
 """The app's own parts of the store, registered whenever the app opens it."""
 
 

@@ -73,6 +73,9 @@ class WakeMark(msgspec.Struct, frozen=True, kw_only=True):
     # Eligible at the last step (bound, watched, open): timers only run while active.
     active: bool = True
     own_posts: bytes = b""  # the own-post matcher's state, opaque here
+    # The watch this mark was written under (its start time, as an identity): a mark of
+    # an earlier watch starts again from a baseline.
+    watched_since: datetime | None = None
 
 
 _encoder = msgspec.json.Encoder()

@@ -1,0 +1,106 @@
+"""``comment-wake mcp WORKER`` as a real process over stdio, driven by the MCP client SDK,
+beside a daemon on FakeGitHub: what a worker's tool calls do on GitHub and for its
+orchestrator."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import pytest
+from mcp import ClientSession, StdioServerParameters, stdio_client
+
+from comment_wake.tools import TOOL_NAMES
+
+pytestmark = pytest.mark.anyio
+
+
+@asynccontextmanager
+async def session(world: Any, worker: str = "w1") -> AsyncIterator[ClientSession]:
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "comment_wake", "mcp", worker, *world.location()],
+        env=world.env(),
+    )
+    with (world.tmp / "mcp-stderr.log").open("w") as errlog:
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write) as s,
+        ):
+            await s.initialize()
+            yield s
+
+
+def text_of(result: object) -> str:
+    return "".join(getattr(c, "text", "") for c in getattr(result, "content", []))
+
+
+def orchestrator_texts(world: Any) -> list[str]:
+    folder = world.state_dir / "inbox" / "orch"
+    if not folder.is_dir():
+        return []
+    return [
+        json.loads(p.read_text(encoding="utf-8"))["text"] for p in sorted(folder.rglob("*.json"))
+    ]
+
+
+async def test_the_server_offers_the_four_tools(world: Any) -> None:
+    world.bind()
+    async with session(world) as s:
+        listed = await s.list_tools()
+    assert sorted(TOOL_NAMES) == sorted(t.name for t in listed.tools)
+
+
+async def test_pr_review_monitor_status_names_the_workers_pr(world: Any) -> None:
+    world.bind()
+    async with session(world) as s:
+        result = await s.call_tool("pr_review_monitor", {})
+    assert ("octo/repo#1", False) == (json.loads(text_of(result))["pr"], result.is_error)
+
+
+async def test_message_orchestrator_reaches_the_orchestrators_inbox(world: Any) -> None:
+    async def during(run: Any) -> None:
+        async with session(world) as s:
+            await s.call_tool("message_orchestrator", {"text": "the API change is not mine"})
+        await world.until(lambda: len(orchestrator_texts(world)) == 1, "the message")
+
+    await world.story(during)
+    (text,) = orchestrator_texts(world)
+    assert "a message from worker w1 about octo/repo#1" in text.splitlines()[0]
+
+
+def contents(world: Any, subject: str) -> set[str]:
+    return {content for content, _ in world.fake.reactions(subject)}
+
+
+async def test_comment_addressed_done_adds_the_done_reaction_on_github(world: Any) -> None:
+    async def during(run: Any) -> None:
+        (woken,) = [d.comment for d in run.events.decisions if d.outcome == "wake"]
+        await world.until(lambda: contents(world, woken) == {"EYES"}, "the pick-up")
+        async with session(world) as s:
+            result = await s.call_tool(
+                "comment_addressed", {"comment_ids": [woken], "outcome": "done"}
+            )
+        assert not result.is_error, text_of(result)
+        await world.until(lambda: "THUMBS_UP" in contents(world, woken), "the done reaction")
+
+    story = await world.story(during)
+    assert {"EYES", "THUMBS_UP"} == contents(world, story.trusted)
+
+
+async def test_a_call_for_another_workers_comment_is_an_error_result(world: Any) -> None:
+    async def during(run: Any) -> None:
+        async with session(world) as s:
+            result = await s.call_tool(
+                "comment_addressed",
+                {"comment_ids": ["IC_kwDOSomeoneElse"], "outcome": "done"},
+            )
+        errors.append((result.is_error, text_of(result)))
+
+    errors: list[tuple[bool, str]] = []
+    await world.story(during)
+    ((is_error, message),) = errors
+    assert (True, True) == (is_error, "was not delivered to worker w1" in message)
