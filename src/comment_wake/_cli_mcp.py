@@ -13,7 +13,11 @@ import anyio
 
 from comment_wake._cli_common import add_location_options, load_location
 from comment_wake.config import ConfigError
-from comment_wake.tools import SERVER_NAME, TOOL_NAMES, serve
+
+# The tool names, without importing the MCP SDK: every other command (a hook's ``inbox
+# take`` runs each turn) would pay for it.  ``tests/tools`` checks they match the server.
+SERVER_NAME = "comment-wake"
+TOOL_NAMES = ("message_orchestrator", "report", "pr_review_monitor", "comment_addressed")
 
 __all__ = ["mcp_instructions", "register"]
 
@@ -39,6 +43,8 @@ def _mcp(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"comment-wake: {exc}", file=sys.stderr)
         return 2
+    from comment_wake.tools import serve  # the SDK, only for this command
+
     anyio.run(serve, args.worker, config, state_dir)
     return 0
 
@@ -69,5 +75,7 @@ def mcp_instructions(worker: str, state_dir: Path, config: Path | None = None) -
             f"    [mcp_servers.{SERVER_NAME}]",
             f"    command = {json.dumps(argv[0])}",
             f"    args = [{toml_args}]",
+            "    startup_timeout_sec = 30",
+            "    required = true  # Codex waits for the server before the turn",
         ]
     )
