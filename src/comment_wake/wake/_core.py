@@ -332,9 +332,7 @@ def _look(ctx: _Ctx, mark: WakeMark, rng: random.Random | None) -> Step:
     still_held = [h for h in mark.held if h.item.id not in rechecking]
     for h, verdict in rechecked:
         _apply_recheck(ctx, h, verdict, finished, released, still_held)
-    held, held_until, wakes, notices = _wake(
-        ctx, mark, still_held, released, ready, finished, rng
-    )
+    held, held_until, wakes, notices = _wake(ctx, mark, still_held, released, ready, finished, rng)
 
     open_items = [h.item for h in held] + [p.item for p in pending]
     decided_now = [i for i, j in judged if not isinstance(j, _Gone)]
@@ -515,10 +513,11 @@ def _due_held(ctx: _Ctx, mark: WakeMark) -> list[Held]:
     operator released them; none while the PR is not eligible."""
     if not mark.held or not ctx.eligible:
         return []
-    if not ctx.operator:
-        release = release_at(prune_wakes(mark.wakes, ctx.now, ctx.config), ctx.config)
-        if release is not None and ctx.now < release:
-            return []
+    if ctx.operator:
+        return list(mark.held)  # a lookup retry not yet due is tried now too
+    release = release_at(prune_wakes(mark.wakes, ctx.now, ctx.config), ctx.config)
+    if release is not None and ctx.now < release:
+        return []
     return [h for h in mark.held if h.next_try is None or h.next_try <= ctx.now]
 
 
@@ -662,6 +661,7 @@ def _wake(
     release = release_at(wakes, ctx.config)
     limited = release is not None and ctx.now < release
     if limited and not released:
+        assert release is not None
         for item, _ in ready:
             ctx.decide(item, "held", "rate-limit", f"until {_iso(release)}", _ALL_PASSED)
         held += [Held(item, detail, ctx.now) for item, detail in ready]

@@ -125,9 +125,7 @@ class Needs(msgspec.Struct, frozen=True):
     rereads: tuple[str, ...] = ()
 
     def __bool__(self) -> bool:
-        return bool(
-            self.details or self.own_posts or self.permissions or self.gaps or self.rereads
-        )
+        return bool(self.details or self.own_posts or self.permissions or self.gaps or self.rereads)
 
 
 class OwnPostVerdict(Protocol):
