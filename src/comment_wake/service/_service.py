@@ -154,6 +154,15 @@ class CommentWake:
         self._last[new.pr] = new
         await self.look(new.pr, now)
 
+    async def apply_release(self, pr: PrRef, now: datetime) -> bool:
+        """Look at ``pr`` now, so that a release request recorded for it is applied (every
+        look applies one); False when no badge of it is known yet, and its next poll
+        applies the request instead."""
+        if pr not in self._last:
+            return False
+        await self.look(pr, now)
+        return True
+
     def due(self, pr: PrRef) -> datetime | None:
         """When the PR's timer fires next (None: no timer)."""
         return self._due.get(pr)
