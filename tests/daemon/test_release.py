@@ -5,21 +5,21 @@ recorded as ``operator-release`` and counts in the PR's rate limit."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from comment_wake.cli import main
 from comment_wake.store import open_sync_store, release_requests
 
-from .conftest import Run, World
-
 pytestmark = pytest.mark.anyio
 
 
-def release(world: World) -> int:
+def release(world: Any) -> int:
     return main(["release", str(world.pr), *world.location()])
 
 
-async def hold_one(world: World, run: Run) -> str:
+async def hold_one(world: Any, run: Any) -> str:
     """A first trusted comment wakes the worker; a second is held (an hour's gap)."""
     world.fake.post_comment(world.pr, "maintainer", "first")
     await world.until(lambda: len(world.delivered_texts()) == 1, "the first notice")
@@ -28,15 +28,15 @@ async def hold_one(world: World, run: Run) -> str:
         lambda: any(d.comment == held and d.outcome == "held" for d in run.events.decisions),
         "the hold",
     )
-    return held
+    return str(held)
 
 
-def outcomes(run: Run, comment: str) -> list[tuple[str, str]]:
+def outcomes(run: Any, comment: str) -> list[tuple[str, str]]:
     return [(d.outcome, d.reason) for d in run.events.decisions if d.comment == comment]
 
 
 async def test_release_while_the_daemon_runs_wakes_the_worker_with_the_held_comment(
-    world: World,
+    world: Any,
 ) -> None:
     world.write_config(gap="1h")
     world.bind()
@@ -47,7 +47,7 @@ async def test_release_while_the_daemon_runs_wakes_the_worker_with_the_held_comm
     assert [("held", "rate-limit"), ("wake", "operator-release")] == outcomes(run, held)
 
 
-async def test_release_without_a_daemon_is_applied_by_the_next_one(world: World) -> None:
+async def test_release_without_a_daemon_is_applied_by_the_next_one(world: Any) -> None:
     world.write_config(gap="1h")
     world.bind()
     async with world.running() as run:
@@ -58,7 +58,7 @@ async def test_release_without_a_daemon_is_applied_by_the_next_one(world: World)
     assert [("wake", "operator-release")] == outcomes(again, held)
 
 
-async def test_an_applied_release_request_is_gone_from_the_store(world: World) -> None:
+async def test_an_applied_release_request_is_gone_from_the_store(world: Any) -> None:
     world.write_config(gap="1h")
     world.bind()
     async with world.running() as run:
@@ -73,7 +73,7 @@ async def test_an_applied_release_request_is_gone_from_the_store(world: World) -
         store.close()
 
 
-async def test_the_released_wake_counts_in_the_rate_limit(world: World) -> None:
+async def test_the_released_wake_counts_in_the_rate_limit(world: Any) -> None:
     world.write_config(gap="1h")
     world.bind()
     async with world.running() as run:
@@ -85,7 +85,7 @@ async def test_the_released_wake_counts_in_the_rate_limit(world: World) -> None:
     assert [("held", "rate-limit")] == outcomes(run, third)
 
 
-async def test_release_reads_the_held_comments_again(world: World) -> None:
+async def test_release_reads_the_held_comments_again(world: Any) -> None:
     world.write_config(gap="1h")
     world.bind()
     async with world.running() as run:
@@ -100,7 +100,7 @@ async def test_release_reads_the_held_comments_again(world: World) -> None:
 
 
 async def test_explain_shows_an_operator_release(
-    world: World, capsys: pytest.CaptureFixture[str]
+    world: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
     world.write_config(gap="1h")
     world.bind()
@@ -114,7 +114,7 @@ async def test_explain_shows_an_operator_release(
 
 
 async def test_release_exits_1_when_nothing_is_held(
-    world: World, capsys: pytest.CaptureFixture[str]
+    world: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
     world.bind()
     code = release(world)
@@ -124,7 +124,7 @@ async def test_release_exits_1_when_nothing_is_held(
     )
 
 
-async def test_release_records_no_request_when_nothing_is_held(world: World) -> None:
+async def test_release_records_no_request_when_nothing_is_held(world: Any) -> None:
     world.bind()
     release(world)
     store = open_sync_store(world.state_dir / "state.db")
@@ -134,10 +134,10 @@ async def test_release_records_no_request_when_nothing_is_held(world: World) -> 
         store.close()
 
 
-async def test_release_without_a_store_exits_1_and_creates_none(world: World) -> None:
+async def test_release_without_a_store_exits_1_and_creates_none(world: Any) -> None:
     code = release(world)
     assert (1, False) == (code, (world.state_dir / "state.db").exists())
 
 
-async def test_release_of_a_bad_pr_reference_exits_2(world: World) -> None:
+async def test_release_of_a_bad_pr_reference_exits_2(world: Any) -> None:
     assert 2 == main(["release", "not-a-pr", *world.location()])
