@@ -20,6 +20,7 @@ _COMMANDS: tuple[str, ...] = (
     "comment_wake._cli_transcripts",
     "comment_wake._cli_replay",
     "comment_wake._cli_daemon",
+    "comment_wake._cli_release",
     "comment_wake._cli_demo",
 )
 

@@ -33,10 +33,10 @@ _SKIP_REASONS = {
     "flood-gap",
 }  # fmt: skip
 _REASONS = {
-    "wake": {"writer"},
+    "wake": {"writer", "operator-release"},
     "held": {"rate-limit"},
     "retry": {"lookup-failed"},
-    "drop": {"pr-closed", "unbound"},
+    "drop": {"pr-closed", "unbound", "deleted"},
     "skip": _SKIP_REASONS,
 }
 # Per comment: a retry per failed lookup, at most one held, at most one final decision.

@@ -51,7 +51,7 @@ from comment_wake.events import (
 from comment_wake.hints import HintListener, load_secret, matching_watch
 from comment_wake.registry import Registry
 from comment_wake.service import DECISIONS, BindingSource, CommentWake
-from comment_wake.store import APP_TABLES, prune_reactions, prune_records
+from comment_wake.store import APP_TABLES, prune_reactions, prune_records, release_requests
 from review_monitor import Clock, Monitor, PrRef, SystemClock
 from review_monitor.github import RetryPolicy
 from review_monitor.store import Store, SyncStore
@@ -110,6 +110,7 @@ class App:
         bus.subscribe(self._tracker)
         self._started = clock.now()
         self._watched: tuple[PrRef, ...] = ()
+        self._releases: dict[PrRef, datetime] = {}  # release requests already acted on
         self._round = anyio.Event()
         self.hint_port: int | None = None
         self.ready = anyio.Event()
@@ -258,12 +259,38 @@ class App:
                 next_prune = now + self._prune_every()
             if now >= next_watch:
                 await self._refresh_watches()
+                await self.apply_releases(now)
                 next_watch = now + _WATCH_REFRESH
             if now >= next_beat or self._round.is_set():
                 self._round = anyio.Event()
                 await self._write_state()
                 next_beat = now + _HEARTBEAT
             await _sleep_until_or(self.clock, min(next_prune, next_watch, next_beat), self._round)
+
+    async def apply_releases(self, now: datetime) -> int:
+        """Act on the release requests ``comment-wake release`` recorded: look at each
+        requested PR now (the look applies the request and deletes it), or poll it soon
+        when no badge of it is known yet.  A request is acted on once; if its look fails,
+        the PR's next poll applies it.  Returns how many requests were acted on."""
+        try:
+            requests = await self.monitor.store.call(release_requests)
+        except Exception as exc:
+            self._store_fault("reading the release requests", exc)
+            return 0
+        pending = {r.pr: r.requested_at for r in requests}
+        self._releases = {pr: t for pr, t in self._releases.items() if pending.get(pr) == t}
+        acted = 0
+        for pr, requested_at in pending.items():
+            if self._releases.get(pr) == requested_at:
+                continue
+            self._releases[pr] = requested_at
+            acted += 1
+            try:
+                if not await self.wake.apply_release(pr, now):
+                    self.poll_now(pr)
+            except Exception as exc:
+                _log.error("applying the release of %s failed: %s", pr, type(exc).__name__)
+        return acted
 
     async def prune(self, now: datetime) -> int:
         """Delete what is older than ``prune_after``: finished notices with their attempts,

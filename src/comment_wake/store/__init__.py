@@ -3,7 +3,8 @@
 The store (``review_monitor.store.SyncStore`` / ``Store``) is one SQLite file in parts, each
 with its own migrations.  comment-wake registers two: ``RECORDS`` (``app_records``: the
 registry's workers and orchestrators, the decision records) and ``REACTIONS`` (the
-acknowledgements the delivery owes).  Every opener in the app
+acknowledgements the delivery owes).  Release requests (``comment-wake release``) are
+application records too (``RELEASES``).  Every opener in the app
 goes through ``open_store`` / ``open_sync_store`` so both are always migrated.
 """
 
@@ -37,16 +38,28 @@ from ._records import (
     record_items,
     records_under,
 )
+from ._releases import (
+    RELEASES,
+    ReleaseRequest,
+    clearing_release,
+    has_release_request,
+    release_requests,
+    request_release,
+)
 
 __all__ = [
     "APP_TABLES",
     "REACTIONS",
     "RECORDS",
+    "RELEASES",
     "ReactionEntry",
     "ReactionStatus",
+    "ReleaseRequest",
+    "clearing_release",
     "delete_record",
     "due_reactions",
     "get_record",
+    "has_release_request",
     "next_reaction_at",
     "open_store",
     "open_sync_store",
@@ -60,6 +73,8 @@ __all__ = [
     "read_records",
     "record_items",
     "records_under",
+    "release_requests",
+    "request_release",
     "settle_reactions",
 ]
 

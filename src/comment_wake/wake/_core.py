@@ -42,7 +42,18 @@ warning that names neither author nor text.
 Rate limit.  Trusted comments wake the worker at once when the PR's wake times allow,
 together with any held ones; otherwise they are held and go out together later.
 Held comments are dropped when the PR merges or closes; pending retries pause while
-the PR is not eligible and resume when it is again.
+the PR is not eligible and resume when it is again.  A wake time recorded after ``now``
+(the clock stepped backwards) counts as made ``now``, so the wait it causes is bounded
+by the windows' lengths.
+
+Release.  When the rate limit lets held comments go (or an operator releases them,
+``release=True``), they are read once more first, in one fresh detail query
+(``Needs.rereads``), and run through the rules again with what that read found: deleted
+is ``drop`` (``deleted``), minimized ``skip`` (``minimized``), an edit wakes with the
+current text, and the permission rule asks again (the service's cache answers only
+within its lifetime).  The own-post rule is not asked again: it judged how the comment
+was posted.  A lookup that fails then keeps the comment held, retried on
+``permission_retries``; a failed re-read commits nothing, so it stays held.
 """
 
 from __future__ import annotations
@@ -102,6 +113,7 @@ class _Need:
     details: str | None = None
     own_post: str | None = None
     permission: str | None = None
+    reread: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +143,7 @@ class _Ctx:
     config: WakeConfig
     monitor: MonitorConfig
     now: datetime
+    operator: bool = False  # an operator's release request (``comment-wake release``)
     decisions: list[tuple[BadgeItem, Decision]] = field(default_factory=list)
     logs: list[LogLine] = field(default_factory=list)
 
@@ -160,18 +173,22 @@ def step(
     monitor: MonitorConfig,
     now: datetime,
     rng: random.Random | None = None,
+    release: bool = False,
 ) -> Step:
     """Work out one PR at ``now`` from its badge and what has been read so far.
 
     ``status`` None (no badge yet) changes nothing.  ``rng`` draws the fence nonces;
-    pass a seeded one for a deterministic replay, None for ``secrets``.
+    pass a seeded one for a deterministic replay, None for ``secrets``.  ``release``: an
+    operator asked to release the held comments now; they go out whatever the rate limit
+    says (reason ``operator-release``), after the same re-read as any release, and the
+    wake counts in the PR's windows.
     """
     mark = mark if mark is not None else WakeMark()
     if status is None:
         return Step(mark=mark)
     if status.pr != binding.pr:
         raise ValueError(f"the badge is for {status.pr} but the binding is for {binding.pr}")
-    ctx = _Ctx(binding, status, facts, config, monitor, now)
+    ctx = _Ctx(binding, status, facts, config, monitor, now, operator=release)
     if not mark.baseline_done:
         return _baseline(ctx, mark)
     return _look(ctx, mark, rng)
@@ -281,7 +298,14 @@ def _look(ctx: _Ctx, mark: WakeMark, rng: random.Random | None) -> Step:
     new = [i for i in unseen(listing, floor, known | legacy) if not _pushed_out(i, before)]
     judged = [(item, _judge(item, ctx)) for item in new]
     retried = [(p, _judge_pending(p, ctx)) for p in mark.pending]
-    needs = _needs(gap_needs, [j for _, j in judged], [j for _, j in retried if j is not None])
+    due_held = _due_held(ctx, mark)
+    rechecked = [(h, _recheck(h, ctx)) for h in due_held]
+    needs = _needs(
+        gap_needs,
+        [j for _, j in judged],
+        [j for _, j in retried if j is not None],
+        [j for _, j in rechecked],
+    )
     if needs:
         return Step(mark=mark, needs=needs)
 
@@ -303,7 +327,12 @@ def _look(ctx: _Ctx, mark: WakeMark, rng: random.Random | None) -> Step:
             finished.append(p.item)
         pending = []
 
-    held, held_until, wakes, notices = _wake(ctx, mark, ready, finished, rng)
+    released: list[tuple[BadgeItem, ItemDetail]] = []
+    rechecking = {h.item.id for h in due_held}
+    still_held = [h for h in mark.held if h.item.id not in rechecking]
+    for h, verdict in rechecked:
+        _apply_recheck(ctx, h, verdict, finished, released, still_held)
+    held, held_until, wakes, notices = _wake(ctx, mark, still_held, released, ready, finished, rng)
 
     open_items = [h.item for h in held] + [p.item for p in pending]
     decided_now = [i for i, j in judged if not isinstance(j, _Gone)]
@@ -427,17 +456,28 @@ def _judge_pending(p: Pending, ctx: _Ctx) -> _Judged | None:
 
 
 def _run_rules(
-    item: BadgeItem, detail: ItemDetail | None, ctx: _Ctx, *, start: int, due: bool
+    item: BadgeItem,
+    detail: ItemDetail | None,
+    ctx: _Ctx,
+    *,
+    start: int,
+    due: bool,
+    reread: bool = False,
 ) -> _Judged | None:
     """``RULES[start:]`` in order, the rules before ``start`` passed already.
 
     The detail is read before the first rule that needs it (a comment deleted since the
     badge is ``_Gone``).  Not ``due`` (a retry not yet due): a read still missing or
-    failed means keep waiting (None), while an answer already read decides.
+    failed means keep waiting (None), while an answer already read decides.  ``reread``:
+    a held comment at its release, ``detail`` its fresh read (None: deleted, which the
+    ``exists`` rule decides); the own-post rule passes as it did before.
     """
     passed = list(RULE_NAMES[:start])
     for rule in RULES[start:]:
-        if "details" in rule.needs and detail is None:
+        if reread and "own-post" in rule.needs:
+            passed.append(rule.name)
+            continue
+        if "details" in rule.needs and detail is None and not reread:
             if item.id in ctx.facts.gone:
                 return _Gone()
             detail = ctx.facts.details.get(item.id)
@@ -467,6 +507,82 @@ def _run_rules(
     return _Trusted(detail)
 
 
+def _due_held(ctx: _Ctx, mark: WakeMark) -> list[Held]:
+    """The held comments to release in this step, each to be read again first: all of
+    them whose lookup retry (if any) is due, once the rate limit lets them go or an
+    operator released them; none while the PR is not eligible."""
+    if not mark.held or not ctx.eligible:
+        return []
+    if ctx.operator:
+        return list(mark.held)  # a lookup retry not yet due is tried now too
+    release = release_at(prune_wakes(mark.wakes, ctx.now, ctx.config), ctx.config)
+    if release is not None and ctx.now < release:
+        return []
+    return [h for h in mark.held if h.next_try is None or h.next_try <= ctx.now]
+
+
+def _recheck(h: Held, ctx: _Ctx) -> _Judged:
+    """A held comment at its release, through the rules again with its fresh read."""
+    if h.item.id not in ctx.facts.rereads:
+        return _Need(reread=h.item.id)
+    fresh = ctx.facts.rereads[h.item.id]
+    item = h.item
+    if fresh is not None and fresh.is_minimized:
+        item = msgspec.structs.replace(item, is_minimized=True)
+    judged = _run_rules(item, fresh, ctx, start=0, due=True, reread=True)
+    assert judged is not None  # a due run always decides or asks
+    return judged
+
+
+def _apply_recheck(
+    ctx: _Ctx,
+    h: Held,
+    verdict: _Judged,
+    finished: list[BadgeItem],
+    released: list[tuple[BadgeItem, ItemDetail]],
+    still_held: list[Held],
+) -> None:
+    """Release a re-read held comment with its current text, decide it, or keep it
+    held when its author's permission lookup failed."""
+    if isinstance(verdict, _Trusted):
+        released.append((h.item, verdict.detail))
+    elif isinstance(verdict, _Skip):
+        outcome: Outcome = "drop" if verdict.reason == "deleted" else "skip"
+        ctx.decide(h.item, outcome, verdict.reason, verdict.detail, verdict.rules)
+        finished.append(h.item)
+    elif isinstance(verdict, _Failed):
+        failures = h.failures + 1
+        delay = retry_delay(failures, ctx.monitor.permission_retries)
+        status = f"status {verdict.status}" if verdict.status is not None else "no answer"
+        if delay is None:
+            given_up = f"{failures} failed lookups at its release, last {status}"
+            ctx.decide(h.item, "skip", "lookup-failed", given_up, verdict.rules)
+            ctx.logs.append(
+                LogLine(
+                    "warning",
+                    f"a permission lookup failed {failures} times; a held comment on "
+                    f"{ctx.status.pr} was passed over as untrusted",
+                )
+            )
+            finished.append(h.item)
+        else:
+            retry_at = ctx.now + delay
+            still_held.append(
+                msgspec.structs.replace(
+                    h, detail=verdict.detail, failures=failures, next_try=retry_at
+                )
+            )
+            ctx.logs.append(
+                LogLine(
+                    "info",
+                    f"a permission lookup for a held comment on {ctx.status.pr} failed "
+                    f"({status}); it stays held, retry at {_iso(retry_at)}",
+                )
+            )
+    else:  # pragma: no cover - a re-read run never needs more reads or finds it gone
+        raise AssertionError(f"a held comment's re-read gave {verdict!r}")
+
+
 def _needs(gaps: list[GapNeed], *groups: Iterable[_Judged]) -> Needs:
     wanted = [j for group in groups for j in group if isinstance(j, _Need)]
     return Needs(
@@ -474,6 +590,7 @@ def _needs(gaps: list[GapNeed], *groups: Iterable[_Judged]) -> Needs:
         own_posts=_unique(j.own_post for j in wanted),
         permissions=_unique(j.permission for j in wanted),
         gaps=tuple(gaps),
+        rereads=_unique(j.reread for j in wanted),
     )
 
 
@@ -525,33 +642,51 @@ def _apply(
 def _wake(
     ctx: _Ctx,
     mark: WakeMark,
+    held: list[Held],
+    released: list[tuple[BadgeItem, ItemDetail]],
     ready: list[tuple[BadgeItem, ItemDetail]],
     finished: list[BadgeItem],
     rng: random.Random | None,
 ) -> tuple[list[Held], datetime | None, tuple[datetime, ...], list[Notice]]:
+    """The wake, if any: ``released`` (held comments re-read at their release) and
+    ``ready`` (trusted now) go out together; ``held`` stay held."""
     wakes = prune_wakes(mark.wakes, ctx.now, ctx.config)
-    held = list(mark.held)
     if not ctx.status.is_open:
         for h in held:
             ctx.decide(h.item, "drop", "pr-closed", closed_detail(ctx.status), _ALL_PASSED)
             finished.append(h.item)
         return [], None, wakes, []
-    if not ctx.eligible or not (held or ready):
-        return held, mark.held_until if held else None, wakes, []
+    if not ctx.eligible or not (held or ready or released):
+        return held, _held_until(held, wakes, ctx) if held else None, wakes, []
     release = release_at(wakes, ctx.config)
-    if release is not None and ctx.now < release:
+    limited = release is not None and ctx.now < release
+    if limited and not released:
+        assert release is not None
         for item, _ in ready:
             ctx.decide(item, "held", "rate-limit", f"until {_iso(release)}", _ALL_PASSED)
         held += [Held(item, detail, ctx.now) for item, detail in ready]
-        return held, release, wakes, []
-    batch = sorted([(h.item, h.detail) for h in held] + ready, key=lambda p: _order_key(p[0]))
+        return held, _held_until(held, wakes, ctx), wakes, []
+    if not (released or ready):
+        return held, _held_until(held, wakes, ctx), wakes, []
+    # ``limited`` here: an operator released the held comments before the limit would.
+    reason: Reason = "operator-release" if limited else "writer"
+    batch = sorted(released + ready, key=lambda p: _order_key(p[0]))
     assert ctx.binding.worker is not None
     notices = build_notices(ctx.binding.worker, ctx.status, batch, now=ctx.now, rng=rng)
     for item, detail in batch:
         inline = " ".join(i.id for i in detail.inline)
-        ctx.decide(item, "wake", "writer", f"inline {inline}" if inline else "", _ALL_PASSED)
+        ctx.decide(item, "wake", reason, f"inline {inline}" if inline else "", _ALL_PASSED)
         finished.append(item)
-    return [], None, (*wakes, ctx.now), list(notices)
+    wakes = (*wakes, ctx.now)
+    return held, _held_until(held, wakes, ctx) if held else None, wakes, list(notices)
+
+
+def _held_until(held: Sequence[Held], wakes: Sequence[datetime], ctx: _Ctx) -> datetime:
+    """When the first held comment may go: the rate limit's release, or later for one
+    whose permission lookup is waiting for its retry; ``now`` when nothing holds it."""
+    release = release_at(wakes, ctx.config)
+    due = [_max_time(release, h.next_try) or ctx.now for h in held]
+    return min(due, default=ctx.now)
 
 
 # -- the floor -----------------------------------------------------------------------

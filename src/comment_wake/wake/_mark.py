@@ -29,11 +29,15 @@ Handled = Seen
 
 
 class Held(msgspec.Struct, frozen=True):
-    """A trusted comment waiting on the rate limit (read once, never read again)."""
+    """A trusted comment waiting on the rate limit.  At its release it is read once more
+    (and its author's permission looked up again past the cache's lifetime);
+    ``failures`` counts the lookups that failed then."""
 
     item: BadgeItem
     detail: ItemDetail
     held_at: datetime
+    failures: int = 0
+    next_try: datetime | None = None  # after a failed lookup: not released before this
 
 
 class Pending(msgspec.Struct, frozen=True):
