@@ -102,7 +102,8 @@ def store_fault(monkeypatch: pytest.MonkeyPatch) -> StoreFault:
 
     def connect(*args: Any, **kwargs: Any) -> sqlite3.Connection:
         kwargs.setdefault("factory", Connection)
-        return real_connect(*args, **kwargs)
+        conn: sqlite3.Connection = real_connect(*args, **kwargs)
+        return conn
 
     monkeypatch.setattr(sqlite3, "connect", connect)
     return fault

@@ -14,6 +14,7 @@ SCENARIOS = Path(__file__).resolve().parents[2] / "fixtures" / "scenarios"
 
 Check = Callable[[Mapping[str, Any], ReplayResult], list[str]]
 
+
 @pytest.fixture
 def problems() -> Check:
     """``problems(expect, result)``: how a replay differs from its scenario's ``[expect]``
