@@ -24,6 +24,7 @@ from ._events import PollObserver
 from ._governor import BudgetGovernor
 from ._listener import Listener, Watch
 from ._model import BadgeBatch, PrRef, PrStatus
+from ._store._faults import describe_fault
 
 __all__ = ["BadgeReader", "Poller", "WatchSource"]
 
@@ -252,9 +253,10 @@ class Poller:
             try:
                 await listener.on_poll(watches, new, self._previous.get(key), now)
             except Exception as exc:
-                # The type only: a listener's message may quote text read from GitHub.
+                # The type only (or what a store fault means): a listener's message may
+                # quote text read from GitHub.
                 self._log.error(
-                    "listener %s failed on %s: %s", listener.name, new.pr, type(exc).__name__
+                    "listener %s failed on %s: %s", listener.name, new.pr, describe_fault(exc)
                 )
                 self._log.debug("listener failure", exc_info=exc)
             else:

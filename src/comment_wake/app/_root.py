@@ -54,7 +54,7 @@ from comment_wake.service import DECISIONS, BindingSource, CommentWake
 from comment_wake.store import APP_TABLES, prune_reactions, prune_records, release_requests
 from review_monitor import Clock, Monitor, PrRef, SystemClock
 from review_monitor.github import RetryPolicy
-from review_monitor.store import Store, SyncStore
+from review_monitor.store import Store, SyncStore, describe_fault
 
 from ._explain import Explanation, explain_comment
 from ._snapshot import snapshot_store
@@ -215,7 +215,7 @@ class App:
             try:
                 await self.wake.look(pr, self.clock.now())
             except Exception as exc:
-                _log.error("a look at unwatched %s failed: %s", pr, type(exc).__name__)
+                _log.error("a look at unwatched %s failed: %s", pr, describe_fault(exc))
 
     async def _start_hints(self, tg: anyio.abc.TaskGroup) -> None:
         secret = load_secret(self.config.webhook, self._environ)
@@ -237,7 +237,7 @@ class App:
         self._watched = tuple(sorted({w.pr for w in found}))
 
     def _store_fault(self, doing: str, exc: Exception) -> None:
-        detail = f"{doing}: {type(exc).__name__}"
+        detail = f"{doing}: {describe_fault(exc)}"
         _log.warning("the state store failed %s", detail)
         self._bus.publish(Fault(at=self.clock.now(), kind="store", detail=detail))
 

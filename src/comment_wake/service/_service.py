@@ -80,7 +80,7 @@ from review_monitor import (
 )
 from review_monitor.github import GitHubApi, read_details, read_gap
 from review_monitor.poll import DetailReader
-from review_monitor.store import Mark, Store, SyncStore, WriteTx
+from review_monitor.store import Mark, Store, SyncStore, WriteTx, describe_fault
 
 from ._ports import BindingSource
 from ._records import (
@@ -184,7 +184,7 @@ class CommentWake:
                     try:
                         await self.look(pr, now)
                     except Exception as exc:
-                        _log.error("a timed look at %s failed: %s", pr, type(exc).__name__)
+                        _log.error("a timed look at %s failed: %s", pr, describe_fault(exc))
             if due:
                 continue
             wake_at = min(self._due.values(), default=None)

@@ -82,9 +82,12 @@ APP_TABLES: tuple[Tables, ...] = (RECORDS, REACTIONS)
 """The app's own parts of the store, registered whenever the app opens it."""
 
 
-def open_sync_store(path: Path | str, *, clock: Clock | None = None) -> SyncStore:
-    """``SyncStore.open`` with comment-wake's tables."""
-    return SyncStore.open(path, clock=clock, tables=APP_TABLES)
+def open_sync_store(
+    path: Path | str, *, clock: Clock | None = None, create: bool = True
+) -> SyncStore:
+    """``SyncStore.open`` with comment-wake's tables (``create=False``: refuse a missing
+    store with ``StoreMissingError``)."""
+    return SyncStore.open(path, clock=clock, tables=APP_TABLES, create=create)
 
 
 def open_store(

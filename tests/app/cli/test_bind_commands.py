@@ -159,6 +159,7 @@ def test_a_missing_publisher_is_a_usage_error(
 def test_unbind_of_an_unknown_worker_exits_2(
     capsys: pytest.CaptureFixture[str], state_dir: Path
 ) -> None:
+    _orchestrator(capsys, state_dir)
     code, _, err = _run(capsys, "unbind", "ghost", "--state-dir", str(state_dir))
     assert (2, "comment-wake unbind: no worker 'ghost' is bound") == (code, err.split(";")[0])
 
