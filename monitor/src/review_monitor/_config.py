@@ -59,6 +59,10 @@ class MonitorConfig(BaseModel):
     detail_batch: int = Field(default=30, ge=1, le=100, strict=True)
     inline_window: int = Field(default=20, ge=1, le=100, strict=True)
     budget_share: float = Field(default=0.5, gt=0.0, le=1.0, strict=True)
+    # Hinted polls (``poll_now``): one PR at most once per ``hint_min_gap``, all of them
+    # within ``hint_share`` of the hourly budget (the governor's hint bucket).
+    hint_min_gap: Duration = timedelta(seconds=10)
+    hint_share: float = Field(default=0.1, gt=0.0, le=1.0, strict=True)
     missing_pr_interval: Duration = timedelta(minutes=15)
     # Permissions: shared by the verdict notices and the comment wake.
     permission_ttl: Duration = timedelta(minutes=10)
@@ -69,3 +73,10 @@ class MonitorConfig(BaseModel):
     )
     trusted_permissions: tuple[Permission, ...] = ("admin", "write")
     review_bots: tuple[str, ...] = ()
+
+    @field_validator("hint_min_gap")
+    @classmethod
+    def _hint_gap_range(cls, value: timedelta) -> timedelta:
+        if not timedelta(seconds=1) <= value <= timedelta(hours=1):
+            raise ValueError("hint_min_gap must be from 1s to 1h")
+        return value

@@ -462,7 +462,11 @@ class Monitor:
             listeners=self._all_listeners(),
             clock=self.clock,
             config=c,
-            governor=BudgetGovernor(base_interval=c.poll_interval, budget_share=c.budget_share),
+            governor=BudgetGovernor(
+                base_interval=c.poll_interval,
+                budget_share=c.budget_share,
+                hint_share=c.hint_share,
+            ),
             hint_delay=self._hint_delay,
             observer=self._tally,
         )
@@ -507,5 +511,6 @@ class Monitor:
         return await self._prefetch.read(ids)
 
     def poll_now(self, pr: PrRef) -> None:
-        """Poll ``pr`` soon (a webhook saw activity); call it from the event loop."""
+        """Poll ``pr`` soon (a webhook saw activity), within ``hint_min_gap`` and the
+        hint share (``Poller.poll_now``); call it from the event loop."""
         self.poller.poll_now(pr)

@@ -67,7 +67,8 @@ if TYPE_CHECKING:
 __all__ = ["HINT_DELAY", "App", "open_app"]
 
 HINT_DELAY = timedelta(seconds=0.5)
-"""How soon a webhook hint polls its PR (hints arriving meanwhile share that poll)."""
+"""How soon a PR's first webhook hint polls it (hints arriving meanwhile share that poll;
+later ones wait for ``[monitor] hint_min_gap`` and the hint share of the budget)."""
 
 _HEARTBEAT = timedelta(seconds=15)
 _WATCH_REFRESH = timedelta(seconds=2)
@@ -225,7 +226,7 @@ class App:
             if match is not None:
                 self.monitor.poll_now(match)
 
-        listener = HintListener(self.config.webhook, secret, hint)
+        listener = HintListener(self.config.webhook, secret, hint, clock=self.clock)
         self.hint_port = await tg.start(listener.serve)
 
     async def _refresh_watches(self) -> None:
