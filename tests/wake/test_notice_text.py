@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 from datetime import UTC, datetime, timedelta
+from typing import Literal
 
 from comment_wake._limits import NOTICE_TEXT_LIMIT
 from comment_wake.wake import build_notices
@@ -37,7 +38,7 @@ def url_of(n: int) -> str:
 def comment(
     n: int, body: str, *, url: str | None = None, inline: tuple[str, ...] = ()
 ) -> tuple[BadgeItem, ItemDetail]:
-    kind = "review" if inline else "comment"
+    kind: Literal["comment", "review"] = "review" if inline else "comment"
     item = BadgeItem(kind, f"IC_{n}", n, T0 + timedelta(seconds=n), Author("alice"))
     notes = tuple(
         InlineComment(f"RC_{n}_{i}", None, "app.py", i, None, text, f"{url_of(n)}-r{i}")

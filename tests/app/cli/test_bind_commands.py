@@ -332,4 +332,3 @@ def test_archive_says_its_pr_is_no_longer_polled(
             "PR bound to a live worker wakes anyone); bind a worker to it to watch it again",
         ],
     ) == (code, out.splitlines())
-
