@@ -240,6 +240,11 @@ def _unbind(args: argparse.Namespace, registry: Registry, config: AppConfig) -> 
 def _archive(args: argparse.Namespace, registry: Registry, config: AppConfig) -> int:
     record = registry.archive(args.worker)
     print(f"archived {record.worker} ({record.pr}); its notices now go to {record.orchestrator}")
+    # The seed's rule: only a PR bound to a live worker is polled (one live worker per PR).
+    print(
+        f"{record.pr} is no longer polled: comments on it from now on are never seen (only a "
+        "PR bound to a live worker wakes anyone); bind a worker to it to watch it again"
+    )
     return 0
 
 
