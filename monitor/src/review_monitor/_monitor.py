@@ -84,6 +84,7 @@ class _Tally:
         self._clock = clock
         self._emit = emit
         self._round: _Round | None = None
+        self.interval: timedelta | None = None  # the last paced round's interval
 
     def begin(self, expected: int | None) -> None:
         self.report()
@@ -93,6 +94,8 @@ class _Tally:
         self.begin(batches)
         if pace is not None and self._round is not None:
             self._round.interval = pace.interval
+        if pace is not None:
+            self.interval = pace.interval
 
     def _current(self) -> _Round:
         if self._round is None:
@@ -421,6 +424,12 @@ class Monitor:
         if self._poller is None:
             raise RuntimeError("the monitor is not open: use `async with Monitor(...)`")
         return self._poller
+
+    @property
+    def poll_interval(self) -> timedelta:
+        """The poll interval in force: the last round's pace (the budget governor may
+        stretch it past ``config.poll_interval``), the configured one before any round."""
+        return self._tally.interval or self.config.poll_interval
 
     def add_listener(self, listener: Listener, *, run: Task | None = None) -> None:
         """Add a listener (before ``run``); ``run``, if given, is its own long-running task

@@ -75,6 +75,8 @@ class WakeSim:
     lookups: list[str] = field(default_factory=list)
     detail_reads: list[str] = field(default_factory=list)
     gap_reads: list[GapNeed] = field(default_factory=list)
+    # The poll interval in force, as the budget governor reports it (None: the configured).
+    interval: timedelta | None = None
     last_status: PrStatus | None = None
 
     def __post_init__(self) -> None:
@@ -214,6 +216,7 @@ class WakeSim:
                 monitor=self.monitor,
                 now=now,
                 rng=self._rng,
+                interval=self.interval,
             )
             if result.done:
                 self.mark = encode_mark(result.mark)
