@@ -44,6 +44,7 @@ from ._model import BadgeBatch, ItemDetail, PrRef
 from ._notices import MonitorNotices
 from ._permissions import Permissions, is_valid_login
 from ._poller import Poller
+from ._split import BatchSplitter
 from ._token import find_token
 from .store import Store, SyncStore, Tables
 
@@ -137,6 +138,11 @@ class _Tally:
 
     def pr_gone(self, pr: PrRef) -> None:
         self._emit(Fault(at=self._clock.now(), kind="pr-gone", pr=pr, detail="not found"))
+
+    def pr_refused(self, pr: PrRef, code: str) -> None:
+        """GitHub refuses the badge query of ``pr`` alone (``BatchSplitter``)."""
+        detail = f"badge query refused ({code}); read alone from now on"
+        self._emit(Fault(at=self._clock.now(), kind="github", pr=pr, detail=detail))
 
     def report(self) -> None:
         r, self._round = self._round, None
@@ -355,6 +361,12 @@ class Monitor:
         self._tasks: list[Task] = []
         self._tally = _Tally(self.client, self.clock, on_event or log_event)
         self._prefetch = _Prefetch(self.client, self.config)
+        # Kept across poller rebuilds: which PRs are read alone because GitHub refuses them.
+        self._splitter = BatchSplitter(
+            now=self.clock.now,
+            on_fault=self._tally.pr_refused,
+            pause=self.config.missing_pr_interval,
+        )
         self._store: Store | None = None
         self._notices: MonitorNotices | None = None
         self._poller: Poller | None = None
@@ -459,9 +471,10 @@ class Monitor:
             reviews_window=c.reviews_window,
         )
         prefetch = self._prefetch
+        splitter = self._splitter
 
         async def read(batch: Sequence[PrRef]) -> BadgeBatch:
-            result = await reader(batch)
+            result = await splitter.read(reader, batch)
             await prefetch.after_read(result)
             return result
 
