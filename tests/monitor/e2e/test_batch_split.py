@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -12,7 +13,8 @@ from review_monitor import Fault, MonitorEvent, PrRef, PrStatus, Watch
 from review_monitor.github import RetryPolicy
 from review_monitor.testing import Fault as Injected
 
-from .conftest import World
+if TYPE_CHECKING:
+    from conftest import World
 
 pytestmark = pytest.mark.anyio
 
