@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from review_monitor import PrRef
-from review_monitor._queries import badge_query, detail_query
+from review_monitor._queries import badge_query, detail_query, gap_query
 from review_monitor.testing import FakeGitHub, Fault, FixedClock
 
 Gql = Callable[..., Any]
@@ -316,6 +316,25 @@ def test_an_int_literal_beyond_32_bits_is_refused_as_github_refuses_it(gql: Gql)
                 "locations": [{"line": 4, "column": 30}],
                 "message": "Argument 'number' on Field 'pullRequest' has an invalid value "
                 "(3000000000). Expected type 'Int!'.",
+            }
+        ]
+    } == answer
+
+
+def test_an_int_variable_beyond_32_bits_is_refused_as_github_refuses_it(gql: Gql) -> None:
+    document, variables = gap_query(PrRef("octo", "repo", 3_000_000_000), "comments", "Y3Vy")
+    answer = gql(document, variables)
+    assert {
+        "errors": [
+            {
+                "extensions": {
+                    "value": 3_000_000_000,
+                    "problems": [
+                        {"path": [], "explanation": "Could not coerce value 3000000000 to Int"}
+                    ],
+                },
+                "locations": [{"line": 1, "column": 45}],
+                "message": "Variable $number of type Int! was provided invalid value",
             }
         ]
     } == answer

@@ -8,7 +8,8 @@ refuses it.
 A query that fails validation is answered as GitHub answers it: ``errors`` and no
 ``data`` key.  An ``Int`` literal beyond 32 bits (``pullRequest(number: 3000000000)``)
 gets GitHub's own error (graphql-ruby's ``argumentLiteralsIncompatible``, with the path of
-aliases from the operation to the argument) instead of graphql-core's wording.
+aliases from the operation to the argument) instead of graphql-core's wording, and an
+``Int`` variable beyond 32 bits gets GitHub's "was provided invalid value" error.
 """
 
 from __future__ import annotations
@@ -36,8 +37,13 @@ from graphql.language import (
     FragmentDefinitionNode,
     InlineFragmentNode,
     IntValueNode,
+    ListTypeNode,
+    NamedTypeNode,
+    NonNullTypeNode,
     OperationDefinitionNode,
     SelectionSetNode,
+    VariableDefinitionNode,
+    print_ast,
 )
 from graphql.language.location import get_location
 
@@ -102,6 +108,7 @@ class GraphQLEndpoint:
             record(kind, "POST", path, 401, 0, operation, variables)
             return unauthorised
         schema = schema_subset()
+        problems = problems or _int_variable_errors(document, variables, operation)
         if problems:
             record(kind, "POST", path, 200, 0, operation, variables)
             return json_answer(200, {"errors": problems})
@@ -249,7 +256,47 @@ def _int_literal_errors(document: DocumentNode) -> list[tuple[IntValueNode, dict
     return found
 
 
-def _locations(node: ArgumentNode) -> list[dict[str, int]]:
+def _int_variable_errors(
+    document: DocumentNode, variables: Mapping[str, Any], operation: str | None
+) -> list[dict[str, Any]]:
+    """GitHub's error for each ``Int`` variable whose value is beyond 32 bits."""
+    out: list[dict[str, Any]] = []
+    for definition in document.definitions:
+        if not isinstance(definition, OperationDefinitionNode):
+            continue
+        if (definition.name.value if definition.name else None) != operation:
+            continue
+        for declared in definition.variable_definitions or ():
+            name = declared.variable.name.value
+            value = variables.get(name)
+            named = declared.type
+            while isinstance(named, NonNullTypeNode | ListTypeNode):
+                named = named.type
+            if not isinstance(named, NamedTypeNode) or named.name.value != "Int":
+                continue
+            if not isinstance(value, int) or isinstance(value, bool):
+                continue
+            if _INT_MIN <= value <= _INT_MAX:
+                continue
+            out.append(
+                {
+                    "extensions": {
+                        "value": value,
+                        "problems": [
+                            {"path": [], "explanation": f"Could not coerce value {value} to Int"}
+                        ],
+                    },
+                    "locations": _locations(declared),
+                    "message": (
+                        f"Variable ${name} of type {print_ast(declared.type)} was provided "
+                        "invalid value"
+                    ),
+                }
+            )
+    return out
+
+
+def _locations(node: ArgumentNode | VariableDefinitionNode) -> list[dict[str, int]]:
     if node.loc is None:
         return []
     where = get_location(node.loc.source, node.loc.start)
