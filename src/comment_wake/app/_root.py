@@ -432,6 +432,7 @@ async def open_app(
             monitor=c.monitor,
             rng=rng,
             details=monitor.read_details,
+            interval=lambda: monitor.poll_interval,
         )
         monitor.add_listener(wake, run=wake.run)
         delivery: DeliveryLoop | None = None

@@ -32,7 +32,7 @@ import logging
 import os
 import random
 from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import anyio
 import anyio.to_thread
@@ -128,8 +128,12 @@ class CommentWake:
         monitor: MonitorConfig | None = None,
         rng: random.Random | None = None,
         details: DetailReader | None = None,
+        interval: Callable[[], timedelta] | None = None,
     ) -> None:
         self._store = store
+        # The poll interval in force (``Monitor.poll_interval``: the budget governor may
+        # stretch it); the gap read's bound grows with it.
+        self._interval = interval
         # ``Monitor.read_details`` serves a batch's new bodies from one query for all its
         # PRs; without it, each look reads its own.
         self._details = details
@@ -276,6 +280,7 @@ class CommentWake:
                 now=now,
                 rng=self._rng,
                 release=release,
+                interval=None if self._interval is None else self._interval(),
             )
             if result.done:
                 break

@@ -23,12 +23,18 @@ Floods.  A connection that came back full (``has_previous_page``) is whole only 
 its oldest listed item.  When that is after the floor, and not continuous with what the
 last look saw for good (everything it listed, less the ``floor_lag`` in which GitHub may
 still list a comment late), the core asks for a gap read back to where that look saw
-everything, and never below the floor, bounded by ``gap_pages``.  When the gap cannot be read
-(``gap_pages = 0``, the seed's behaviour) or the bound is hit, the new comments listed
-are decided first, and only then does the floor rise to where the listing is whole,
-stopping just below the oldest comment decided in this step (P8): a comment listed but
-older than where another full window starts is still delivered, and a comment pushed
-out unseen is never delivered later.
+everything, and never below the floor.  The read is bounded by ``gap_pages`` pages of 100
+at the configured poll interval, scaled up with the interval in force (the budget
+governor may stretch it, and more can be posted between two polls), and by what is left
+of ``gap_pages_per_hour`` on this PR (the mark keeps the last hour's spend).  Only one
+connection's gap is asked for at a time, so the two share what is left of the hour.
+When the gap cannot be read (``gap_pages = 0``, the seed's behaviour) or the bound is
+hit, the new comments listed are decided first, and only then does the floor rise to
+where the listing is whole, stopping just below the oldest comment decided in this step
+(P8): a comment listed but older than where another full window starts is still
+delivered, and a comment pushed out unseen is never delivered later.  A bound hit is a
+warning with the pages and comments read, the bound, the hour's spend and the times the
+read reached and should have reached; with the read off it is the seed's info line.
 
 Trust.  Each new comment runs through the rules table (``_rules.RULES``) in order:
 bound, open, author, minimized, bot, verdict, blank, rereview, own-post, login, then
@@ -58,6 +64,7 @@ was posted.  A lookup that fails then keeps the comment held, retried on
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -69,7 +76,7 @@ from review_monitor import BadgeItem, ItemDetail, MonitorConfig, Notice, PageInf
 from review_monitor.seen import Seen, lag_floor, retry_delay, settle_seen, unseen
 
 from ._config import WakeConfig
-from ._mark import Handled, Held, Pending, WakeMark
+from ._mark import GapSpend, Handled, Held, Pending, WakeMark
 from ._model import (
     Binding,
     Connection,
@@ -90,6 +97,7 @@ __all__ = ["finish", "next_due", "step"]
 
 _TICK = timedelta(microseconds=1)
 _NO_FACTS = Facts()
+_HOUR = timedelta(hours=1)
 
 
 # The rules every trusted comment passed (it is held or woken only after all of them), and
@@ -144,6 +152,7 @@ class _Ctx:
     monitor: MonitorConfig
     now: datetime
     operator: bool = False  # an operator's release request (``comment-wake release``)
+    interval: timedelta | None = None
     decisions: list[tuple[BadgeItem, Decision]] = field(default_factory=list)
     logs: list[LogLine] = field(default_factory=list)
 
@@ -174,6 +183,7 @@ def step(
     now: datetime,
     rng: random.Random | None = None,
     release: bool = False,
+    interval: timedelta | None = None,
 ) -> Step:
     """Work out one PR at ``now`` from its badge and what has been read so far.
 
@@ -182,13 +192,15 @@ def step(
     operator asked to release the held comments now; they go out whatever the rate limit
     says (reason ``operator-release``), after the same re-read as any release, and the
     wake counts in the PR's windows.
+    ``interval`` is the poll interval in force (the budget governor's, which may be
+    stretched); the gap read's bound grows with it.  None: the configured ``poll_interval``.
     """
     mark = mark if mark is not None else WakeMark()
     if status is None:
         return Step(mark=mark)
     if status.pr != binding.pr:
         raise ValueError(f"the badge is for {status.pr} but the binding is for {binding.pr}")
-    ctx = _Ctx(binding, status, facts, config, monitor, now, operator=release)
+    ctx = _Ctx(binding, status, facts, config, monitor, now, interval=interval, operator=release)
     if not mark.baseline_done:
         return _baseline(ctx, mark)
     return _look(ctx, mark, rng)
@@ -285,7 +297,7 @@ def _oldest_if_full(items: Sequence[BadgeItem], page: PageInfo) -> datetime | No
 
 
 def _look(ctx: _Ctx, mark: WakeMark, rng: random.Random | None) -> Step:
-    listing, gap_needs, whole_from, pushed = _listing(ctx, mark)
+    listing, gap_needs, whole_from, pushed, hits = _listing(ctx, mark)
     known = {h.id for h in mark.handled}
     known |= {h.item.id for h in mark.held} | {p.item.id for p in mark.pending}
     legacy = set(mark.legacy_ids)
@@ -337,7 +349,11 @@ def _look(ctx: _Ctx, mark: WakeMark, rng: random.Random | None) -> Step:
     open_items = [h.item for h in held] + [p.item for p in pending]
     decided_now = [i for i, j in judged if not isinstance(j, _Gone)]
     if whole_from is not None and (floor is None or whole_from > floor):
-        ctx.logs.append(_flood_line(floor, whole_from))
+        if hits:
+            hour = sum(g.pages for g in _gap_spent(ctx, mark))
+            ctx.logs.extend(_bound_line(ctx, h, hour) for h in hits)
+        else:
+            ctx.logs.append(_flood_line(floor, whole_from))
         if decided_now:
             whole_from = min(whole_from, min(i.created_at for i in decided_now) - _TICK)
     else:
@@ -360,6 +376,7 @@ def _look(ctx: _Ctx, mark: WakeMark, rng: random.Random | None) -> Step:
         pending=tuple(pending),
         active=ctx.eligible,
         own_posts=_own_post_state(ctx, mark),
+        gap_spent=_gap_spent(ctx, mark),
     )
     return Step(
         mark=new_mark,
@@ -374,17 +391,57 @@ def _pushed_out(item: BadgeItem, before: Mapping[Connection, datetime | None]) -
     return limit is not None and item.created_at < limit
 
 
+@dataclass(frozen=True, slots=True)
+class _BoundHit:
+    """A gap read that stopped at its bound before reaching ``stop``."""
+
+    connection: Connection
+    bound: int  # the pages it was allowed
+    pages: int  # the pages it read
+    items: int  # the items it read
+    reached: datetime | None  # the oldest time it read back to
+    stop: datetime  # where it had to reach
+    listed_from: datetime  # the oldest item of the badge's full window
+
+
+def _gap_pages(ctx: _Ctx) -> int:
+    """``gap_pages`` at the configured poll interval, scaled up with the one in force."""
+    base = ctx.monitor.poll_interval
+    interval = ctx.interval if ctx.interval is not None else base
+    if interval <= base or base <= timedelta(0):
+        return ctx.config.gap_pages
+    return math.ceil(ctx.config.gap_pages * (interval / base))
+
+
+def _hour_spent(ctx: _Ctx, mark: WakeMark) -> tuple[GapSpend, ...]:
+    return tuple(g for g in mark.gap_spent if g.at > ctx.now - _HOUR)
+
+
+def _gap_spent(ctx: _Ctx, mark: WakeMark) -> tuple[GapSpend, ...]:
+    """The mark's hourly ledger of gap pages, with what this look read."""
+    kept = _hour_spent(ctx, mark)
+    pages = sum(g.pages for g in ctx.facts.gaps.values())
+    return (*kept, GapSpend(ctx.now, pages)) if pages else kept
+
+
 def _listing(
     ctx: _Ctx, mark: WakeMark
-) -> tuple[list[BadgeItem], list[GapNeed], datetime | None, dict[Connection, datetime]]:
+) -> tuple[
+    list[BadgeItem], list[GapNeed], datetime | None, dict[Connection, datetime], list[_BoundHit]
+]:
     """The items to look at (badge plus gap reads), the gap reads still needed, from
-    when the listing is whole when that leaves a gap nobody will read, and that time
-    per connection whose own full window left the gap."""
+    when the listing is whole when that leaves a gap nobody will read, that time per
+    connection whose own full window left the gap, and the gap reads whose bound left it."""
     status = ctx.status
     items: dict[str, BadgeItem] = {}
     needs: list[GapNeed] = []
     whole: list[datetime] = []
     pushed: dict[Connection, datetime] = {}
+    hits: list[_BoundHit] = []
+    scaled = _gap_pages(ctx)
+    # What the hourly cap leaves; the connections are read one after the other, in this
+    # order, and each is allowed what the ones before it left.
+    left = ctx.config.gap_pages_per_hour - sum(g.pages for g in _hour_spent(ctx, mark))
     views: tuple[tuple[Connection, tuple[BadgeItem, ...], PageInfo, datetime | None], ...] = (
         ("comments", status.comments, status.comments_page, mark.comments_seen_to),
         ("reviews", status.reviews, status.reviews_page, mark.reviews_seen_to),
@@ -397,17 +454,30 @@ def _listing(
         settled = None if mark.listed_at is None else mark.listed_at - ctx.config.floor_lag
         if oldest is None or _continuous(oldest, mark.floor, seen_to, settled):
             continue
+        # Below ``seen_to`` and ``settled`` the last look saw everything; above either,
+        # a comment pushed out or listed late may hide behind the full window.
+        stop = _max_time(mark.floor, _min_time(seen_to, settled) if settled else None)
+        bound = max(0, min(scaled, left))
         if gap is not None:
+            left -= gap.pages
             if not gap.complete:
                 reached = min((i.created_at for i in gap.items), default=oldest)
                 pushed[name] = min(gap.reached or reached, reached, oldest)
                 whole.append(pushed[name])
+                assert stop is not None  # a gap is asked for only with a floor
+                hits.append(
+                    _BoundHit(name, bound, gap.pages, len(gap.items), gap.reached, stop, oldest)
+                )
         elif mark.floor is not None and ctx.config.gap_pages > 0 and page.start_cursor:
-            # Below ``seen_to`` and ``settled`` the last look saw everything; above either,
-            # a comment pushed out or listed late may hide behind the full window.
-            stop = _max_time(mark.floor, _min_time(seen_to, settled) if settled else None)
             assert stop is not None
-            needs.append(GapNeed(name, page.start_cursor, stop, ctx.config.gap_pages))
+            if needs:
+                continue  # asked for once the read before it is done
+            if bound > 0:
+                needs.append(GapNeed(name, page.start_cursor, stop, bound))
+            else:
+                pushed[name] = oldest
+                whole.append(oldest)
+                hits.append(_BoundHit(name, 0, 0, 0, None, stop, oldest))
         else:
             pushed[name] = oldest
             whole.append(oldest)
@@ -418,7 +488,7 @@ def _listing(
         settled = None if mark.listed_at is None else mark.listed_at - ctx.config.floor_lag
         if pcf is not None and not _continuous(pcf, mark.floor, seen, settled):
             whole.append(pcf)
-    return list(items.values()), needs, max(whole, default=None), pushed
+    return list(items.values()), needs, max(whole, default=None), pushed, hits
 
 
 def _continuous(
@@ -747,6 +817,31 @@ def _flood_line(floor: datetime | None, whole_from: datetime) -> LogLine:
         "info",
         f"comments created between {since} and {_iso(whole_from)} may have been skipped: "
         "the listing is whole only from the later time",
+    )
+
+
+def _bound_line(ctx: _Ctx, hit: _BoundHit, hour: int) -> LogLine:
+    """A gap read that hit its bound: counts and times only, never an author or text.
+    ``hour``: the gap pages read on this PR in the last hour, this look's included."""
+    c = ctx.config
+    kind = hit.connection
+    reached = _iso(hit.reached if hit.reached is not None else hit.listed_from)
+    if hit.bound == 0:
+        read = (
+            f"the {c.gap_pages_per_hour} gap pages an hour it may read on this PR are "
+            f"spent ({hour} in the last hour)"
+        )
+    else:
+        read = (
+            f"{hit.items} {kind} read in {hit.pages} of {hit.bound} pages allowed "
+            f"({c.gap_pages} pages a poll, {hour} of {c.gap_pages_per_hour} pages in the "
+            "last hour)"
+        )
+    return LogLine(
+        "warning",
+        f"a flood on {ctx.status.pr} outran the {kind} gap read: {read}; it reached back "
+        f"to {reached}, not to {_iso(hit.stop)}, so {kind} created between "
+        f"{_iso(hit.stop)} and {reached} may have been skipped",
     )
 
 

@@ -17,7 +17,16 @@ from review_monitor.seen import Seen
 
 from ._errors import MarkError
 
-__all__ = ["MARK_VERSION", "Handled", "Held", "Pending", "WakeMark", "decode_mark", "encode_mark"]
+__all__ = [
+    "MARK_VERSION",
+    "GapSpend",
+    "Handled",
+    "Held",
+    "Pending",
+    "WakeMark",
+    "decode_mark",
+    "encode_mark",
+]
 
 MARK_VERSION = 1
 """The version the wake mark is stored with; older marks still load."""
@@ -49,6 +58,13 @@ class Pending(msgspec.Struct, frozen=True):
     next_retry: datetime
 
 
+class GapSpend(msgspec.Struct, frozen=True, array_like=True):
+    """Gap pages one look read on this PR (both connections), for the hourly cap."""
+
+    at: datetime
+    pages: int
+
+
 class WakeMark(msgspec.Struct, frozen=True, kw_only=True):
     version: int = MARK_VERSION
     baseline_done: bool = False
@@ -77,6 +93,8 @@ class WakeMark(msgspec.Struct, frozen=True, kw_only=True):
     # Eligible at the last step (bound, watched, open): timers only run while active.
     active: bool = True
     own_posts: bytes = b""  # the own-post matcher's state, opaque here
+    # The gap pages read in the last hour (``gap_pages_per_hour``), oldest first.
+    gap_spent: tuple[GapSpend, ...] = ()
 
 
 _encoder = msgspec.json.Encoder()

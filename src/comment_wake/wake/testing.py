@@ -77,6 +77,8 @@ class WakeSim:
     rereads: list[str] = field(default_factory=list)  # held ids read again at release
     reread_failures: int = 0  # the next re-reads that fail (the service commits nothing)
     gap_reads: list[GapNeed] = field(default_factory=list)
+    # The poll interval in force, as the budget governor reports it (None: the configured).
+    interval: timedelta | None = None
     last_status: PrStatus | None = None
 
     def __post_init__(self) -> None:
@@ -221,6 +223,7 @@ class WakeSim:
                 now=now,
                 rng=self._rng,
                 release=release,
+                interval=self.interval,
             )
             if result.done:
                 self.mark = encode_mark(result.mark)
