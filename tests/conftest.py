@@ -1,10 +1,14 @@
-"""Shared fixtures.  ``shared_dir`` gives ``../shared/`` or skips (fails under CI)."""
+"""Shared fixtures.  ``shared_dir`` gives ``../shared/`` or skips (fails under CI);
+``store_fault`` makes SQLite refuse writes as a read-only store or a full disk does."""
 
 from __future__ import annotations
 
 import os
+import re
+import sqlite3
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -50,3 +54,56 @@ def anyio_backend() -> str:
 @pytest.fixture
 def repo_root() -> Path:
     return REPO
+
+
+_FAULT_MESSAGES: dict[int, tuple[str, str]] = {
+    sqlite3.SQLITE_READONLY: ("SQLITE_READONLY", "attempt to write a readonly database"),
+    sqlite3.SQLITE_FULL: ("SQLITE_FULL", "database or disk is full"),
+}
+_WRITE_SQL = re.compile(r"\s*(INSERT|UPDATE|DELETE|REPLACE|CREATE|DROP|ALTER)\b", re.IGNORECASE)
+
+
+class StoreFault:
+    """Makes SQLite refuse writes the way a read-only file or a full disk does: while
+    ``code`` is set (``sqlite3.SQLITE_READONLY``, ``sqlite3.SQLITE_FULL``), every write
+    statement on a connection opened after the fixture raises the ``OperationalError``
+    SQLite raises then, with its result code and name.  Root can neither chmod a store
+    read-only nor fill a disk here; reads go on as SQLite's would."""
+
+    def __init__(self) -> None:
+        self.code: int | None = None
+        self.raised = 0
+
+    def error(self) -> sqlite3.OperationalError:
+        assert self.code is not None
+        name, message = _FAULT_MESSAGES[self.code]
+        exc = sqlite3.OperationalError(message)
+        exc.sqlite_errorcode = self.code
+        exc.sqlite_errorname = name
+        return exc
+
+    def check(self, sql: str) -> None:
+        if self.code is not None and _WRITE_SQL.match(sql):
+            self.raised += 1
+            raise self.error()
+
+
+@pytest.fixture
+def store_fault(monkeypatch: pytest.MonkeyPatch) -> StoreFault:
+    """A ``StoreFault`` wired into every SQLite connection opened from now on."""
+    fault = StoreFault()
+
+    class Connection(sqlite3.Connection):
+        def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
+            fault.check(sql)
+            return super().execute(sql, parameters)
+
+    real_connect = sqlite3.connect
+
+    def connect(*args: Any, **kwargs: Any) -> sqlite3.Connection:
+        kwargs.setdefault("factory", Connection)
+        conn: sqlite3.Connection = real_connect(*args, **kwargs)
+        return conn
+
+    monkeypatch.setattr(sqlite3, "connect", connect)
+    return fault

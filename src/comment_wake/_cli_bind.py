@@ -8,7 +8,6 @@ the message on stderr saying what to fix; 1 when the store itself fails.
 from __future__ import annotations
 
 import argparse
-import sqlite3
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -16,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from comment_wake._cli_common import add_location_options, load_location
+from comment_wake._cli_common import add_location_options, load_location, open_registry
 from comment_wake.config import AppConfig, ConfigError
 from comment_wake.registry import (
     ClaudeSession,
@@ -32,7 +31,6 @@ from comment_wake.registry import (
     WebhookSpec,
     WorkerRecord,
 )
-from review_monitor import StoreError
 
 __all__ = ["register"]
 
@@ -106,7 +104,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     _publisher_flags(bind)
     _transcript_flags(bind)
     add_location_options(bind)
-    bind.set_defaults(handler=_run("bind", _bind))
+    bind.set_defaults(handler=_run("bind", _bind, create=True))
 
     for name, verb, fn in (
         ("unbind", "forget a worker and stop watching its pull request", _unbind),
@@ -145,7 +143,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     _publisher_flags(add)
     _transcript_flags(add)
     add_location_options(add)
-    add.set_defaults(handler=_run("orchestrator add", _add_orchestrator))
+    add.set_defaults(handler=_run("orchestrator add", _add_orchestrator, create=True))
     remove = actions.add_parser(
         "remove",
         help="forget an orchestrator that has no workers",
@@ -161,20 +159,17 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
 _Handler = Callable[[argparse.Namespace, Registry, AppConfig], int]
 
 
-def _run(name: str, fn: _Handler) -> Callable[[argparse.Namespace], int]:
+def _run(name: str, fn: _Handler, *, create: bool = False) -> Callable[[argparse.Namespace], int]:
+    # Only bind and orchestrator add create a store; the store's own failures (missing,
+    # damaged, read-only, a full disk) are one line from ``main``, exit 1.
     def handler(args: argparse.Namespace) -> int:
         try:
             config, state_dir = load_location(args)
-            with Registry.open(
-                state_dir, publisher_timeout=config.delivery.publisher_timeout
-            ) as registry:
+            with open_registry(config, state_dir, create=create) as registry:
                 return fn(args, registry, config)
         except (_Usage, ConfigError, RegistryError) as exc:
             print(f"comment-wake {name}: {exc}", file=sys.stderr)
             return 2
-        except (StoreError, sqlite3.Error, OSError) as exc:
-            print(f"comment-wake {name}: the state store failed: {exc}", file=sys.stderr)
-            return 1
 
     return handler
 
@@ -245,6 +240,11 @@ def _unbind(args: argparse.Namespace, registry: Registry, config: AppConfig) -> 
 def _archive(args: argparse.Namespace, registry: Registry, config: AppConfig) -> int:
     record = registry.archive(args.worker)
     print(f"archived {record.worker} ({record.pr}); its notices now go to {record.orchestrator}")
+    # The seed's rule: only a PR bound to a live worker is polled (one live worker per PR).
+    print(
+        f"{record.pr} is no longer polled: comments on it from now on are never seen (only a "
+        "PR bound to a live worker wakes anyone); bind a worker to it to watch it again"
+    )
     return 0
 
 

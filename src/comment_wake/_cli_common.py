@@ -1,14 +1,18 @@
-"""What the commands that work on a state store share: where the config and the store are."""
+"""What the commands that work on a state store share: where the config and the store are,
+opening the registry (creating the store only for the commands that create state), and
+finding a registered worker or orchestrator."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
+from comment_wake._cli_errors import CliError
 from comment_wake._paths import resolve_state_dir
 from comment_wake.config import AppConfig, find_config, load_config
+from comment_wake.registry import OrchestratorRecord, Registry, WorkerRecord
 
-__all__ = ["add_location_options", "load_location"]
+__all__ = ["add_location_options", "load_location", "open_registry", "registered"]
 
 
 def add_location_options(p: argparse.ArgumentParser) -> None:
@@ -30,6 +34,38 @@ def add_location_options(p: argparse.ArgumentParser) -> None:
 
 
 def load_location(args: argparse.Namespace) -> tuple[AppConfig, Path]:
-    """The configuration and the state directory the options name; raises ``ConfigError``."""
+    """The configuration and the state directory the options name; raises ``ConfigError``,
+    or ``CliError`` (exit 2) when the state directory is a file."""
     config = load_config(find_config(args.config))
-    return config, resolve_state_dir(args.state_dir, config.state_dir)
+    state_dir = resolve_state_dir(args.state_dir, config.state_dir)
+    if state_dir.exists() and not state_dir.is_dir():
+        raise CliError(
+            f"the state directory {state_dir} is a file, not a directory; pass another "
+            "--state-dir (or $COMMENT_WAKE_STATE_DIR, state_dir)",
+            2,
+        )
+    return config, state_dir
+
+
+def open_registry(config: AppConfig, state_dir: Path, *, create: bool) -> Registry:
+    """The registry over ``state_dir``'s store.  Only a command that creates state (bind,
+    orchestrator add, run) passes ``create``; for any other a missing store raises
+    ``StoreMissingError`` (one line at the command line), so a mistyped ``--state-dir``
+    never makes a new, empty store."""
+    return Registry.open(
+        state_dir, publisher_timeout=config.delivery.publisher_timeout, create=create
+    )
+
+
+def registered(
+    registry: Registry, ident: str, state_dir: Path
+) -> WorkerRecord | OrchestratorRecord:
+    """The worker or orchestrator ``ident``; ``CliError`` (exit 2) when neither is."""
+    found = registry.worker(ident) or registry.orchestrator(ident)
+    if found is None:
+        raise CliError(
+            f"no worker or orchestrator {ident!r} is registered in {state_dir}; "
+            "see `comment-wake list` (and check --state-dir)",
+            2,
+        )
+    return found

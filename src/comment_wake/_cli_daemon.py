@@ -20,9 +20,15 @@ from typing import Any
 import anyio
 import msgspec
 
-from comment_wake._cli_common import add_location_options, load_location
+from comment_wake._cli_common import (
+    add_location_options,
+    load_location,
+    open_registry,
+    registered,
+)
+from comment_wake._cli_errors import failure_line
 from comment_wake._logging import configure_logging
-from comment_wake._paths import store_path
+from comment_wake._paths import inbox_root, store_path
 from comment_wake.app._explain import explain_records, find_records, render
 from comment_wake.app._status import read_status, render_status
 from comment_wake.config import AppConfig, ConfigError
@@ -31,9 +37,9 @@ from comment_wake.daemon._doctor import run_checks
 from comment_wake.hints import WebhookSecretError, load_secret
 from comment_wake.registry import Registry
 from comment_wake.store import open_sync_store
-from review_monitor import PrRef, StoreError, StoreLockedError, TokenNotFoundError
+from review_monitor import PrRef, StoreError, TokenNotFoundError
 from review_monitor.github import find_token as _find_token
-from review_monitor.store import SyncStore
+from review_monitor.store import SyncStore, describe_fault
 
 __all__ = ["register"]
 
@@ -128,26 +134,14 @@ def _run(args: argparse.Namespace) -> int:
             print(f"comment-wake run: {exc}", file=sys.stderr)
             return 2
     daemon = Daemon(config, state_dir, token=token, dry_run=args.dry_run)
-    try:
-        return anyio.run(daemon.serve)
-    except StoreLockedError as exc:
-        print(f"comment-wake run: {exc}", file=sys.stderr)
-        return 1
-    except (StoreError, sqlite3.Error, OSError) as exc:
-        print(f"comment-wake run: the state store failed: {exc}", file=sys.stderr)
-        return 1
+    # A lease held by another daemon, a damaged or read-only store: ``main`` prints the
+    # one line (unwrapped from anyio's ExceptionGroup) and exits 1.
+    return anyio.run(daemon.serve)
 
 
 def _open_store(state_dir: Path, name: str) -> SyncStore | None:
-    path = store_path(state_dir)
-    if not path.exists():
-        print(
-            f"comment-wake {name}: no state store at {path}; bind a worker first "
-            "(comment-wake bind --help) or pass --state-dir",
-            file=sys.stderr,
-        )
-        return None
-    return open_sync_store(path)
+    # Never creates a store: a missing one is ``StoreMissingError``, one line from ``main``.
+    return open_sync_store(store_path(state_dir), create=False)
 
 
 def _status(args: argparse.Namespace) -> int:
@@ -178,6 +172,7 @@ def _unpark(args: argparse.Namespace) -> int:
     if store is None:
         return 1
     try:
+        registered(Registry(store, inbox_root=inbox_root(state_dir)), args.worker, state_dir)
         count = store.unpark(args.worker, at=datetime.now(UTC))
     finally:
         store.close()
@@ -222,9 +217,10 @@ def _doctor(args: argparse.Namespace) -> int:
     except TokenNotFoundError as exc:
         problem = str(exc)
     try:
-        registry = Registry.open(state_dir, publisher_timeout=config.delivery.publisher_timeout)
+        registry = open_registry(config, state_dir, create=False)
     except (StoreError, sqlite3.Error, OSError) as exc:
-        print(f"FAIL  state store: {exc}")
+        found = failure_line(exc)
+        print(f"FAIL  state store: {found[0] if found else describe_fault(exc)}")
         return 1
     try:
         checks = anyio.run(

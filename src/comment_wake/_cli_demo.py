@@ -69,7 +69,9 @@ def _summary(out: TextIO, result: DemoResult, as_json: bool) -> None:
                     "inbox": str(result.inbox),
                     "transcript": str(result.transcript),
                     "config": str(result.config),
+                    "pr": result.pr,
                     "comments": dict(result.comments),
+                    "ids": dict(result.ids),
                 }
             )
             + "\n"
@@ -89,9 +91,13 @@ def _summary(out: TextIO, result: DemoResult, as_json: bool) -> None:
     )
     where = f"--config {result.config} --state-dir {result.state_dir}"
     out.write(f"Look closer: comment-wake status {where}\n")
-    stranger = result.comments.get("c3")
+    stranger = result.ids.get("c3")
     if stranger is not None:
         out.write(f"Why c3 woke nobody: comment-wake explain {where} {result.pr} {stranger}\n")
+        out.write(
+            "Any other comment: the same command with the id the timeline shows beside its "
+            f"label ({', '.join(f'{k} {v}' for k, v in result.ids.items())})\n"
+        )
 
 
 def _demo(args: argparse.Namespace) -> int:

@@ -3,17 +3,24 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
+from comment_wake._cli_common import add_location_options, load_location, open_registry, registered
 from comment_wake._limits import NOTICE_TEXT_LIMIT
-from comment_wake.delivery import default_inbox_root, take
+from comment_wake._paths import inbox_root
+from comment_wake.delivery import take
+from comment_wake.registry import InboxSpec, OrchestratorRecord, WorkerRecord
 from review_monitor import Notice
 
 __all__ = ["register"]
+
+INBOX_ENV = "COMMENT_WAKE_INBOX"
+Registered = WorkerRecord | OrchestratorRecord
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -28,16 +35,20 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="print the pending notices in order and mark them taken",
         description="Print WORKER's pending notices in delivery order, one JSON object a "
         "line, and mark them taken so they are never printed again.  Prints nothing when "
-        "none is pending.",
+        "none is pending (exit 0); an id that is neither a registered worker nor an "
+        "orchestrator exits 2.",
     )
-    take_p.add_argument("worker", metavar="WORKER", help="the worker id the notices name")
+    take_p.add_argument(
+        "worker", metavar="WORKER", help="a registered worker's (or orchestrator's) id"
+    )
     take_p.add_argument(
         "--root",
         type=Path,
         default=None,
-        help="the inbox root (default: $COMMENT_WAKE_INBOX, else "
-        "$XDG_STATE_HOME/comment-wake/inbox, else ~/.local/state/comment-wake/inbox)",
+        help="the inbox root (default: $COMMENT_WAKE_INBOX, else the root of WORKER's "
+        "inbox binding, else STATE_DIR/inbox)",
     )
+    add_location_options(take_p)
     shape = take_p.add_mutually_exclusive_group()
     shape.add_argument(
         "--text",
@@ -56,8 +67,26 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     take_p.set_defaults(handler=_take)
 
 
+def _root(args: argparse.Namespace, record: Registered, state_dir: Path) -> Path:
+    """``--root``, else ``$COMMENT_WAKE_INBOX``, else the root the id's inbox binding names,
+    else ``STATE_DIR/inbox``: where the daemon writes this id's notices."""
+    if args.root is not None:
+        return Path(args.root)
+    explicit = os.environ.get(INBOX_ENV)
+    if explicit:
+        return Path(explicit).expanduser()
+    if isinstance(record.publisher, InboxSpec) and record.publisher.root:
+        return Path(record.publisher.root)
+    return inbox_root(state_dir)
+
+
 def _take(args: argparse.Namespace) -> int:
-    root: Path = args.root if args.root is not None else default_inbox_root()
+    # The id must be registered in the store the location options name (a typo in a hook
+    # is exit 2, not silence); the store is only read, never created.
+    config, state_dir = load_location(args)
+    with open_registry(config, state_dir, create=False) as registry:
+        record = registered(registry, args.worker, state_dir)
+    root = _root(args, record, state_dir)
     hook = bool(args.text or args.stop_hook)
 
     def too_long(notice: Notice) -> None:

@@ -25,7 +25,8 @@ def register(subparsers: Any) -> None:
         help="show each transcript's format, tool calls and GitHub posts",
         description="For each transcript file (a Claude Code session also brings its "
         "subagents' files), print its format, lines, lines it could not read, tool calls, "
-        "tool calls without a result, and every GitHub post it found.",
+        "tool calls without a result, and every GitHub post it found.  Exit 1 when a file "
+        "cannot be read or holds lines in no known format (an empty file is fine).",
     )
     scan.add_argument("paths", nargs="+", metavar="PATH", help="a transcript file (.jsonl)")
     scan.add_argument("--json", action="store_true", help="one JSON object per file")
@@ -58,6 +59,15 @@ def _scan(args: argparse.Namespace) -> int:
                 print(json.dumps(report.to_json(), ensure_ascii=False))
             else:
                 _print_text(report)
+            if report.format == "unknown" and report.lines:
+                # An empty file is a session that has not written yet; lines in no known
+                # format are not a transcript comment-wake can read.
+                print(
+                    f"{path}: not a Claude Code or Codex transcript (no line in a known "
+                    "format); check the path",
+                    file=sys.stderr,
+                )
+                status = 1
     return status
 
 

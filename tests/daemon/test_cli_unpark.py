@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from comment_wake.cli import main
+from comment_wake.registry import InboxSpec, Registry
 from comment_wake.store import open_sync_store
 from review_monitor import Notice, NoticePr, PrRef, notice_key
 
@@ -16,6 +17,9 @@ T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 
 
 def _parked_notice(state_dir: Path) -> int:
+    with Registry.open(state_dir) as registry:
+        registry.add_orchestrator("o-1", InboxSpec())
+        registry.bind("w-1", PR, orchestrator="o-1", publisher=InboxSpec())
     store = open_sync_store(state_dir / "state.db")
     try:
         notice = Notice(

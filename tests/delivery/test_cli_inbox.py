@@ -13,6 +13,7 @@ import msgspec
 import pytest
 
 from comment_wake.delivery import InboxPublisher
+from comment_wake.registry import InboxSpec, Registry
 from review_monitor import Notice
 
 NoticeFactory = Callable[..., Notice]
@@ -34,6 +35,20 @@ def fill(root: Path, notices: list[Notice]) -> None:
             await InboxPublisher(root).publish(notice)
 
     anyio.run(go)
+
+
+@pytest.fixture(autouse=True)
+def registered(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A state directory where ``w-42`` is a registered worker (``inbox take`` refuses any
+    other id); the commands find it through ``$COMMENT_WAKE_STATE_DIR``."""
+    state = tmp_path / "state"
+    with Registry.open(state) as registry:
+        registry.add_orchestrator("o-1", InboxSpec())
+        registry.bind("w-42", "octo/repo#7", orchestrator="o-1", publisher=InboxSpec())
+    for name in ("COMMENT_WAKE_CONFIG", "COMMENT_WAKE_INBOX"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("COMMENT_WAKE_STATE_DIR", str(state))
+    return state
 
 
 @pytest.fixture

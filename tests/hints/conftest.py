@@ -4,6 +4,7 @@ and signed deliveries."""
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
@@ -60,13 +61,18 @@ def running(hinted: list[PrRef]) -> Running:
 
 
 def signed(
-    event: str, payload: dict[str, Any] | bytes, *, secret: bytes = SECRET
+    event: str,
+    payload: dict[str, Any] | bytes,
+    *,
+    secret: bytes = SECRET,
+    delivery: str | None = None,
 ) -> tuple[bytes, dict[str, str]]:
-    """A delivery as GitHub sends it: the body and its headers."""
+    """A delivery as GitHub sends it: the body and its headers, with a new
+    ``X-GitHub-Delivery`` id unless ``delivery`` gives one."""
     body = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
     headers = {
         "X-GitHub-Event": event,
-        "X-GitHub-Delivery": "72d3162e-cc78-11e3-81ab-4c9367dc0958",
+        "X-GitHub-Delivery": delivery or str(uuid.uuid1()),
         "X-Hub-Signature-256": github_signature(secret, body),
         "Content-Type": "application/json",
         "User-Agent": "GitHub-Hookshot/044aadd",

@@ -305,6 +305,22 @@ MUTATIONS: tuple[Mutation, ...] = (
         '        return ("", repo.casefold(), login.casefold())\n',
         CLIENT_SUITES,
     ),
+    Mutation(
+        "held-released-unread",
+        "issue: held comments are read again at their release (deleted, minimized, revoked)",
+        CORE,
+        "    if h.item.id not in ctx.facts.rereads:\n        return _Need(reread=h.item.id)\n",
+        "    if h.item.id not in ctx.facts.rereads:\n        return _Trusted(h.detail)\n",
+        WAKE_SUITES,
+    ),
+    Mutation(
+        "future-wake-kept-in-the-future",
+        "issue: after the clock steps back, a wake waits at most the windows' lengths",
+        RATE,
+        "    return tuple(sorted(min(w, now) for w in wakes if w > now - keep))\n",
+        "    return tuple(sorted(w for w in wakes if w > now - keep))\n",
+        WAKE_SUITES,
+    ),
 )
 
 

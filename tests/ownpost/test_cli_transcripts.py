@@ -93,3 +93,21 @@ def test_scan_of_a_missing_file_fails_with_a_message(
     status = main(["transcripts", "scan", str(tmp_path / "absent.jsonl")])
 
     assert (1, True) == (status, "cannot read" in capsys.readouterr().err)
+
+
+def test_scan_of_a_file_of_no_known_format_exits_1_saying_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    notes = tmp_path / "notes.jsonl"
+    notes.write_text('{"hello": "world"}\nplain text\n')
+    status = main(["transcripts", "scan", str(notes)])
+    err = capsys.readouterr().err
+    assert (1, True) == (status, "not a Claude Code or Codex transcript" in err)
+
+
+def test_scan_of_an_empty_file_is_not_a_failure(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    empty = tmp_path / "new-session.jsonl"
+    empty.write_text("")
+    assert 0 == main(["transcripts", "scan", str(empty)])

@@ -17,7 +17,7 @@ import pytest
 
 from comment_wake.ownpost import TranscriptSource
 from comment_wake.service.testing import ServiceRig
-from comment_wake.wake import NOTICE_KIND, decode_mark
+from comment_wake.wake import NOTICE_KIND, WakeConfig, decode_mark
 from review_monitor import LookupFailed, PermissionAnswer, PermissionChecker
 from review_monitor.store import Store, SyncStore
 from review_monitor.testing import Fault
@@ -154,6 +154,22 @@ async def test_after_a_gap_read_fault_the_next_poll_reads_the_gap_and_wakes(
     woken = [c for c, outcome, _ in rig.events.outcomes() if outcome == "wake"]
     skipped = {r for _, outcome, r in rig.events.outcomes() if outcome == "skip"}
     assert (["IC_bob"], {"not-writer"}) == (woken, skipped)
+
+
+async def test_the_gap_bound_grows_with_the_poll_interval_in_force(tmp_path: Path) -> None:
+    rig = ServiceRig(tmp_path, config=WakeConfig(gap_pages=1))
+    rig.fake.set_permission(rig.pr.repo, "bob", "write")
+    rig.interval = 2 * MINUTE  # the governor stretched the 60 s poll: two pages, not one
+    await _baseline(rig)
+    _comment(rig, "IC_bob")
+    for n in range(150):  # 140 behind the window: a second page reaches bob's
+        await rig.clock.advance(timedelta(milliseconds=100))
+        _comment(rig, f"IC_m{n}", "mallory", f"spam {n}")
+    await rig.clock.advance(MINUTE)
+    await rig.poll()
+    await rig.aclose()
+    woken = [c for c, outcome, _ in rig.events.outcomes() if outcome == "wake"]
+    assert ["IC_bob"] == woken
 
 
 async def test_a_failed_permission_lookup_commits_a_retry_and_logs_nothing_yet(

@@ -32,12 +32,12 @@ def test_gap_read_stops_at_the_floor(make_sim: MakeSim, at: At) -> None:
     sim.flood("IC_f", 15, "mallory", at(10))
     sim.poll(at(60))
     mark_floor = at(-60) - sim.config.floor_lag
-    assert [("comments", "comment-cursor", mark_floor, 3)] == [
+    assert [("comments", "comment-cursor", mark_floor, 20)] == [
         (g.connection, g.cursor, g.stop, g.max_pages) for g in sim.gap_reads
     ]
 
 
-def test_gap_read_bound_hit_skips_the_rest_with_one_info_line(make_sim: MakeSim, at: At) -> None:
+def test_gap_read_bound_hit_skips_the_rest_with_one_warning(make_sim: MakeSim, at: At) -> None:
     sim = make_sim(gap_pages=1)
     sim.comment("IC_pushed", "bob", at(0), "Hold the merge.")
     sim.flood("IC_f", 250, "mallory", at(1))
@@ -45,60 +45,72 @@ def test_gap_read_bound_hit_skips_the_rest_with_one_info_line(make_sim: MakeSim,
     sim.poll(at(330))
     sim.delete_prefix("IC_f")
     sim.poll(at(400))
-    infos = [line for line in sim.logs if line.level == "info"]
-    assert (["IC_after"], [], 1) == (sim.woken(), outcomes(sim, "IC_pushed"), len(infos))
+    warnings = [line for line in sim.logs if line.level == "warning"]
+    assert (["IC_after"], [], 1) == (sim.woken(), outcomes(sim, "IC_pushed"), len(warnings))
 
 
-def test_gap_read_flood_and_delete_does_not_redeliver(make_sim: MakeSim, at: At) -> None:
-    sim = make_sim()
-    sim.comment("IC_old", "bob", at(0), "Deploy to staging.")
-    sim.poll(at(30))
-    sim.flood("IC_f", 100, "mallory", at(40))
-    sim.poll(at(200))
-    sim.delete_prefix("IC_f")
-    sim.poll(at(400))
-    assert [("wake", "writer")] == outcomes(sim, "IC_old")
+def test_gap_read_bound_hit_warning_gives_counts_and_times(make_sim: MakeSim, at: At) -> None:
+    sim = make_sim(gap_pages=1)
+    sim.flood("IC_f", 250, "mallory", at(1))
+    sim.poll(at(330))
+    # 250 flood comments: the window lists the last 10, one page reads 100 behind it,
+    # back to the 141st (created at 141 s); the last look saw everything to the floor.
+    expected = (
+        "a flood on octo-org/octo-repo#12 outran the comments gap read: 100 comments read "
+        "in 1 of 1 pages allowed (1 pages a poll, 1 of 200 pages in the last hour); it "
+        "reached back to 2025-06-02T09:02:21Z, not to 2025-06-02T08:54:00Z, so comments "
+        "created between 2025-06-02T08:54:00Z and 2025-06-02T09:02:21Z may have been skipped"
+    )
+    assert [("warning", expected)] == [(line.level, line.message) for line in sim.logs]
 
 
-def test_gap_is_read_again_only_while_a_late_listing_could_hide_behind_the_window(
-    make_sim: MakeSim, at: At
-) -> None:
-    """GitHub may list a comment up to floor_lag late, so a look less than floor_lag after
-    the last one reads behind a full window again; a later one does not."""
-    sim = make_sim()
-    sim.flood("IC_f", 12, "mallory", at(0))
-    reads = []
-    for t in (20, 120, 330, 400):
-        sim.poll(at(t))
-        reads.append(len(sim.gap_reads))
-    assert [1, 2, 3, 3] == reads
-
-
-def test_a_timer_step_reads_the_gap_too_while_a_late_listing_could_hide(
-    make_sim: MakeSim, at: At
-) -> None:
-    sim = make_sim()
-    sim.lookup_failures["bob"] = 1
-    sim.flood("IC_f", 15, "mallory", at(10))
-    sim.comment("IC_after", "bob", at(30), "Please rebase.")
-    sim.poll(at(60))
-    sim.tick(at(120))
-    assert (2, ["IC_after"]) == (len(sim.gap_reads), sim.woken())
-
-
-def test_a_second_gap_read_stops_where_the_last_look_saw_everything(
-    make_sim: MakeSim, at: At
-) -> None:
-    sim = make_sim()
-    sim.flood("IC_f", 12, "mallory", at(0))
-    sim.poll(at(250))
-    sim.poll(at(400))
-    # Everything created before the 250 s look less floor_lag was listed by then.
-    assert at(250) - sim.config.floor_lag == sim.gap_reads[-1].stop
-
-
-def test_gap_pages_zero_reads_no_gap(make_sim: MakeSim, at: At) -> None:
+def test_gap_read_off_keeps_the_seed_info_line(make_sim: MakeSim, at: At) -> None:
     sim = make_sim(gap_pages=0)
     sim.flood("IC_f", 15, "mallory", at(10))
     sim.poll(at(60))
-    assert [] == sim.gap_reads
+    assert ["info"] == [line.level for line in sim.logs]
+
+
+def test_gap_bound_grows_with_the_stretched_interval(make_sim: MakeSim, at: At) -> None:
+    sim = make_sim()
+    sim.interval = sim.monitor.poll_interval * 5  # the governor stretched 60 s to 5 min
+    sim.flood("IC_f", 15, "mallory", at(10))
+    sim.poll(at(60))
+    assert [100] == [g.max_pages for g in sim.gap_reads]
+
+
+def test_gap_bound_is_capped_by_the_hourly_pages_left(make_sim: MakeSim, at: At) -> None:
+    sim = make_sim(gap_pages_per_hour=60)
+    sim.interval = sim.monitor.poll_interval * 60  # stretched to an hour: 1,200 pages
+    sim.flood("IC_a", 5_000, "mallory", at(1), every_s=0)
+    sim.poll(at(60))  # reads the 4,990 behind the window in 50 pages
+    sim.flood("IC_b", 15, "mallory", at(70))
+    sim.poll(at(120))
+    assert [60, 10] == [g.max_pages for g in sim.gap_reads]
+
+
+def test_gap_pages_spent_leave_the_hourly_cap_after_an_hour(make_sim: MakeSim, at: At) -> None:
+    sim = make_sim(gap_pages_per_hour=60)
+    sim.interval = sim.monitor.poll_interval * 60
+    sim.flood("IC_a", 5_000, "mallory", at(1), every_s=0)
+    sim.poll(at(60))
+    sim.flood("IC_b", 15, "mallory", at(3700))
+    sim.poll(at(3720))
+    assert [60, 60] == [g.max_pages for g in sim.gap_reads]
+
+
+def test_gap_cap_spent_skips_with_a_warning(make_sim: MakeSim, at: At) -> None:
+    sim = make_sim(gap_pages_per_hour=30)
+    sim.flood("IC_a", 5_000, "mallory", at(1), every_s=0)
+    sim.poll(at(60))  # the bound is hit: 20 pages, 10 left this hour
+    sim.flood("IC_b", 2_000, "mallory", at(400), every_s=0)
+    sim.poll(at(420))  # 10 pages, none left
+    sim.flood("IC_c", 2_000, "mallory", at(800), every_s=0)
+    sim.poll(at(820))
+    expected = (
+        "a flood on octo-org/octo-repo#12 outran the comments gap read: the 30 gap pages "
+        "an hour it may read on this PR are spent (30 in the last hour); it reached back "
+        "to 2025-06-02T09:13:20Z, not to 2025-06-02T09:06:40Z, so comments created "
+        "between 2025-06-02T09:06:40Z and 2025-06-02T09:13:20Z may have been skipped"
+    )
+    assert ([20, 10], expected) == ([g.max_pages for g in sim.gap_reads], sim.logs[-1].message)

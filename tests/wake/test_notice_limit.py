@@ -53,7 +53,7 @@ def test_a_long_comment_is_cut_to_fit_and_says_where_to_read_the_rest() -> None:
     assert (1, True, True, True) == (
         len(texts),
         len(texts[0]) <= NOTICE_TEXT_LIMIT,
-        f"read the whole comment at {url}" in texts[0],
+        f"{url}\nCut to fit this notice: read the whole comment at the link above." in texts[0],
         [line.startswith("<<<untrusted-comment-end ") for line in texts[0].splitlines()].count(True)
         == 1,
     )

@@ -16,7 +16,7 @@ MakeSim = Callable[..., WakeSim]
 NAMES = tuple(rule.name for rule in RULES)
 TABLE_REASONS = [reason for rule in RULES for reason in rule.reasons]
 # Reasons decided before the rules run, and those of the outcomes past them.
-NOT_RULES = {"baseline", "old", "flood-gap", "writer", "rate-limit"}
+NOT_RULES = {"baseline", "old", "flood-gap", "writer", "rate-limit", "operator-release"}
 
 
 def traces(sim: WakeSim, comment: str) -> list[tuple[str, tuple[str, ...]]]:

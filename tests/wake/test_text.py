@@ -58,7 +58,8 @@ def test_config_defaults_are_the_documented_ones() -> None:
         (),
         timedelta(hours=2),
         timedelta(seconds=30),
-        3,
+        20,
+        200,
     ) == (
         config.floor_lag,
         config.handled_capacity,
@@ -72,6 +73,7 @@ def test_config_defaults_are_the_documented_ones() -> None:
         config.own_post_window,
         config.post_clock_skew,
         config.gap_pages,
+        config.gap_pages_per_hour,
     )
 
 

@@ -352,9 +352,15 @@ def parse_details(data: object, ids: Sequence[str]) -> tuple[dict[str, ItemDetai
         if body is None or url is None:
             continue
         edited = parse_time(node.get("lastEditedAt"))
+        hidden = node.get("isMinimized") is True
         if typename == "IssueComment":
             details[item_id] = ItemDetail(
-                id=item_id, kind="comment", body=body, url=url, last_edited_at=edited
+                id=item_id,
+                kind="comment",
+                body=body,
+                url=url,
+                last_edited_at=edited,
+                is_minimized=hidden,
             )
         elif typename == "PullRequestReview":
             inline, after = _inline_page(node.get("comments"))
@@ -365,6 +371,7 @@ def parse_details(data: object, ids: Sequence[str]) -> tuple[dict[str, ItemDetai
                 url=url,
                 last_edited_at=edited,
                 inline=tuple(inline),
+                is_minimized=hidden,
             )
             if after is not None:
                 more[item_id] = after
@@ -416,6 +423,7 @@ async def _more_inline(
         url=review.url,
         last_edited_at=review.last_edited_at,
         inline=tuple(inline),
+        is_minimized=review.is_minimized,
     )
 
 

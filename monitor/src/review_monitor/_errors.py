@@ -10,8 +10,10 @@ __all__ = [
     "GitHubError",
     "GraphQLError",
     "RateLimitedError",
+    "StoreCorruptError",
     "StoreError",
     "StoreLockedError",
+    "StoreMissingError",
     "StoreSchemaError",
     "TokenNotFoundError",
     "TransientError",
@@ -66,3 +68,13 @@ class StoreLockedError(StoreError):
 
 class StoreSchemaError(StoreError):
     """The store's schema is newer than this build, or a migration failed."""
+
+
+class StoreMissingError(StoreError):
+    """No store at the path, and the opener asked not to create one (a command that
+    only reads, or changes what must already be there)."""
+
+
+class StoreCorruptError(StoreError):
+    """The file is empty, not a SQLite database, or damaged: never silently replaced by a
+    fresh store (that would drop every binding); the message says how to recover."""

@@ -9,6 +9,12 @@ limits and obeys the tighter one:
   hourly budget;
 * what is left: until ``reset_at`` the poll may spend at most ``budget_share`` of what
   GitHub says remains, so workers that spend heavily slow the poll down too.
+
+Hinted polls (a webhook asked for one PR now) are paced apart from the rounds, by a
+token bucket holding ``hint_share`` of the hourly budget: it starts full with a tenth of
+that share, which lets a burst of hints poll at once, and refills with the other nine
+tenths over the hour, so hinted polls spend at most ``hint_share`` of the budget in any
+hour however many deliveries arrive.
 """
 
 from __future__ import annotations
@@ -20,10 +26,14 @@ import msgspec
 
 from ._duration import format_duration
 
-__all__ = ["DEFAULT_HOURLY_BUDGET", "BudgetGovernor", "Pace"]
+__all__ = ["DEFAULT_HINT_SHARE", "DEFAULT_HOURLY_BUDGET", "BudgetGovernor", "Pace"]
 
 DEFAULT_HOURLY_BUDGET = 5000  # GraphQL points per hour for a personal token
+DEFAULT_HINT_SHARE = 0.1
+"""The share of the hourly budget hinted polls may spend (500 points for a personal token)."""
 _LONGEST = timedelta(hours=1)
+_HOUR = 3600.0
+_BURST = 0.1  # the part of the hint share that may be spent at once
 
 
 class Pace(msgspec.Struct, frozen=True):
@@ -40,7 +50,8 @@ class Pace(msgspec.Struct, frozen=True):
 
 class BudgetGovernor:
     """Paces the poll rounds so the badge queries spend at most ``budget_share`` of
-    GitHub's hourly points, stretching the interval when they would spend more."""
+    GitHub's hourly points, stretching the interval when they would spend more; and
+    paces hinted polls within ``hint_share`` (``hint_ready_at``, ``spend_hint``)."""
 
     def __init__(
         self,
@@ -48,12 +59,18 @@ class BudgetGovernor:
         base_interval: timedelta,
         budget_share: float = 0.5,
         hourly_budget: int = DEFAULT_HOURLY_BUDGET,
+        hint_share: float = DEFAULT_HINT_SHARE,
     ) -> None:
         if not 0 < budget_share <= 1:
             raise ValueError("budget_share must be in (0, 1]")
+        if not 0 < hint_share <= 1:
+            raise ValueError("hint_share must be in (0, 1]")
         self.base_interval = base_interval
         self.budget_share = budget_share
         self.hourly_budget = hourly_budget
+        self.hint_share = hint_share
+        self._hint_tokens: float | None = None  # None: full (nothing spent yet)
+        self._hint_at: datetime | None = None  # when _hint_tokens was last brought up to date
         self._costs: dict[int, int] = {}
         self._remaining: int | None = None
         self._reset_at: datetime | None = None
@@ -77,6 +94,40 @@ class BudgetGovernor:
             self.hourly_budget = max(self.hourly_budget, remaining)
         if reset_at is not None:
             self._reset_at = reset_at
+
+    # -- hinted polls ------------------------------------------------------------------
+
+    @property
+    def hint_points_per_hour(self) -> float:
+        """The most hinted polls may spend in any hour."""
+        return self.hint_share * self.hourly_budget
+
+    def _hint_level(self, now: datetime) -> float:
+        allowed = self.hint_points_per_hour
+        burst = max(1.0, _BURST * allowed)
+        if self._hint_tokens is None or self._hint_at is None:
+            return burst
+        elapsed = max(0.0, (now - self._hint_at).total_seconds())
+        return min(burst, self._hint_tokens + elapsed * (allowed - burst) / _HOUR)
+
+    def hint_ready_at(self, now: datetime, cost: float = 1.0) -> datetime:
+        """The earliest time a hinted poll costing about ``cost`` points may run (``now``
+        when the hint share has room for it)."""
+        level = self._hint_level(now)
+        if level >= cost:
+            return now
+        allowed = self.hint_points_per_hour
+        rate = (allowed - max(1.0, _BURST * allowed)) / _HOUR
+        if rate <= 0:  # a share so small that the burst is all of it
+            return now + _LONGEST
+        return now + timedelta(seconds=math.ceil((cost - level) / rate * 1000) / 1000)
+
+    def spend_hint(self, cost: float, now: datetime) -> None:
+        """A hinted poll ran at ``now`` and cost ``cost`` points."""
+        self._hint_tokens = self._hint_level(now) - cost
+        self._hint_at = now
+
+    # -- rounds --------------------------------------------------------------------------
 
     def plan(self, batches: int, now: datetime) -> Pace:
         """The interval for a round of ``batches`` badge queries starting at ``now``."""

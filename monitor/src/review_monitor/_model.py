@@ -130,6 +130,7 @@ class ItemDetail(msgspec.Struct, frozen=True):
     url: str
     last_edited_at: datetime | None = None
     inline: tuple[InlineComment, ...] = ()
+    is_minimized: bool = False  # a maintainer hid it (read with the body)
 
 
 class BadgeBatch(msgspec.Struct, frozen=True):

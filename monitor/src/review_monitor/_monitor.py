@@ -44,6 +44,7 @@ from ._model import BadgeBatch, ItemDetail, PrRef
 from ._notices import MonitorNotices
 from ._permissions import Permissions, is_valid_login
 from ._poller import Poller
+from ._split import BatchSplitter
 from ._token import find_token
 from .store import Store, SyncStore, Tables
 
@@ -84,6 +85,7 @@ class _Tally:
         self._clock = clock
         self._emit = emit
         self._round: _Round | None = None
+        self.interval: timedelta | None = None  # the last paced round's interval
 
     def begin(self, expected: int | None) -> None:
         self.report()
@@ -93,6 +95,8 @@ class _Tally:
         self.begin(batches)
         if pace is not None and self._round is not None:
             self._round.interval = pace.interval
+        if pace is not None:
+            self.interval = pace.interval
 
     def _current(self) -> _Round:
         if self._round is None:
@@ -134,6 +138,11 @@ class _Tally:
 
     def pr_gone(self, pr: PrRef) -> None:
         self._emit(Fault(at=self._clock.now(), kind="pr-gone", pr=pr, detail="not found"))
+
+    def pr_refused(self, pr: PrRef, code: str) -> None:
+        """GitHub refuses the badge query of ``pr`` alone (``BatchSplitter``)."""
+        detail = f"badge query refused ({code}); read alone from now on"
+        self._emit(Fault(at=self._clock.now(), kind="github", pr=pr, detail=detail))
 
     def report(self) -> None:
         r, self._round = self._round, None
@@ -352,6 +361,12 @@ class Monitor:
         self._tasks: list[Task] = []
         self._tally = _Tally(self.client, self.clock, on_event or log_event)
         self._prefetch = _Prefetch(self.client, self.config)
+        # Kept across poller rebuilds: which PRs are read alone because GitHub refuses them.
+        self._splitter = BatchSplitter(
+            now=self.clock.now,
+            on_fault=self._tally.pr_refused,
+            pause=self.config.missing_pr_interval,
+        )
         self._store: Store | None = None
         self._notices: MonitorNotices | None = None
         self._poller: Poller | None = None
@@ -422,6 +437,12 @@ class Monitor:
             raise RuntimeError("the monitor is not open: use `async with Monitor(...)`")
         return self._poller
 
+    @property
+    def poll_interval(self) -> timedelta:
+        """The poll interval in force: the last round's pace (the budget governor may
+        stretch it past ``config.poll_interval``), the configured one before any round."""
+        return self._tally.interval or self.config.poll_interval
+
     def add_listener(self, listener: Listener, *, run: Task | None = None) -> None:
         """Add a listener (before ``run``); ``run``, if given, is its own long-running task
         (timers), started and cancelled with the monitor."""
@@ -450,9 +471,10 @@ class Monitor:
             reviews_window=c.reviews_window,
         )
         prefetch = self._prefetch
+        splitter = self._splitter
 
         async def read(batch: Sequence[PrRef]) -> BadgeBatch:
-            result = await reader(batch)
+            result = await splitter.read(reader, batch)
             await prefetch.after_read(result)
             return result
 
@@ -462,7 +484,11 @@ class Monitor:
             listeners=self._all_listeners(),
             clock=self.clock,
             config=c,
-            governor=BudgetGovernor(base_interval=c.poll_interval, budget_share=c.budget_share),
+            governor=BudgetGovernor(
+                base_interval=c.poll_interval,
+                budget_share=c.budget_share,
+                hint_share=c.hint_share,
+            ),
             hint_delay=self._hint_delay,
             observer=self._tally,
         )
@@ -507,5 +533,6 @@ class Monitor:
         return await self._prefetch.read(ids)
 
     def poll_now(self, pr: PrRef) -> None:
-        """Poll ``pr`` soon (a webhook saw activity); call it from the event loop."""
+        """Poll ``pr`` soon (a webhook saw activity), within ``hint_min_gap`` and the
+        hint share (``Poller.poll_now``); call it from the event loop."""
         self.poller.poll_now(pr)

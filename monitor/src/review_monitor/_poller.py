@@ -2,6 +2,8 @@
 
 One round polls every batch once; the batches' polls are spread evenly over the
 round's interval (which the budget governor may stretch) instead of firing in a burst.
+Hinted polls (``poll_now``) come between rounds: each PR at most once per
+``hint_min_gap``, all of them within the governor's hint share of the budget.
 A batch that fails calls no listener for its PRs, so no mark moves on a failure.
 All time goes through the ``Clock``.
 """
@@ -24,6 +26,7 @@ from ._events import PollObserver
 from ._governor import BudgetGovernor
 from ._listener import Listener, Watch
 from ._model import BadgeBatch, PrRef, PrStatus
+from ._store._faults import describe_fault
 
 __all__ = ["BadgeReader", "Poller", "WatchSource"]
 
@@ -73,7 +76,9 @@ class Poller:
         self._clock = clock
         self._config = config or MonitorConfig()
         self.governor = governor or BudgetGovernor(
-            base_interval=self._config.poll_interval, budget_share=self._config.budget_share
+            base_interval=self._config.poll_interval,
+            budget_share=self._config.budget_share,
+            hint_share=self._config.hint_share,
         )
         self._hint_delay = hint_delay
         self._log = logger or _log
@@ -81,17 +86,27 @@ class Poller:
         self._previous: dict[tuple[str, PrRef], PrStatus] = {}
         self._missing: dict[PrRef, datetime] = {}  # PR -> when to look again
         self._hints: dict[PrRef, datetime] = {}  # PR -> when to poll it
+        self._hinted_at: dict[PrRef, datetime] = {}  # PR -> its last hinted poll, for the gap
+        self._hint_cost = 1.0  # points one hinted badge query cost last time
         self._paused_until: datetime | None = None
         self._woken = anyio.Event()
 
     # -- hints ---------------------------------------------------------------------
 
     def poll_now(self, pr: PrRef) -> None:
-        """Poll ``pr`` soon (a webhook saw activity).  Hints for one PR that arrive
-        before its hinted poll share that one poll.  Call it from the event loop."""
-        if pr not in self._hints:
-            self._hints[pr] = self._clock.now() + self._hint_delay
-            self._woken.set()
+        """Poll ``pr`` soon (a webhook saw activity): ``hint_delay`` from now, but not
+        sooner than ``hint_min_gap`` after its previous hinted poll, and only when the
+        governor's hint share has room.  Hints for one PR that arrive before its hinted
+        poll share that poll, so no number of hints polls a PR more than once per gap.
+        Call it from the event loop."""
+        if pr in self._hints:
+            return
+        at = self._clock.now() + self._hint_delay
+        last = self._hinted_at.get(pr)
+        if last is not None:
+            at = max(at, last + self._config.hint_min_gap)
+        self._hints[pr] = at
+        self._woken.set()
 
     # -- the loop ------------------------------------------------------------------
 
@@ -152,12 +167,14 @@ class Poller:
                 until = max(until, self._paused_until)
             now = self._clock.now()
             due = [pr for pr, t in self._hints.items() if t <= now]
-            if due and (self._paused_until is None or self._paused_until <= now):
+            hint_at = self._next_hint(now)
+            paused = self._paused_until is not None and self._paused_until > now
+            if due and hint_at is not None and hint_at <= now and not paused:
                 await self._poll_hinted(due)
                 continue
             if now >= until:
                 return
-            wake_at = min([until, *self._hints.values()])
+            wake_at = until if hint_at is None else min(until, hint_at)
             if self._paused_until is not None:
                 wake_at = max(wake_at, self._paused_until)
             await self._sleep_or_woken(wake_at)
@@ -174,28 +191,48 @@ class Poller:
             await self._woken.wait()
             tg.cancel_scope.cancel()
 
+    def _next_hint(self, now: datetime) -> datetime | None:
+        """When the next hinted poll may run: its PR's time, or later when the
+        governor's hint share has no room yet; None with no hint waiting."""
+        if not self._hints:
+            return None
+        due = sum(1 for t in self._hints.values() if t <= now)
+        batches = max(1, -(-due // self._config.batch_size))
+        ready = self.governor.hint_ready_at(now, batches * self._hint_cost)
+        return max(min(self._hints.values()), ready)
+
     async def _poll_hinted(self, prs: list[PrRef]) -> None:
         for pr in prs:
             del self._hints[pr]
         by_pr = await self._watches()
         watched = [pr for pr in sorted(prs) if pr in by_pr]
+        now = self._clock.now()
+        gap = self._config.hint_min_gap
+        for pr in [pr for pr, t in self._hinted_at.items() if t + gap <= now]:
+            del self._hinted_at[pr]
+        for pr in watched:
+            self._hinted_at[pr] = now
         for batch in self._batches(watched):
-            await self._poll(batch, by_pr, index=None)
+            cost = await self._poll(batch, by_pr, index=None)
+            # A failed query may have been charged too: count it at the last known cost.
+            self._hint_cost = cost if cost is not None else self._hint_cost
+            self.governor.spend_hint(self._hint_cost, self._clock.now())
 
     # -- one batch -----------------------------------------------------------------
 
     async def _poll(
         self, batch: list[PrRef], by_pr: dict[PrRef, tuple[Watch, ...]], *, index: int | None
-    ) -> None:
+    ) -> float | None:
+        """Poll one batch; the points it cost (None when it failed or GitHub did not say)."""
         try:
-            await self._poll_batch(batch, by_pr, index=index)
+            return await self._poll_batch(batch, by_pr, index=index)
         finally:
             if self._observer is not None:
                 self._observer.batch_told(index)
 
     async def _poll_batch(
         self, batch: list[PrRef], by_pr: dict[PrRef, tuple[Watch, ...]], *, index: int | None
-    ) -> None:
+    ) -> float | None:
         observer = self._observer
         try:
             result = await self._read(batch)
@@ -210,7 +247,7 @@ class Poller:
                 len(batch),
                 _reason(exc),
             )
-            return
+            return None
         except Exception as exc:
             if observer is not None:
                 observer.batch_failed(batch, exc)
@@ -218,7 +255,7 @@ class Poller:
                 "badge poll of %d PRs failed unexpectedly: %s", len(batch), type(exc).__name__
             )
             self._log.debug("badge poll failure", exc_info=exc)
-            return
+            return None
         if observer is not None:
             observer.batch_read(batch, result)
         now = self._clock.now()
@@ -245,6 +282,7 @@ class Poller:
             watches = by_pr.get(pr)
             if watches:
                 await self._tell(watches, status, now)
+        return None if result.cost is None else float(result.cost)
 
     async def _tell(self, watches: tuple[Watch, ...], new: PrStatus, now: datetime) -> None:
         for listener in self._listeners:
@@ -252,9 +290,10 @@ class Poller:
             try:
                 await listener.on_poll(watches, new, self._previous.get(key), now)
             except Exception as exc:
-                # The type only: a listener's message may quote text read from GitHub.
+                # The type only (or what a store fault means): a listener's message may
+                # quote text read from GitHub.
                 self._log.error(
-                    "listener %s failed on %s: %s", listener.name, new.pr, type(exc).__name__
+                    "listener %s failed on %s: %s", listener.name, new.pr, describe_fault(exc)
                 )
                 self._log.debug("listener failure", exc_info=exc)
             else:

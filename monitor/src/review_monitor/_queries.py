@@ -146,7 +146,8 @@ def badge_query(
 
 
 def detail_query(ids: Sequence[str], *, inline_window: int = 20) -> tuple[str, Variables]:
-    """Bodies, urls and edit times of comments and reviews, one ``node`` alias per id."""
+    """Bodies, urls, edit times and whether hidden (minimized), of comments and reviews,
+    one ``node`` alias per id."""
     if not ids:
         raise ValueError("a detail query needs at least one id")
     if len(ids) > MAX_DETAIL_IDS:
@@ -164,9 +165,9 @@ query Detail({", ".join(declared)}) {{
 fragment DetailItem on Node {{
   __typename
   id
-  ... on IssueComment {{ body url lastEditedAt }}
+  ... on IssueComment {{ body url lastEditedAt isMinimized }}
   ... on PullRequestReview {{
-    body url lastEditedAt
+    body url lastEditedAt isMinimized
     comments(first: $inline) {{
       pageInfo {{ hasNextPage endCursor }}
       nodes {{ ...InlineComment }}

@@ -7,10 +7,12 @@ from ._governor import BudgetGovernor, Pace
 from ._model import BadgeBatch
 from ._notices import CheckReader, DetailReader, MonitorNotices, NoticesMark
 from ._poller import BadgeReader, Poller, WatchSource
+from ._split import BatchSplitter
 
 __all__ = [
     "BadgeBatch",
     "BadgeReader",
+    "BatchSplitter",
     "BudgetGovernor",
     "CheckReader",
     "DetailReader",

@@ -10,6 +10,7 @@ transaction.  docs/monitor.md ("The state store") has the whole story.
 from ._lease import Lease
 from ._store._async import Executor, Store, run_in_thread, run_inline
 from ._store._db import ReadTx, WriteTx, parse_store_time, store_time
+from ._store._faults import describe_fault
 from ._store._marks import Mark
 from ._store._outbox import Attempt, OutboxEntry, OutboxStatus
 from ._store._schema import Migration, Tables
@@ -30,6 +31,7 @@ __all__ = [
     "Tables",
     "WriteTx",
     "add_watch",
+    "describe_fault",
     "parse_store_time",
     "remove_watch",
     "run_in_thread",

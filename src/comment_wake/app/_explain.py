@@ -128,6 +128,9 @@ def _pass_evidence(rule: str, r: DecisionRecord) -> str:
     if rule == "write-access":
         return _permission(r)
     if rule == "rate-limit":
+        if r.reason == "operator-release":
+            released = "released by an operator (comment-wake release): operator-release"
+            return "; ".join(e for e in (released, _rate(r)) if e)
         return _rate(r)
     return ""
 

@@ -51,10 +51,10 @@ from comment_wake.events import (
 from comment_wake.hints import HintListener, load_secret, matching_watch
 from comment_wake.registry import Registry
 from comment_wake.service import DECISIONS, BindingSource, CommentWake
-from comment_wake.store import APP_TABLES, prune_reactions, prune_records
+from comment_wake.store import APP_TABLES, prune_reactions, prune_records, release_requests
 from review_monitor import Clock, Monitor, PrRef, SystemClock
 from review_monitor.github import RetryPolicy
-from review_monitor.store import Store, SyncStore
+from review_monitor.store import Store, SyncStore, describe_fault
 
 from ._explain import Explanation, explain_comment
 from ._snapshot import snapshot_store
@@ -67,7 +67,8 @@ if TYPE_CHECKING:
 __all__ = ["HINT_DELAY", "App", "open_app"]
 
 HINT_DELAY = timedelta(seconds=0.5)
-"""How soon a webhook hint polls its PR (hints arriving meanwhile share that poll)."""
+"""How soon a PR's first webhook hint polls it (hints arriving meanwhile share that poll;
+later ones wait for ``[monitor] hint_min_gap`` and the hint share of the budget)."""
 
 _HEARTBEAT = timedelta(seconds=15)
 _WATCH_REFRESH = timedelta(seconds=2)
@@ -110,6 +111,7 @@ class App:
         bus.subscribe(self._tracker)
         self._started = clock.now()
         self._watched: tuple[PrRef, ...] = ()
+        self._releases: dict[PrRef, datetime] = {}  # release requests already acted on
         self._round = anyio.Event()
         self.hint_port: int | None = None
         self.ready = anyio.Event()
@@ -214,7 +216,7 @@ class App:
             try:
                 await self.wake.look(pr, self.clock.now())
             except Exception as exc:
-                _log.error("a look at unwatched %s failed: %s", pr, type(exc).__name__)
+                _log.error("a look at unwatched %s failed: %s", pr, describe_fault(exc))
 
     async def _start_hints(self, tg: anyio.abc.TaskGroup) -> None:
         secret = load_secret(self.config.webhook, self._environ)
@@ -224,7 +226,7 @@ class App:
             if match is not None:
                 self.monitor.poll_now(match)
 
-        listener = HintListener(self.config.webhook, secret, hint)
+        listener = HintListener(self.config.webhook, secret, hint, clock=self.clock)
         self.hint_port = await tg.start(listener.serve)
 
     async def _refresh_watches(self) -> None:
@@ -236,7 +238,7 @@ class App:
         self._watched = tuple(sorted({w.pr for w in found}))
 
     def _store_fault(self, doing: str, exc: Exception) -> None:
-        detail = f"{doing}: {type(exc).__name__}"
+        detail = f"{doing}: {describe_fault(exc)}"
         _log.warning("the state store failed %s", detail)
         self._bus.publish(Fault(at=self.clock.now(), kind="store", detail=detail))
 
@@ -258,12 +260,38 @@ class App:
                 next_prune = now + self._prune_every()
             if now >= next_watch:
                 await self._refresh_watches()
+                await self.apply_releases(now)
                 next_watch = now + _WATCH_REFRESH
             if now >= next_beat or self._round.is_set():
                 self._round = anyio.Event()
                 await self._write_state()
                 next_beat = now + _HEARTBEAT
             await _sleep_until_or(self.clock, min(next_prune, next_watch, next_beat), self._round)
+
+    async def apply_releases(self, now: datetime) -> int:
+        """Act on the release requests ``comment-wake release`` recorded: look at each
+        requested PR now (the look applies the request and deletes it), or poll it soon
+        when no badge of it is known yet.  A request is acted on once; if its look fails,
+        the PR's next poll applies it.  Returns how many requests were acted on."""
+        try:
+            requests = await self.monitor.store.call(release_requests)
+        except Exception as exc:
+            self._store_fault("reading the release requests", exc)
+            return 0
+        pending = {r.pr: r.requested_at for r in requests}
+        self._releases = {pr: t for pr, t in self._releases.items() if pending.get(pr) == t}
+        acted = 0
+        for pr, requested_at in pending.items():
+            if self._releases.get(pr) == requested_at:
+                continue
+            self._releases[pr] = requested_at
+            acted += 1
+            try:
+                if not await self.wake.apply_release(pr, now):
+                    self.poll_now(pr)
+            except Exception as exc:
+                _log.error("applying the release of %s failed: %s", pr, type(exc).__name__)
+        return acted
 
     async def prune(self, now: datetime) -> int:
         """Delete what is older than ``prune_after``: finished notices with their attempts,
@@ -404,6 +432,7 @@ async def open_app(
             monitor=c.monitor,
             rng=rng,
             details=monitor.read_details,
+            interval=lambda: monitor.poll_interval,
         )
         monitor.add_listener(wake, run=wake.run)
         delivery: DeliveryLoop | None = None

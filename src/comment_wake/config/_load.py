@@ -64,6 +64,14 @@ def find_config(
     for explicit, how in ((cli, "--config"), (environ.get(CONFIG_ENV) or None, CONFIG_ENV)):
         if explicit is not None:
             path = Path(explicit).expanduser()
+            if path.is_dir():
+                raise ConfigError(
+                    str(path),
+                    [
+                        f"is a directory, not a file (named by {how}); name the "
+                        f"configuration file itself, for example {path / 'config.toml'}"
+                    ],
+                )
             if not path.is_file():
                 raise ConfigError(
                     str(path),
@@ -123,7 +131,17 @@ def _suggest(key: str, choices: Sequence[str]) -> str:
     return f"; did you mean `{close[0]}`?" if close else ""
 
 
+# Strict types: a quoted "74" is not a number; say how to write one.
+_TYPE_MESSAGES = {
+    "int_type": "must be a whole number, written without quotes (a quoted number is text)",
+    "float_type": "must be a number, written without quotes (a quoted number is text)",
+    "bool_type": "must be true or false, written without quotes",
+}
+
+
 def _message(error: Mapping[str, Any]) -> str:
+    if error["type"] in _TYPE_MESSAGES:
+        return _TYPE_MESSAGES[error["type"]]
     msg = str(error["msg"])
     for prefix in _PREFIXES:
         if msg.startswith(prefix):

@@ -5,6 +5,11 @@ probes with a real reaction.  A classic token lists its scopes in ``X-OAuth-Scop
 ``repo`` (or ``public_repo`` for public repositories) lets it react, and doctor says
 so or fails.  Fine-grained and app tokens list no scopes: doctor cannot tell without
 writing, so it warns and says which permission the token needs.
+
+Bound pull requests: one badge query per 100 PRs (the poll's own query, with windows of one
+item, so about one point) says whether each exists and is open.  A recipe binding
+(``python -m comment_wake.delivery.recipes.codex ...``) runs its CLI (``codex``, ``claude``,
+``tmux`` or the one its flag names), so doctor looks for that CLI too, not only for Python.
 """
 
 from __future__ import annotations
@@ -29,15 +34,21 @@ from comment_wake.registry import (
     WebhookSpec,
     WorkerRecord,
 )
-from review_monitor import GitHubError, Permissions, is_valid_login
-from review_monitor.github import GitHubClient
+from review_monitor import GitHubError, Permissions, PrRef, is_valid_login
+from review_monitor.github import GitHubClient, read_badges
 
 __all__ = ["Check", "run_checks"]
 
 Status = Literal["ok", "WARN", "FAIL"]
+_PRS_PER_QUERY = 100  # what one badge query reads
+_RECIPE_MODULE = "comment_wake.delivery.recipes."
+# Each recipe's CLI: the flag that names it, and the program it runs by default.
+_RECIPE_CLIS = {"claude": "claude", "codex": "codex", "tmux": "tmux"}
 
 
 class Check(msgspec.Struct, frozen=True):
+    """One line of ``doctor``'s report: what was checked, ok / WARN / FAIL, and why."""
+
     name: str
     status: Status
     message: str
@@ -107,8 +118,51 @@ async def _github_checks(
                 out.append(Check(f"push access {repo}", "ok", "collaborator permissions readable"))
             else:
                 out.append(Check(f"push access {repo}", "FAIL", problem))
+        out += await _pr_checks(client, [w.pr for w in workers])
         out.append(_reaction_check(config, answer.headers))
     return out
+
+
+async def _pr_checks(client: GitHubClient, bound: list[PrRef]) -> list[Check]:
+    """FAIL for a bound PR GitHub does not find, WARN for one merged or closed."""
+    prs = sorted({p for p in bound if p.host == client.host}, key=str)
+    out: list[Check] = []
+    for start in range(0, len(prs), _PRS_PER_QUERY):
+        chunk = prs[start : start + _PRS_PER_QUERY]
+        try:
+            batch = await read_badges(client, chunk, comments_window=1, reviews_window=1)
+        except GitHubError as exc:
+            what = type(exc).__name__
+            out += [Check(f"pr {p}", "FAIL", f"could not be read ({what})") for p in chunk]
+            continue
+        missing = set(batch.missing)
+        for pr in chunk:
+            status = batch.statuses.get(pr)
+            if pr in missing:
+                out.append(
+                    Check(
+                        f"pr {pr}",
+                        "FAIL",
+                        "not found: check the number, or whether the token can see the "
+                        "repository; comment-wake unbind it if it is gone",
+                    )
+                )
+            elif status is None:
+                out.append(Check(f"pr {pr}", "WARN", "could not be read this time; try again"))
+            elif status.merged or status.state == "MERGED":
+                out.append(Check(f"pr {pr}", "WARN", _finished("merged")))
+            elif status.state != "OPEN":
+                out.append(Check(f"pr {pr}", "WARN", _finished("closed")))
+            else:
+                out.append(Check(f"pr {pr}", "ok", "open"))
+    return out
+
+
+def _finished(how: str) -> str:
+    return (
+        f"{how}: its comments wake nobody (only open PRs do); archive or unbind the worker "
+        "when its work is done"
+    )
 
 
 def _reaction_check(config: AppConfig, headers: Mapping[str, str]) -> Check:
@@ -163,12 +217,46 @@ def _transcripts_check(registry: Registry, worker: str) -> Check:
     return Check(name, "ok", f"{len(found)} transcript file(s) readable")
 
 
+def _recipe_cli(argv: tuple[str, ...]) -> tuple[str, str] | None:
+    """For ``... -m comment_wake.delivery.recipes.NAME [--NAME PATH] ...``: NAME and the CLI
+    it runs; None for any other command."""
+    for i, arg in enumerate(argv[:-1]):
+        if arg == "-m" and argv[i + 1].startswith(_RECIPE_MODULE):
+            recipe = argv[i + 1][len(_RECIPE_MODULE) :]
+            if recipe not in _RECIPE_CLIS:
+                return None
+            cli = _RECIPE_CLIS[recipe]
+            rest = argv[i + 2 :]
+            flag = f"--{recipe}"
+            for j, option in enumerate(rest):
+                if option == "--":
+                    break
+                if option == flag and j + 1 < len(rest):
+                    cli = rest[j + 1]
+                elif option.startswith(flag + "="):
+                    cli = option[len(flag) + 1 :]
+            return recipe, cli
+    return None
+
+
 async def _publisher_check(name: str, spec: PublisherSpec, registry: Registry) -> Check:
     if isinstance(spec, CommandSpec):
         program = spec.argv[0]
         found = shutil.which(program)
         if found is None:
             return Check(name, "FAIL", f"{program} is not an executable file or on PATH")
+        recipe = _recipe_cli(spec.argv)
+        if recipe is not None:
+            recipe_name, cli = recipe
+            cli_found = shutil.which(cli)
+            if cli_found is None:
+                return Check(
+                    name,
+                    "FAIL",
+                    f"the {recipe_name} recipe runs {cli}, which is not an executable file or "
+                    f"on PATH: install it, or name it with --{recipe_name} PATH",
+                )
+            return Check(name, "ok", f"{recipe_name} recipe, {cli_found}")
         return Check(name, "ok", f"command {found}")
     if isinstance(spec, InboxSpec):
         root = Path(spec.root) if spec.root else registry.inbox_root

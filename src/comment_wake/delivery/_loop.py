@@ -21,6 +21,7 @@ import inspect
 import logging
 import random
 import re
+import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -39,9 +40,9 @@ from comment_wake.events import (
     NoticeParked,
 )
 from comment_wake.store import delivering, owing
-from review_monitor import Busy, Clock, Delivered, Duration, Gone, Publisher, Refused
+from review_monitor import Busy, Clock, Delivered, Duration, Gone, Publisher, Refused, StoreError
 from review_monitor.github import GitHubApi
-from review_monitor.store import OutboxEntry, Store, SyncStore, WriteTx
+from review_monitor.store import OutboxEntry, Store, SyncStore, WriteTx, describe_fault
 
 from ._ack import ACKED_KIND, Acknowledger, ack_subjects, reaction_content
 from ._backoff import Backoff, RetryState
@@ -87,7 +88,7 @@ class DeliveryConfig(BaseModel):
     # Per-worker retry after busy or a fault: base * 2**(n-1), capped, jittered down.
     backoff_base: Duration = timedelta(seconds=5)
     backoff_cap: Duration = timedelta(minutes=15)
-    backoff_jitter: float = Field(default=0.5, ge=0.0, le=1.0)
+    backoff_jitter: float = Field(default=0.5, ge=0.0, le=1.0, strict=True)
     # The timeout a publisher built from a binding gets when the binding names none.
     publisher_timeout: Duration = timedelta(minutes=2)
     # The loop's own backstop on one attempt, whatever the publisher does.
@@ -95,11 +96,11 @@ class DeliveryConfig(BaseModel):
     # How often the loop looks for notices another process enqueued.
     poll_interval: Duration = timedelta(seconds=5)
     # Workers served at once.
-    max_in_flight: int = Field(default=8, ge=1, le=256)
+    max_in_flight: int = Field(default=8, ge=1, le=256, strict=True)
     # Acknowledgement retries: their own backoff, then given up after so many attempts.
     reaction_backoff_base: Duration = timedelta(seconds=30)
     reaction_backoff_cap: Duration = timedelta(minutes=30)
-    reaction_attempts: int = Field(default=8, ge=1, le=100)
+    reaction_attempts: int = Field(default=8, ge=1, le=100, strict=True)
 
     @model_validator(mode="after")
     def _consistent(self) -> Self:
@@ -171,6 +172,8 @@ def _describe(exc: BaseException) -> str:
         return f"{type(exc).__name__}: {exc}"
     if isinstance(exc, TimeoutError):
         return "TimeoutError: the attempt outlasted attempt_limit"
+    if isinstance(exc, sqlite3.Error | StoreError):
+        return f"the state store failed: {describe_fault(exc)}"
     return f"{type(exc).__name__} (unexpected)"
 
 

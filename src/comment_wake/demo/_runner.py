@@ -66,6 +66,8 @@ class DemoResult:
     notices: int
     comments: Mapping[str, str]  # timeline label ("c3") -> the comment's GraphQL id
     pr: str
+    # timeline label -> the comment's database id, which `comment-wake explain PR ID` takes
+    ids: Mapping[str, int] = field(default_factory=dict)
 
 
 def demo_config_text(base_url: str) -> str:
@@ -135,6 +137,7 @@ class _Play:
         self.last_wake: float | None = None
         self.notices: list[Notice] = []
         self.labels: dict[str, str] = {}
+        self.ids: dict[str, int] = {}  # label -> database id
         self.failures: list[str] = []
         self._acked: set[str] = set()
         self._woken: list[str] = []
@@ -214,23 +217,29 @@ class _Play:
         self._db += 1
         return self._db
 
-    def _label(self, node_id: str, who: str) -> str:
+    def _label(self, node_id: str, who: str, db: int) -> str:
+        """The comment's timeline label, shown with the database id ``explain`` takes."""
         label = f"c{len(self.labels) + 1}"
         self.labels[node_id] = label
-        return f"{label} ({who})"
+        self.ids[label] = db
+        return f"{label} ({who}, id {db})"
 
     def perform(self, step: Step) -> str | None:
         """Do the step on GitHub; returns the new item's node id, if any."""
         if step.kind == "comment":
             assert step.author is not None
-            node = self.fake.post_comment(self.pr, step.author, step.body)
-            label = self._label(node, step.author)
+            db = self._next_db()
+            node = self.fake.post_comment(self.pr, step.author, step.body, database_id=db)
+            label = self._label(node, step.author, db)
             self.say("github", f"{label} comments: {step.body!r}", comment=node)
             return node
         if step.kind == "review":
             assert step.author is not None
-            node = self.fake.post_review(self.pr, step.author, step.state, step.body)
-            label = self._label(node, step.author)
+            db = self._next_db()
+            node = self.fake.post_review(
+                self.pr, step.author, step.state, step.body, database_id=db
+            )
+            label = self._label(node, step.author, db)
             self.say("github", f"{label} reviews: {step.state} {step.body!r}", comment=node)
             return node
         if step.kind == "own-post":
@@ -259,7 +268,7 @@ class _Play:
         node = self.fake.post_comment(
             self.pr, self.story.viewer, step.body, at=created, database_id=db
         )
-        label = self._label(node, f"{self.story.viewer}'s login, posted by the worker")
+        label = self._label(node, f"{self.story.viewer}'s login, posted by the worker", db)
         self.say(
             "github",
             f"{label} comments: {step.body!r} (its transcript shows `gh pr comment` "
@@ -344,6 +353,7 @@ async def play(
         notices=len(p.notices),
         comments={label: node for node, label in p.labels.items()},
         pr=str(p.pr),
+        ids=dict(p.ids),
     )
 
 

@@ -31,15 +31,15 @@ class WebhookConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, hide_input_in_errors=True)
 
-    enabled: bool = False
+    enabled: bool = Field(default=False, strict=True)
     bind: str = "127.0.0.1"
-    port: int = Field(default=8787, ge=0, le=65535)  # 0: any free port
+    port: int = Field(default=8787, ge=0, le=65535, strict=True)  # 0: any free port
     path: str = "/github"
     secret_env: str = "COMMENT_WAKE_WEBHOOK_SECRET"
-    max_body: int = Field(default=DEFAULT_MAX_BODY, ge=1024, le=_GITHUB_CAP)
-    allow_non_loopback: bool = False
+    max_body: int = Field(default=DEFAULT_MAX_BODY, ge=1024, le=_GITHUB_CAP, strict=True)
+    allow_non_loopback: bool = Field(default=False, strict=True)
     timeout: Duration = timedelta(seconds=10)  # one connection's whole exchange
-    max_connections: int = Field(default=16, ge=1, le=1024)
+    max_connections: int = Field(default=16, ge=1, le=1024, strict=True)
 
     @model_validator(mode="before")
     @classmethod

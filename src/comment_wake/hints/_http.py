@@ -28,6 +28,7 @@ _SINGLE = frozenset(
         "expect",
         "host",
         "transfer-encoding",
+        "x-github-delivery",
         "x-github-event",
         "x-hub-signature-256",
     }

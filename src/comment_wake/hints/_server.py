@@ -6,6 +6,9 @@ directly) and stops when its task group is cancelled.  Each connection carries o
 request, has one deadline for the whole exchange and holds one of a fixed number of
 slots, so a slow or hostile client delays nobody else.  Logs carry a status, a fixed
 reason and a validated ``owner/name#N``; never a header value, a body or the secret.
+A delivery whose ``X-GitHub-Delivery`` id was seen recently hints nothing; refused
+deliveries are counted, the first of a quiet period logged at once and the rest in one
+summary line per period on the injected clock.
 """
 
 from __future__ import annotations
@@ -14,16 +17,18 @@ import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 
 import anyio
 import msgspec
 from anyio.abc import SocketAttribute, SocketStream, TaskStatus
 from anyio.streams.buffered import BufferedByteReceiveStream
 
-from review_monitor import PrRef
+from review_monitor import Clock, PrRef, SystemClock, format_duration
 
 from ._config import WebhookConfig
 from ._http import MAX_HEAD, HttpError, RequestHead, parse_head, render_answer
+from ._ledger import DeliveryIds, HintCounts, Tally, is_delivery_id
 from ._payload import HINT_EVENTS, Verdict, classify_delivery
 from ._signature import is_signature_shaped, verify_github_signature
 
@@ -43,10 +48,14 @@ class _Answer:
     status: int
     note: str  # a fixed phrase, safe to log
     pr: PrRef | None = None
+    kind: str | None = None  # the HintCounts field it counts in
 
 
 class HintListener:
-    """Serve GitHub webhook deliveries on ``config.bind:config.port``; see ``serve``."""
+    """Serve GitHub webhook deliveries on ``config.bind:config.port``; see ``serve``.
+
+    ``clock`` dates the delivery ids it remembers and the summary lines (default: the
+    wall clock); ``counts`` says what it answered so far."""
 
     def __init__(
         self,
@@ -55,6 +64,8 @@ class HintListener:
         hint: Hint,
         *,
         logger: logging.Logger | None = None,
+        clock: Clock | None = None,
+        summary_every: timedelta | None = None,
     ) -> None:
         if not secret:
             raise ValueError("the webhook secret is empty")
@@ -65,6 +76,15 @@ class HintListener:
         self._slots = config.max_connections
         self._refusals = config.max_connections
         self._timeout = config.timeout.total_seconds()
+        self._clock: Clock = clock or SystemClock()
+        self._ids = DeliveryIds()
+        self._tally = Tally() if summary_every is None else Tally(summary_every)
+        self._summary_armed: anyio.Event | None = None
+
+    @property
+    def counts(self) -> HintCounts:
+        """What the listener answered since it started, by kind."""
+        return self._tally.counts
 
     def __repr__(self) -> str:  # never the secret
         return f"HintListener(bind={self._config.bind!r}, port={self._config.port})"
@@ -75,7 +95,9 @@ class HintListener:
         listener = await anyio.create_tcp_listener(
             local_host=self._config.bind, local_port=self._config.port
         )
-        async with listener:
+        self._summary_armed = anyio.Event()
+        async with listener, anyio.create_task_group() as tg:
+            tg.start_soon(self._summaries)
             port = listener.extra(SocketAttribute.local_port)
             self._log.info(
                 "listening for GitHub webhook deliveries on %s port %d, path %s",
@@ -104,6 +126,7 @@ class HintListener:
                 try:
                     answer = await self._exchange(stream)
                     self._log.debug("webhook delivery answered %d: %s", answer.status, answer.note)
+                    self._count(answer)
                     await self._finish(stream, answer)
                 finally:
                     self._slots += 1
@@ -150,11 +173,7 @@ class HintListener:
         except (anyio.IncompleteRead, anyio.EndOfStream):
             return _Answer(400, "closed before the body ended")
         if not verify_github_signature(self._secret, body, head.header("x-hub-signature-256")):
-            self._log.warning(
-                "refused a webhook delivery: its signature does not match the secret in %s",
-                self._config.secret_env,
-            )
-            return _Answer(401, "signature mismatch")
+            return _Answer(401, "signature mismatch", kind="bad_signatures")
         return self._deliver(head, body)
 
     def _refuse_before_body(self, head: RequestHead) -> _Answer | None:
@@ -166,7 +185,10 @@ class HintListener:
         if head.header("transfer-encoding") is not None:
             return _Answer(501, "transfer-encoding is not supported")
         if not is_signature_shaped(head.header("x-hub-signature-256")):
-            return _Answer(401, "no X-Hub-Signature-256 signature")
+            return _Answer(401, "no X-Hub-Signature-256 signature", kind="unsigned")
+        delivery = head.header("x-github-delivery")
+        if delivery is not None and not is_delivery_id(delivery):
+            return _Answer(400, "malformed X-GitHub-Delivery")
         length = head.header("content-length")
         if length is None:
             return _Answer(411, "no content-length")
@@ -196,10 +218,77 @@ class HintListener:
             return _Answer(400, verdict.value)
         if isinstance(verdict, Verdict):
             return _Answer(204, verdict.value)
+        delivery = head.header("x-github-delivery")
+        if delivery is not None and not self._ids.first_time(delivery, self._clock.now()):
+            return _Answer(204, "a delivery already seen", kind="duplicates")
         try:
             self._hint(verdict)
         except Exception as exc:
             self._log.error("the webhook hint for %s failed: %s", verdict, type(exc).__name__)
+            if delivery is not None:
+                self._ids.forget(delivery)
             return _Answer(500, "hint failed")
-        self._log.info("webhook %s: poll %s soon", event, verdict)
-        return _Answer(202, "hinted", verdict)
+        self._log.debug("webhook %s: poll %s soon", event, verdict)
+        return _Answer(202, "hinted", verdict, kind="hinted")
+
+    # -- counting, and the summary lines -------------------------------------------
+
+    def _count(self, answer: _Answer) -> None:
+        if answer.kind is None or not self._tally.count(answer.kind, self._clock.now()):
+            return
+        every = format_duration(self._tally.every)
+        if answer.kind == "duplicates":
+            self._log.info(
+                "a webhook delivery came again (the same X-GitHub-Delivery) and polls "
+                "nothing; repeats in the next %s are summarised in one line",
+                every,
+            )
+        else:
+            reason = (
+                f"its signature does not match the secret in {self._config.secret_env}"
+                if answer.kind == "bad_signatures"
+                else "it has no X-Hub-Signature-256 signature (is the webhook's secret set?)"
+            )
+            self._log.warning(
+                "refused a webhook delivery: %s; refusals in the next %s are summarised "
+                "in one line",
+                reason,
+                every,
+            )
+        if self._summary_armed is not None:
+            self._summary_armed.set()
+
+    async def _summaries(self) -> None:
+        """One line per period with what was refused in it, on the injected clock."""
+        while True:
+            due = self._tally.summary_due
+            if due is None:
+                self._summary_armed = anyio.Event()
+                await self._summary_armed.wait()
+                continue
+            await self._clock.sleep_until(due)
+            counts = self._tally.summary(self._clock.now())
+            if counts is not None:
+                self._summarise(counts)
+
+    def _summarise(self, counts: HintCounts) -> None:
+        parts = []
+        if counts.bad_signatures:
+            parts.append(
+                f"{counts.bad_signatures} with a signature that does not match the secret "
+                f"in {self._config.secret_env}"
+            )
+        if counts.unsigned:
+            parts.append(f"{counts.unsigned} with no X-Hub-Signature-256 signature")
+        if counts.duplicates:
+            parts.append(f"{counts.duplicates} repeated (a delivery id already seen)")
+        if not parts:
+            return
+        level = logging.WARNING if counts.bad_signatures or counts.unsigned else logging.INFO
+        self._log.log(
+            level,
+            "webhook deliveries in the last %s: refused %s; %d hinted a poll",
+            format_duration(self._tally.every),
+            ", ".join(parts),
+            counts.hinted,
+        )

@@ -135,10 +135,11 @@ class Registry:
         callbacks: Mapping[str, NoticeCallback] | None = None,
         publisher_timeout: timedelta = timedelta(minutes=2),
         environ: Mapping[str, str] | None = None,
+        create: bool = True,
     ) -> Registry:
-        """Open (creating and migrating) ``state_dir/state.db``; the default inbox root is
-        ``state_dir/inbox``.  ``close`` closes the store it opened."""
-        store = open_sync_store(store_path(state_dir), clock=clock)
+        """Open (creating unless not ``create``, and migrating) ``state_dir/state.db``; the
+        default inbox root is ``state_dir/inbox``.  ``close`` closes the store it opened."""
+        store = open_sync_store(store_path(state_dir), clock=clock, create=create)
         registry = cls(
             store,
             inbox_root=inbox_root or default_inbox_root(state_dir),

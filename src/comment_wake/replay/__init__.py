@@ -1,6 +1,8 @@
 """The replay harness: run a scenario (``docs/scenarios.md``) through the real service on a
-virtual clock, against ``FakeGitHub``, and print what it decided."""
+virtual clock, against ``FakeGitHub``, and print what it decided; ``check_expectations``
+compares a replay with its scenario's ``[expect]`` table."""
 
+from ._expect import check_expectations
 from ._output import Line, format_json, format_timeline, iso, sort_lines
 from ._runner import ReplayResult, run_scenario, run_scenario_sync
 from ._scenario import (
@@ -25,6 +27,7 @@ __all__ = [
     "Scenario",
     "ScenarioError",
     "WorkerSpec",
+    "check_expectations",
     "format_json",
     "format_timeline",
     "iso",

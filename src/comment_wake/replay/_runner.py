@@ -277,6 +277,8 @@ class _Replay:
             self.fake.edit(a["id"], a["body"], at=e.at)
         elif e.kind == "delete":
             self.fake.delete(a["id"])
+        elif e.kind == "minimize":
+            self.fake.minimize(a["id"])
         elif e.kind in ("merge", "close", "reopen"):
             assert pr is not None
             getattr(self.fake, e.kind)(pr)

@@ -71,6 +71,7 @@ EVENT_KINDS: Mapping[str, tuple[frozenset[str], frozenset[str]]] = {
     ),
     "edit": (frozenset({"id", "body"}), frozenset()),
     "delete": (frozenset({"id"}), frozenset()),
+    "minimize": (frozenset({"id"}), frozenset()),
     "merge": (frozenset(), frozenset()),
     "close": (frozenset(), frozenset()),
     "reopen": (frozenset(), frozenset()),

@@ -13,6 +13,13 @@ looked at again at its next poll, and the fault is one warning line naming neith
 author nor any text.  Everything in memory (the last badge per PR, the timers) is rebuilt
 from the marks by the polls after a restart.
 
+Held comments are read again at their release (``Needs.rereads``): always with a fresh
+detail query of the client's, never from the monitor's prefetched bodies, and their authors'
+permissions through the shared cache, which answers only within ``permission_ttl``.  An
+operator's release request (``comment-wake release``, a record in the store) is read at
+every look and applied by it: the step releases the held comments whatever the rate limit
+says, and the commit deletes the request with the mark it moves.
+
 When the binding source says a PR is no longer bound (its worker unbound or archived, or
 the watch removed) while its mark still holds comments waiting on the rate limit or on a
 permission retry, the core's ``finish`` decides them (``drop`` / ``skip``), so nothing
@@ -25,7 +32,7 @@ import logging
 import os
 import random
 from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import anyio
 import anyio.to_thread
@@ -33,7 +40,7 @@ import msgspec
 
 from comment_wake import ownpost
 from comment_wake.events import CommentDecided, Event, Noted, WorkerWoken
-from comment_wake.store import putting_records
+from comment_wake.store import clearing_release, has_release_request, putting_records
 from comment_wake.wake import (
     MARK_VERSION,
     RULES,
@@ -73,7 +80,7 @@ from review_monitor import (
 )
 from review_monitor.github import GitHubApi, read_details, read_gap
 from review_monitor.poll import DetailReader
-from review_monitor.store import Mark, Store, SyncStore
+from review_monitor.store import Mark, Store, SyncStore, WriteTx, describe_fault
 
 from ._ports import BindingSource
 from ._records import (
@@ -90,6 +97,7 @@ __all__ = ["LISTENER_NAME", "CommentWake"]
 LISTENER_NAME = "comment-wake"
 """The comment wake's listener name: its mark in the store is kept under it."""
 _MAX_ROUNDS = 8  # details, own posts, permissions, gaps, and a margin
+_MAX_DETAIL_IDS = 100  # node aliases one detail query holds
 _log = logging.getLogger("comment_wake.service")
 
 
@@ -120,8 +128,12 @@ class CommentWake:
         monitor: MonitorConfig | None = None,
         rng: random.Random | None = None,
         details: DetailReader | None = None,
+        interval: Callable[[], timedelta] | None = None,
     ) -> None:
         self._store = store
+        # The poll interval in force (``Monitor.poll_interval``: the budget governor may
+        # stretch it); the gap read's bound grows with it.
+        self._interval = interval
         # ``Monitor.read_details`` serves a batch's new bodies from one query for all its
         # PRs; without it, each look reads its own.
         self._details = details
@@ -146,6 +158,15 @@ class CommentWake:
         self._last[new.pr] = new
         await self.look(new.pr, now)
 
+    async def apply_release(self, pr: PrRef, now: datetime) -> bool:
+        """Look at ``pr`` now, so that a release request recorded for it is applied (every
+        look applies one); False when no badge of it is known yet, and its next poll
+        applies the request instead."""
+        if pr not in self._last:
+            return False
+        await self.look(pr, now)
+        return True
+
     def due(self, pr: PrRef) -> datetime | None:
         """When the PR's timer fires next (None: no timer)."""
         return self._due.get(pr)
@@ -167,7 +188,7 @@ class CommentWake:
                     try:
                         await self.look(pr, now)
                     except Exception as exc:
-                        _log.error("a timed look at %s failed: %s", pr, type(exc).__name__)
+                        _log.error("a timed look at %s failed: %s", pr, describe_fault(exc))
             if due:
                 continue
             wake_at = min(self._due.values(), default=None)
@@ -214,14 +235,17 @@ class CommentWake:
     async def _look(self, pr: PrRef, status: PrStatus | None, now: datetime) -> Step | None:
         stored = await self._store.call(SyncStore.load_mark, pr, self.name)
         mark = None if stored is None else decode_mark(stored.blob)
+        released = await self._store.call(_release_requested, pr)
         # The registry reads SQLite: off the event loop, like every other store read.
         binding = await anyio.to_thread.run_sync(self._bindings.binding, pr)
         if status is None:
             if mark is None or not _unfinished(binding, mark):
                 return None
             closed = finish(binding, mark, None, config=self._config, now=now)
-            return await self._commit(pr, binding, stored, closed, None, Facts(), mark, now)
-        stepped, facts = await self._steps(binding, mark, status, now)
+            return await self._commit(
+                pr, binding, stored, closed, None, Facts(), mark, now, released=released
+            )
+        stepped, facts = await self._steps(binding, mark, status, now, release=released)
         if stepped is None:
             return None
         if _unfinished(binding, stepped.mark):
@@ -229,10 +253,18 @@ class CommentWake:
             stepped = msgspec.structs.replace(
                 stepped, mark=closing.mark, decisions=(*stepped.decisions, *closing.decisions)
             )
-        return await self._commit(pr, binding, stored, stepped, status, facts, mark, now)
+        return await self._commit(
+            pr, binding, stored, stepped, status, facts, mark, now, released=released
+        )
 
     async def _steps(
-        self, binding: Binding, mark: WakeMark | None, status: PrStatus, now: datetime
+        self,
+        binding: Binding,
+        mark: WakeMark | None,
+        status: PrStatus,
+        now: datetime,
+        *,
+        release: bool = False,
     ) -> tuple[Step | None, Facts]:
         """Step until the core needs no more reads; (None, ...) when a read failed."""
         pr = status.pr
@@ -247,6 +279,8 @@ class CommentWake:
                 monitor=self._monitor,
                 now=now,
                 rng=self._rng,
+                release=release,
+                interval=None if self._interval is None else self._interval(),
             )
             if result.done:
                 break
@@ -270,14 +304,27 @@ class CommentWake:
         facts: Facts,
         before: WakeMark | None,
         now: datetime,
+        *,
+        released: bool = False,
     ) -> Step:
         """Write the mark, enqueue the notices and put the decisions' records in one
         transaction, then publish: if the commit raises, nobody has heard anything and
-        the next look decides again."""
+        the next look decides again.  ``released``: the look applied a release request,
+        which the same transaction deletes."""
         blob = encode_mark(result.mark)
         items = _known_items(status, facts, before)
         records = [self._record(d, items, facts, result, now) for d in result.decisions]
-        if stored is None or stored.blob != blob or result.notices or records:
+        if stored is None or stored.blob != blob or result.notices or records or released:
+            put = putting_records(
+                [(namespace_of(pr), record_key(r), encode_record(r)) for r in records]
+            )
+            clear = clearing_release(pr) if released else None
+
+            def also(tx: WriteTx) -> None:
+                put(tx)
+                if clear is not None:
+                    clear(tx)
+
             await self._store.call(
                 SyncStore.commit,
                 pr,
@@ -285,9 +332,7 @@ class CommentWake:
                 mark=(MARK_VERSION, blob),
                 notices=result.notices,
                 at=now,
-                also=putting_records(
-                    [(namespace_of(pr), record_key(r), encode_record(r)) for r in records]
-                ),
+                also=also,
             )
         self._tell(pr, binding, result, records, now)
         self._schedule(pr, result.mark)
@@ -410,6 +455,21 @@ class CommentWake:
                 raise _ReadFailed("comment details", exc) from None
             details.update(found)
             gone.update(i for i in needs.details if i not in found)
+        rereads: dict[str, ItemDetail | None] = dict(facts.rereads)
+        if needs.rereads:
+            # Held comments at their release: one fresh query for all of them, never the
+            # monitor's prefetched bodies (those may predate a delete or an edit).
+            batch = min(_MAX_DETAIL_IDS, max(self._monitor.detail_batch, len(needs.rereads)))
+            try:
+                fresh = await read_details(
+                    self._api,
+                    needs.rereads,
+                    batch=batch,
+                    inline_window=self._monitor.inline_window,
+                )
+            except GitHubError as exc:
+                raise _ReadFailed("held comments at their release", exc) from None
+            rereads.update((i, fresh.get(i)) for i in needs.rereads)
         gaps: dict[Connection, GapRead] = dict(facts.gaps)
         for need in needs.gaps:
             try:
@@ -434,7 +494,7 @@ class CommentWake:
             previous = state if state is not None else (mark.own_posts if mark else b"")
             state, verdicts = await self._own_posts(previous, pr, comments, worker, now)
             own_posts.update(verdicts)
-        return Facts(details, frozenset(gone), own_posts, permissions, gaps, state)
+        return Facts(details, frozenset(gone), own_posts, permissions, gaps, state, rereads=rereads)
 
     async def _own_posts(
         self,
@@ -467,6 +527,11 @@ class CommentWake:
         return msgspec.msgpack.encode(matched), verdicts
 
 
+def _release_requested(db: SyncStore, pr: PrRef) -> bool:
+    with db.read() as tx:
+        return has_release_request(tx, pr)
+
+
 def _unfinished(binding: Binding, mark: WakeMark) -> bool:
     """No longer bound, yet the mark still holds comments that wait for a wake or a retry."""
     return not binding.is_bound and bool(mark.held or mark.pending)
@@ -476,7 +541,7 @@ def _unfinished(binding: Binding, mark: WakeMark) -> bool:
 # passed them all (woken, or held by the rate limit).
 _PERMISSION_REASONS = frozenset(
     {r for rule in RULES if "permission" in rule.needs for r in rule.reasons}
-    | {"writer", "rate-limit"}
+    | {"writer", "rate-limit", "operator-release"}
 )
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from comment_wake.events.testing import EventRecorder
@@ -91,6 +91,8 @@ class ServiceRig:
         )
         self.events = EventRecorder()
         self.permissions: PermissionChecker = Permissions(self.client, self.monitor)
+        # The poll interval in force the service is told (None: the configured one).
+        self.interval: timedelta | None = None
         self.wake = self.service()
 
     def service(self, permissions: PermissionChecker | None = None) -> CommentWake:
@@ -107,7 +109,11 @@ class ServiceRig:
             config=self.config,
             monitor=self.monitor,
             rng=random.Random(0),
+            interval=self._interval,
         )
+
+    def _interval(self) -> timedelta:
+        return self.interval or self.monitor.poll_interval
 
     def restart(self) -> CommentWake:
         """Lose every cache and timer: new permissions, new service, same store."""

@@ -4,7 +4,8 @@ The store (``review_monitor.store.SyncStore`` / ``Store``) is one SQLite file in
 with its own migrations.  comment-wake registers three: ``RECORDS`` (``app_records``: the
 registry's workers and orchestrators, the decision records), ``REACTIONS`` (the
 acknowledgements the delivery owes) and ``OUTCOMES`` (what became of each delivered
-comment).  Every opener in the app
+comment).  Release requests (``comment-wake release``) are application records too
+(``RELEASES``).  Every opener in the app
 goes through ``open_store`` / ``open_sync_store`` so both are always migrated.
 """
 
@@ -51,6 +52,14 @@ from ._records import (
     record_items,
     records_under,
 )
+from ._releases import (
+    RELEASES,
+    ReleaseRequest,
+    clearing_release,
+    has_release_request,
+    release_requests,
+    request_release,
+)
 
 __all__ = [
     "APP_TABLES",
@@ -58,17 +67,21 @@ __all__ = [
     "OUTCOME_ITEM_KINDS",
     "REACTIONS",
     "RECORDS",
+    "RELEASES",
     "Addressed",
     "CommentOutcome",
     "Outcome",
     "OutcomeSummary",
     "ReactionEntry",
     "ReactionStatus",
+    "ReleaseRequest",
     "address",
+    "clearing_release",
     "delete_record",
     "delivering",
     "due_reactions",
     "get_record",
+    "has_release_request",
     "next_reaction_at",
     "open_store",
     "open_sync_store",
@@ -85,6 +98,8 @@ __all__ = [
     "read_records",
     "record_items",
     "records_under",
+    "release_requests",
+    "request_release",
     "settle_reactions",
 ]
 
@@ -92,9 +107,12 @@ APP_TABLES: tuple[Tables, ...] = (RECORDS, REACTIONS, OUTCOMES)
 """The app's own parts of the store, registered whenever the app opens it."""
 
 
-def open_sync_store(path: Path | str, *, clock: Clock | None = None) -> SyncStore:
-    """``SyncStore.open`` with comment-wake's tables."""
-    return SyncStore.open(path, clock=clock, tables=APP_TABLES)
+def open_sync_store(
+    path: Path | str, *, clock: Clock | None = None, create: bool = True
+) -> SyncStore:
+    """``SyncStore.open`` with comment-wake's tables (``create=False``: refuse a missing
+    store with ``StoreMissingError``)."""
+    return SyncStore.open(path, clock=clock, tables=APP_TABLES, create=create)
 
 
 def open_store(

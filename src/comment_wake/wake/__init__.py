@@ -7,7 +7,16 @@ and the reads the service has done; ``docs/trust-rules.md`` states the rules.
 from ._config import WakeConfig
 from ._core import finish, next_due, step
 from ._errors import MarkError, WakeError
-from ._mark import MARK_VERSION, Handled, Held, Pending, WakeMark, decode_mark, encode_mark
+from ._mark import (
+    MARK_VERSION,
+    GapSpend,
+    Handled,
+    Held,
+    Pending,
+    WakeMark,
+    decode_mark,
+    encode_mark,
+)
 from ._model import (
     Binding,
     Connection,
@@ -44,6 +53,7 @@ __all__ = [
     "Decision",
     "Facts",
     "GapNeed",
+    "GapSpend",
     "Handled",
     "Held",
     "LogLine",

@@ -24,12 +24,12 @@ class WakeConfig(BaseModel):
     # What counts as new: the floor trails the newest handled comment by this much,
     # which is also the grace for a comment GitHub lists late.
     floor_lag: Duration = timedelta(minutes=5)
-    handled_capacity: int = Field(default=64, ge=1, le=10_000)
+    handled_capacity: int = Field(default=64, ge=1, le=10_000, strict=True)
     # The per-PR rate limit, sliding windows.
     wake_min_gap: Duration = timedelta(minutes=1)
-    wakes_per_hour: int = Field(default=6, ge=1)
+    wakes_per_hour: int = Field(default=6, ge=1, strict=True)
     wake_hour_window: Duration = timedelta(minutes=60)
-    wakes_per_day: int = Field(default=24, ge=1)
+    wakes_per_day: int = Field(default=24, ge=1, strict=True)
     wake_day_window: Duration = timedelta(hours=24)
     # Own posts: bodies the worker's login posts to ask a bot for a re-review, and
     # machine-user logins that agents post with.
@@ -38,5 +38,11 @@ class WakeConfig(BaseModel):
     # Read by the own-post matcher, not by the core.
     own_post_window: Duration = timedelta(hours=2)
     post_clock_skew: Duration = timedelta(seconds=30)
-    # Pages of 100 read backwards per connection after a flood; 0 is the seed's behaviour.
-    gap_pages: int = Field(default=3, ge=0, le=10)
+    # Pages of 100 read backwards per connection after a flood, at the configured poll
+    # interval (more when the budget governor stretches it); 0 is the seed's behaviour.
+    # 20 pages outlast 2,000 comments between two polls: six accounts at GitHub's ~80
+    # items a minute post 480.
+    gap_pages: int = Field(default=20, ge=0, le=100, strict=True)
+    # The most gap pages read on one PR in any 60 minutes, both connections together:
+    # the cap on what a flood can make the gap read spend (one point a page).
+    gap_pages_per_hour: int = Field(default=200, ge=1, le=10_000, strict=True)

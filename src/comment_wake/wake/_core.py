@@ -23,12 +23,18 @@ Floods.  A connection that came back full (``has_previous_page``) is whole only 
 its oldest listed item.  When that is after the floor, and not continuous with what the
 last look saw for good (everything it listed, less the ``floor_lag`` in which GitHub may
 still list a comment late), the core asks for a gap read back to where that look saw
-everything, and never below the floor, bounded by ``gap_pages``.  When the gap cannot be read
-(``gap_pages = 0``, the seed's behaviour) or the bound is hit, the new comments listed
-are decided first, and only then does the floor rise to where the listing is whole,
-stopping just below the oldest comment decided in this step (P8): a comment listed but
-older than where another full window starts is still delivered, and a comment pushed
-out unseen is never delivered later.
+everything, and never below the floor.  The read is bounded by ``gap_pages`` pages of 100
+at the configured poll interval, scaled up with the interval in force (the budget
+governor may stretch it, and more can be posted between two polls), and by what is left
+of ``gap_pages_per_hour`` on this PR (the mark keeps the last hour's spend).  Only one
+connection's gap is asked for at a time, so the two share what is left of the hour.
+When the gap cannot be read (``gap_pages = 0``, the seed's behaviour) or the bound is
+hit, the new comments listed are decided first, and only then does the floor rise to
+where the listing is whole, stopping just below the oldest comment decided in this step
+(P8): a comment listed but older than where another full window starts is still
+delivered, and a comment pushed out unseen is never delivered later.  A bound hit is a
+warning with the pages and comments read, the bound, the hour's spend and the times the
+read reached and should have reached; with the read off it is the seed's info line.
 
 Trust.  Each new comment runs through the rules table (``_rules.RULES``) in order:
 bound, open, author, minimized, bot, verdict, blank, rereview, own-post, login, then
@@ -42,11 +48,23 @@ warning that names neither author nor text.
 Rate limit.  Trusted comments wake the worker at once when the PR's wake times allow,
 together with any held ones; otherwise they are held and go out together later.
 Held comments are dropped when the PR merges or closes; pending retries pause while
-the PR is not eligible and resume when it is again.
+the PR is not eligible and resume when it is again.  A wake time recorded after ``now``
+(the clock stepped backwards) counts as made ``now``, so the wait it causes is bounded
+by the windows' lengths.
+
+Release.  When the rate limit lets held comments go (or an operator releases them,
+``release=True``), they are read once more first, in one fresh detail query
+(``Needs.rereads``), and run through the rules again with what that read found: deleted
+is ``drop`` (``deleted``), minimized ``skip`` (``minimized``), an edit wakes with the
+current text, and the permission rule asks again (the service's cache answers only
+within its lifetime).  The own-post rule is not asked again: it judged how the comment
+was posted.  A lookup that fails then keeps the comment held, retried on
+``permission_retries``; a failed re-read commits nothing, so it stays held.
 """
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -58,7 +76,7 @@ from review_monitor import BadgeItem, ItemDetail, MonitorConfig, Notice, PageInf
 from review_monitor.seen import Seen, lag_floor, retry_delay, settle_seen, unseen
 
 from ._config import WakeConfig
-from ._mark import Handled, Held, Pending, WakeMark
+from ._mark import GapSpend, Handled, Held, Pending, WakeMark
 from ._model import (
     Binding,
     Connection,
@@ -79,6 +97,7 @@ __all__ = ["finish", "next_due", "step"]
 
 _TICK = timedelta(microseconds=1)
 _NO_FACTS = Facts()
+_HOUR = timedelta(hours=1)
 
 
 # The rules every trusted comment passed (it is held or woken only after all of them), and
@@ -102,6 +121,7 @@ class _Need:
     details: str | None = None
     own_post: str | None = None
     permission: str | None = None
+    reread: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +151,8 @@ class _Ctx:
     config: WakeConfig
     monitor: MonitorConfig
     now: datetime
+    operator: bool = False  # an operator's release request (``comment-wake release``)
+    interval: timedelta | None = None
     decisions: list[tuple[BadgeItem, Decision]] = field(default_factory=list)
     logs: list[LogLine] = field(default_factory=list)
 
@@ -160,18 +182,25 @@ def step(
     monitor: MonitorConfig,
     now: datetime,
     rng: random.Random | None = None,
+    release: bool = False,
+    interval: timedelta | None = None,
 ) -> Step:
     """Work out one PR at ``now`` from its badge and what has been read so far.
 
     ``status`` None (no badge yet) changes nothing.  ``rng`` draws the fence nonces;
-    pass a seeded one for a deterministic replay, None for ``secrets``.
+    pass a seeded one for a deterministic replay, None for ``secrets``.  ``release``: an
+    operator asked to release the held comments now; they go out whatever the rate limit
+    says (reason ``operator-release``), after the same re-read as any release, and the
+    wake counts in the PR's windows.
+    ``interval`` is the poll interval in force (the budget governor's, which may be
+    stretched); the gap read's bound grows with it.  None: the configured ``poll_interval``.
     """
     mark = mark if mark is not None else WakeMark()
     if status is None:
         return Step(mark=mark)
     if status.pr != binding.pr:
         raise ValueError(f"the badge is for {status.pr} but the binding is for {binding.pr}")
-    ctx = _Ctx(binding, status, facts, config, monitor, now)
+    ctx = _Ctx(binding, status, facts, config, monitor, now, interval=interval, operator=release)
     if not mark.baseline_done:
         result = _baseline(ctx, mark)
     elif _watched_again(binding, mark):
@@ -303,7 +332,7 @@ def _oldest_if_full(items: Sequence[BadgeItem], page: PageInfo) -> datetime | No
 
 
 def _look(ctx: _Ctx, mark: WakeMark, rng: random.Random | None) -> Step:
-    listing, gap_needs, whole_from, pushed = _listing(ctx, mark)
+    listing, gap_needs, whole_from, pushed, hits = _listing(ctx, mark)
     known = {h.id for h in mark.handled}
     known |= {h.item.id for h in mark.held} | {p.item.id for p in mark.pending}
     legacy = set(mark.legacy_ids)
@@ -316,7 +345,14 @@ def _look(ctx: _Ctx, mark: WakeMark, rng: random.Random | None) -> Step:
     new = [i for i in unseen(listing, floor, known | legacy) if not _pushed_out(i, before)]
     judged = [(item, _judge(item, ctx)) for item in new]
     retried = [(p, _judge_pending(p, ctx)) for p in mark.pending]
-    needs = _needs(gap_needs, [j for _, j in judged], [j for _, j in retried if j is not None])
+    due_held = _due_held(ctx, mark)
+    rechecked = [(h, _recheck(h, ctx)) for h in due_held]
+    needs = _needs(
+        gap_needs,
+        [j for _, j in judged],
+        [j for _, j in retried if j is not None],
+        [j for _, j in rechecked],
+    )
     if needs:
         return Step(mark=mark, needs=needs)
 
@@ -338,12 +374,21 @@ def _look(ctx: _Ctx, mark: WakeMark, rng: random.Random | None) -> Step:
             finished.append(p.item)
         pending = []
 
-    held, held_until, wakes, notices = _wake(ctx, mark, ready, finished, rng)
+    released: list[tuple[BadgeItem, ItemDetail]] = []
+    rechecking = {h.item.id for h in due_held}
+    still_held = [h for h in mark.held if h.item.id not in rechecking]
+    for h, verdict in rechecked:
+        _apply_recheck(ctx, h, verdict, finished, released, still_held)
+    held, held_until, wakes, notices = _wake(ctx, mark, still_held, released, ready, finished, rng)
 
     open_items = [h.item for h in held] + [p.item for p in pending]
     decided_now = [i for i, j in judged if not isinstance(j, _Gone)]
     if whole_from is not None and (floor is None or whole_from > floor):
-        ctx.logs.append(_flood_line(floor, whole_from))
+        if hits:
+            hour = sum(g.pages for g in _gap_spent(ctx, mark))
+            ctx.logs.extend(_bound_line(ctx, h, hour) for h in hits)
+        else:
+            ctx.logs.append(_flood_line(floor, whole_from))
         if decided_now:
             whole_from = min(whole_from, min(i.created_at for i in decided_now) - _TICK)
     else:
@@ -366,6 +411,7 @@ def _look(ctx: _Ctx, mark: WakeMark, rng: random.Random | None) -> Step:
         pending=tuple(pending),
         active=ctx.eligible,
         own_posts=_own_post_state(ctx, mark),
+        gap_spent=_gap_spent(ctx, mark),
     )
     return Step(
         mark=new_mark,
@@ -380,17 +426,57 @@ def _pushed_out(item: BadgeItem, before: Mapping[Connection, datetime | None]) -
     return limit is not None and item.created_at < limit
 
 
+@dataclass(frozen=True, slots=True)
+class _BoundHit:
+    """A gap read that stopped at its bound before reaching ``stop``."""
+
+    connection: Connection
+    bound: int  # the pages it was allowed
+    pages: int  # the pages it read
+    items: int  # the items it read
+    reached: datetime | None  # the oldest time it read back to
+    stop: datetime  # where it had to reach
+    listed_from: datetime  # the oldest item of the badge's full window
+
+
+def _gap_pages(ctx: _Ctx) -> int:
+    """``gap_pages`` at the configured poll interval, scaled up with the one in force."""
+    base = ctx.monitor.poll_interval
+    interval = ctx.interval if ctx.interval is not None else base
+    if interval <= base or base <= timedelta(0):
+        return ctx.config.gap_pages
+    return math.ceil(ctx.config.gap_pages * (interval / base))
+
+
+def _hour_spent(ctx: _Ctx, mark: WakeMark) -> tuple[GapSpend, ...]:
+    return tuple(g for g in mark.gap_spent if g.at > ctx.now - _HOUR)
+
+
+def _gap_spent(ctx: _Ctx, mark: WakeMark) -> tuple[GapSpend, ...]:
+    """The mark's hourly ledger of gap pages, with what this look read."""
+    kept = _hour_spent(ctx, mark)
+    pages = sum(g.pages for g in ctx.facts.gaps.values())
+    return (*kept, GapSpend(ctx.now, pages)) if pages else kept
+
+
 def _listing(
     ctx: _Ctx, mark: WakeMark
-) -> tuple[list[BadgeItem], list[GapNeed], datetime | None, dict[Connection, datetime]]:
+) -> tuple[
+    list[BadgeItem], list[GapNeed], datetime | None, dict[Connection, datetime], list[_BoundHit]
+]:
     """The items to look at (badge plus gap reads), the gap reads still needed, from
-    when the listing is whole when that leaves a gap nobody will read, and that time
-    per connection whose own full window left the gap."""
+    when the listing is whole when that leaves a gap nobody will read, that time per
+    connection whose own full window left the gap, and the gap reads whose bound left it."""
     status = ctx.status
     items: dict[str, BadgeItem] = {}
     needs: list[GapNeed] = []
     whole: list[datetime] = []
     pushed: dict[Connection, datetime] = {}
+    hits: list[_BoundHit] = []
+    scaled = _gap_pages(ctx)
+    # What the hourly cap leaves; the connections are read one after the other, in this
+    # order, and each is allowed what the ones before it left.
+    left = ctx.config.gap_pages_per_hour - sum(g.pages for g in _hour_spent(ctx, mark))
     views: tuple[tuple[Connection, tuple[BadgeItem, ...], PageInfo, datetime | None], ...] = (
         ("comments", status.comments, status.comments_page, mark.comments_seen_to),
         ("reviews", status.reviews, status.reviews_page, mark.reviews_seen_to),
@@ -403,17 +489,30 @@ def _listing(
         settled = None if mark.listed_at is None else mark.listed_at - ctx.config.floor_lag
         if oldest is None or _continuous(oldest, mark.floor, seen_to, settled):
             continue
+        # Below ``seen_to`` and ``settled`` the last look saw everything; above either,
+        # a comment pushed out or listed late may hide behind the full window.
+        stop = _max_time(mark.floor, _min_time(seen_to, settled) if settled else None)
+        bound = max(0, min(scaled, left))
         if gap is not None:
+            left -= gap.pages
             if not gap.complete:
                 reached = min((i.created_at for i in gap.items), default=oldest)
                 pushed[name] = min(gap.reached or reached, reached, oldest)
                 whole.append(pushed[name])
+                assert stop is not None  # a gap is asked for only with a floor
+                hits.append(
+                    _BoundHit(name, bound, gap.pages, len(gap.items), gap.reached, stop, oldest)
+                )
         elif mark.floor is not None and ctx.config.gap_pages > 0 and page.start_cursor:
-            # Below ``seen_to`` and ``settled`` the last look saw everything; above either,
-            # a comment pushed out or listed late may hide behind the full window.
-            stop = _max_time(mark.floor, _min_time(seen_to, settled) if settled else None)
             assert stop is not None
-            needs.append(GapNeed(name, page.start_cursor, stop, ctx.config.gap_pages))
+            if needs:
+                continue  # asked for once the read before it is done
+            if bound > 0:
+                needs.append(GapNeed(name, page.start_cursor, stop, bound))
+            else:
+                pushed[name] = oldest
+                whole.append(oldest)
+                hits.append(_BoundHit(name, 0, 0, 0, None, stop, oldest))
         else:
             pushed[name] = oldest
             whole.append(oldest)
@@ -424,7 +523,7 @@ def _listing(
         settled = None if mark.listed_at is None else mark.listed_at - ctx.config.floor_lag
         if pcf is not None and not _continuous(pcf, mark.floor, seen, settled):
             whole.append(pcf)
-    return list(items.values()), needs, max(whole, default=None), pushed
+    return list(items.values()), needs, max(whole, default=None), pushed, hits
 
 
 def _continuous(
@@ -462,17 +561,28 @@ def _judge_pending(p: Pending, ctx: _Ctx) -> _Judged | None:
 
 
 def _run_rules(
-    item: BadgeItem, detail: ItemDetail | None, ctx: _Ctx, *, start: int, due: bool
+    item: BadgeItem,
+    detail: ItemDetail | None,
+    ctx: _Ctx,
+    *,
+    start: int,
+    due: bool,
+    reread: bool = False,
 ) -> _Judged | None:
     """``RULES[start:]`` in order, the rules before ``start`` passed already.
 
     The detail is read before the first rule that needs it (a comment deleted since the
     badge is ``_Gone``).  Not ``due`` (a retry not yet due): a read still missing or
-    failed means keep waiting (None), while an answer already read decides.
+    failed means keep waiting (None), while an answer already read decides.  ``reread``:
+    a held comment at its release, ``detail`` its fresh read (None: deleted, which the
+    ``exists`` rule decides); the own-post rule passes as it did before.
     """
     passed = list(RULE_NAMES[:start])
     for rule in RULES[start:]:
-        if "details" in rule.needs and detail is None:
+        if reread and "own-post" in rule.needs:
+            passed.append(rule.name)
+            continue
+        if "details" in rule.needs and detail is None and not reread:
             if item.id in ctx.facts.gone:
                 return _Gone()
             detail = ctx.facts.details.get(item.id)
@@ -502,6 +612,82 @@ def _run_rules(
     return _Trusted(detail)
 
 
+def _due_held(ctx: _Ctx, mark: WakeMark) -> list[Held]:
+    """The held comments to release in this step, each to be read again first: all of
+    them whose lookup retry (if any) is due, once the rate limit lets them go or an
+    operator released them; none while the PR is not eligible."""
+    if not mark.held or not ctx.eligible:
+        return []
+    if ctx.operator:
+        return list(mark.held)  # a lookup retry not yet due is tried now too
+    release = release_at(prune_wakes(mark.wakes, ctx.now, ctx.config), ctx.config)
+    if release is not None and ctx.now < release:
+        return []
+    return [h for h in mark.held if h.next_try is None or h.next_try <= ctx.now]
+
+
+def _recheck(h: Held, ctx: _Ctx) -> _Judged:
+    """A held comment at its release, through the rules again with its fresh read."""
+    if h.item.id not in ctx.facts.rereads:
+        return _Need(reread=h.item.id)
+    fresh = ctx.facts.rereads[h.item.id]
+    item = h.item
+    if fresh is not None and fresh.is_minimized:
+        item = msgspec.structs.replace(item, is_minimized=True)
+    judged = _run_rules(item, fresh, ctx, start=0, due=True, reread=True)
+    assert judged is not None  # a due run always decides or asks
+    return judged
+
+
+def _apply_recheck(
+    ctx: _Ctx,
+    h: Held,
+    verdict: _Judged,
+    finished: list[BadgeItem],
+    released: list[tuple[BadgeItem, ItemDetail]],
+    still_held: list[Held],
+) -> None:
+    """Release a re-read held comment with its current text, decide it, or keep it
+    held when its author's permission lookup failed."""
+    if isinstance(verdict, _Trusted):
+        released.append((h.item, verdict.detail))
+    elif isinstance(verdict, _Skip):
+        outcome: Outcome = "drop" if verdict.reason == "deleted" else "skip"
+        ctx.decide(h.item, outcome, verdict.reason, verdict.detail, verdict.rules)
+        finished.append(h.item)
+    elif isinstance(verdict, _Failed):
+        failures = h.failures + 1
+        delay = retry_delay(failures, ctx.monitor.permission_retries)
+        status = f"status {verdict.status}" if verdict.status is not None else "no answer"
+        if delay is None:
+            given_up = f"{failures} failed lookups at its release, last {status}"
+            ctx.decide(h.item, "skip", "lookup-failed", given_up, verdict.rules)
+            ctx.logs.append(
+                LogLine(
+                    "warning",
+                    f"a permission lookup failed {failures} times; a held comment on "
+                    f"{ctx.status.pr} was passed over as untrusted",
+                )
+            )
+            finished.append(h.item)
+        else:
+            retry_at = ctx.now + delay
+            still_held.append(
+                msgspec.structs.replace(
+                    h, detail=verdict.detail, failures=failures, next_try=retry_at
+                )
+            )
+            ctx.logs.append(
+                LogLine(
+                    "info",
+                    f"a permission lookup for a held comment on {ctx.status.pr} failed "
+                    f"({status}); it stays held, retry at {_iso(retry_at)}",
+                )
+            )
+    else:  # pragma: no cover - a re-read run never needs more reads or finds it gone
+        raise AssertionError(f"a held comment's re-read gave {verdict!r}")
+
+
 def _needs(gaps: list[GapNeed], *groups: Iterable[_Judged]) -> Needs:
     wanted = [j for group in groups for j in group if isinstance(j, _Need)]
     return Needs(
@@ -509,6 +695,7 @@ def _needs(gaps: list[GapNeed], *groups: Iterable[_Judged]) -> Needs:
         own_posts=_unique(j.own_post for j in wanted),
         permissions=_unique(j.permission for j in wanted),
         gaps=tuple(gaps),
+        rereads=_unique(j.reread for j in wanted),
     )
 
 
@@ -560,33 +747,51 @@ def _apply(
 def _wake(
     ctx: _Ctx,
     mark: WakeMark,
+    held: list[Held],
+    released: list[tuple[BadgeItem, ItemDetail]],
     ready: list[tuple[BadgeItem, ItemDetail]],
     finished: list[BadgeItem],
     rng: random.Random | None,
 ) -> tuple[list[Held], datetime | None, tuple[datetime, ...], list[Notice]]:
+    """The wake, if any: ``released`` (held comments re-read at their release) and
+    ``ready`` (trusted now) go out together; ``held`` stay held."""
     wakes = prune_wakes(mark.wakes, ctx.now, ctx.config)
-    held = list(mark.held)
     if not ctx.status.is_open:
         for h in held:
             ctx.decide(h.item, "drop", "pr-closed", closed_detail(ctx.status), _ALL_PASSED)
             finished.append(h.item)
         return [], None, wakes, []
-    if not ctx.eligible or not (held or ready):
-        return held, mark.held_until if held else None, wakes, []
+    if not ctx.eligible or not (held or ready or released):
+        return held, _held_until(held, wakes, ctx) if held else None, wakes, []
     release = release_at(wakes, ctx.config)
-    if release is not None and ctx.now < release:
+    limited = release is not None and ctx.now < release
+    if limited and not released:
+        assert release is not None
         for item, _ in ready:
             ctx.decide(item, "held", "rate-limit", f"until {_iso(release)}", _ALL_PASSED)
         held += [Held(item, detail, ctx.now) for item, detail in ready]
-        return held, release, wakes, []
-    batch = sorted([(h.item, h.detail) for h in held] + ready, key=lambda p: _order_key(p[0]))
+        return held, _held_until(held, wakes, ctx), wakes, []
+    if not (released or ready):
+        return held, _held_until(held, wakes, ctx), wakes, []
+    # ``limited`` here: an operator released the held comments before the limit would.
+    reason: Reason = "operator-release" if limited else "writer"
+    batch = sorted(released + ready, key=lambda p: _order_key(p[0]))
     assert ctx.binding.worker is not None
     notices = build_notices(ctx.binding.worker, ctx.status, batch, now=ctx.now, rng=rng)
     for item, detail in batch:
         inline = " ".join(i.id for i in detail.inline)
-        ctx.decide(item, "wake", "writer", f"inline {inline}" if inline else "", _ALL_PASSED)
+        ctx.decide(item, "wake", reason, f"inline {inline}" if inline else "", _ALL_PASSED)
         finished.append(item)
-    return [], None, (*wakes, ctx.now), list(notices)
+    wakes = (*wakes, ctx.now)
+    return held, _held_until(held, wakes, ctx) if held else None, wakes, list(notices)
+
+
+def _held_until(held: Sequence[Held], wakes: Sequence[datetime], ctx: _Ctx) -> datetime:
+    """When the first held comment may go: the rate limit's release, or later for one
+    whose permission lookup is waiting for its retry; ``now`` when nothing holds it."""
+    release = release_at(wakes, ctx.config)
+    due = [_max_time(release, h.next_try) or ctx.now for h in held]
+    return min(due, default=ctx.now)
 
 
 # -- the floor -----------------------------------------------------------------------
@@ -647,6 +852,31 @@ def _flood_line(floor: datetime | None, whole_from: datetime) -> LogLine:
         "info",
         f"comments created between {since} and {_iso(whole_from)} may have been skipped: "
         "the listing is whole only from the later time",
+    )
+
+
+def _bound_line(ctx: _Ctx, hit: _BoundHit, hour: int) -> LogLine:
+    """A gap read that hit its bound: counts and times only, never an author or text.
+    ``hour``: the gap pages read on this PR in the last hour, this look's included."""
+    c = ctx.config
+    kind = hit.connection
+    reached = _iso(hit.reached if hit.reached is not None else hit.listed_from)
+    if hit.bound == 0:
+        read = (
+            f"the {c.gap_pages_per_hour} gap pages an hour it may read on this PR are "
+            f"spent ({hour} in the last hour)"
+        )
+    else:
+        read = (
+            f"{hit.items} {kind} read in {hit.pages} of {hit.bound} pages allowed "
+            f"({c.gap_pages} pages a poll, {hour} of {c.gap_pages_per_hour} pages in the "
+            "last hour)"
+        )
+    return LogLine(
+        "warning",
+        f"a flood on {ctx.status.pr} outran the {kind} gap read: {read}; it reached back "
+        f"to {reached}, not to {_iso(hit.stop)}, so {kind} created between "
+        f"{_iso(hit.stop)} and {reached} may have been skipped",
     )
 
 

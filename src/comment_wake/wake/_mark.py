@@ -17,7 +17,16 @@ from review_monitor.seen import Seen
 
 from ._errors import MarkError
 
-__all__ = ["MARK_VERSION", "Handled", "Held", "Pending", "WakeMark", "decode_mark", "encode_mark"]
+__all__ = [
+    "MARK_VERSION",
+    "GapSpend",
+    "Handled",
+    "Held",
+    "Pending",
+    "WakeMark",
+    "decode_mark",
+    "encode_mark",
+]
 
 MARK_VERSION = 1
 """The version the wake mark is stored with; older marks still load."""
@@ -29,11 +38,15 @@ Handled = Seen
 
 
 class Held(msgspec.Struct, frozen=True):
-    """A trusted comment waiting on the rate limit (read once, never read again)."""
+    """A trusted comment waiting on the rate limit.  At its release it is read once more
+    (and its author's permission looked up again past the cache's lifetime);
+    ``failures`` counts the lookups that failed then."""
 
     item: BadgeItem
     detail: ItemDetail
     held_at: datetime
+    failures: int = 0
+    next_try: datetime | None = None  # after a failed lookup: not released before this
 
 
 class Pending(msgspec.Struct, frozen=True):
@@ -43,6 +56,13 @@ class Pending(msgspec.Struct, frozen=True):
     detail: ItemDetail
     failures: int
     next_retry: datetime
+
+
+class GapSpend(msgspec.Struct, frozen=True, array_like=True):
+    """Gap pages one look read on this PR (both connections), for the hourly cap."""
+
+    at: datetime
+    pages: int
 
 
 class WakeMark(msgspec.Struct, frozen=True, kw_only=True):
@@ -73,6 +93,8 @@ class WakeMark(msgspec.Struct, frozen=True, kw_only=True):
     # Eligible at the last step (bound, watched, open): timers only run while active.
     active: bool = True
     own_posts: bytes = b""  # the own-post matcher's state, opaque here
+    # The gap pages read in the last hour (``gap_pages_per_hour``), oldest first.
+    gap_spent: tuple[GapSpend, ...] = ()
     # The watch this mark was written under (its start time, as an identity): a mark of
     # an earlier watch starts again from a baseline.
     watched_since: datetime | None = None

@@ -43,6 +43,7 @@ Reason = Literal[
     "minimized",
     "bot",
     "verdict",
+    "deleted",
     "blank",
     "rereview-command",
     "own-post",
@@ -52,9 +53,10 @@ Reason = Literal[
     "flood-gap",
     "writer",  # wake: written by a person with write access
     "rate-limit",  # held
+    "operator-release",  # wake: held, and released by ``comment-wake release``
 ]
-"""Why: the rule that stopped the comment, or ``writer`` / ``rate-limit``
-(docs/trust-rules.md)."""
+"""Why: the rule that stopped the comment, or ``writer`` / ``rate-limit`` /
+``operator-release`` (docs/trust-rules.md)."""
 
 Connection = Literal["comments", "reviews"]
 """A PR's two listings the badge reads: issue comments and reviews."""
@@ -121,9 +123,12 @@ class Needs(msgspec.Struct, frozen=True):
     own_posts: tuple[str, ...] = ()  # item ids needing an own-post verdict
     permissions: tuple[str, ...] = ()  # logins, lower-cased, needing a permission lookup
     gaps: tuple[GapNeed, ...] = ()
+    # Held comments to read once more before their release, in one fresh detail query
+    # (never served from an earlier read).
+    rereads: tuple[str, ...] = ()
 
     def __bool__(self) -> bool:
-        return bool(self.details or self.own_posts or self.permissions or self.gaps)
+        return bool(self.details or self.own_posts or self.permissions or self.gaps or self.rereads)
 
 
 class OwnPostVerdict(Protocol):
@@ -142,6 +147,8 @@ class Facts:
 
     ``gone`` holds ids whose detail read found nothing (deleted since the badge).
     ``own_post_state``, when given, replaces the matcher's opaque state in the mark.
+    ``rereads`` holds the fresh detail of each held comment read again at its release
+    (None: deleted since).
     """
 
     details: Mapping[str, ItemDetail] = field(default_factory=dict)
@@ -150,6 +157,7 @@ class Facts:
     permissions: Mapping[str, PermissionAnswer | LookupFailed] = field(default_factory=dict)
     gaps: Mapping[Connection, GapRead] = field(default_factory=dict)
     own_post_state: bytes | None = None
+    rereads: Mapping[str, ItemDetail | None] = field(default_factory=dict)
 
 
 class Step(msgspec.Struct, frozen=True):

@@ -1,7 +1,8 @@
 """The per-PR rate limit: pure arithmetic over the PR's wake times.
 
 A wake at ``w`` counts in a sliding window of length ``W`` at every time ``t`` with
-``t - W < w <= t``.  At most ``cap`` wakes in any window means the next wake may go
+``t - W < w <= t``; a wake recorded after the present (the clock stepped backwards)
+counts as made now.  At most ``cap`` wakes in any window means the next wake may go
 at ``t`` only when fewer than ``cap`` earlier wakes are inside ``(t - W, t]``.
 """
 
@@ -34,6 +35,11 @@ def release_at(wakes: Sequence[datetime], config: WakeConfig) -> datetime | None
 def prune_wakes(
     wakes: Sequence[datetime], now: datetime, config: WakeConfig
 ) -> tuple[datetime, ...]:
-    """Only the wake times that can still limit a wake at ``now`` or later."""
+    """Only the wake times that can still limit a wake at ``now`` or later.
+
+    A wake time after ``now`` (the clock stepped backwards) is kept as ``now``: otherwise
+    the next wake would wait until the clock passed it again, however far that is; this
+    way the wait it causes is at most ``wake_min_gap``, and it leaves each window after
+    that window's length."""
     keep = max(config.wake_hour_window, config.wake_day_window, config.wake_min_gap)
-    return tuple(sorted(w for w in wakes if w > now - keep))
+    return tuple(sorted(min(w, now) for w in wakes if w > now - keep))

@@ -26,6 +26,7 @@ __all__ = ["NOTICE_KIND", "build_notice", "build_notices", "one_line_title"]
 NOTICE_KIND = "comment-wake"
 """The kind of a comment-wake notice in the outbox and on the wire."""
 _TITLE_MAX = 100
+_URL_MAX = 500  # a GitHub comment URL: host, owner (39), repository (100), number, anchor
 _COMMENT_MAX = 8_000
 _MIN_CUT = 200  # a cut comment keeps at least this many characters
 
@@ -33,6 +34,12 @@ _MIN_CUT = 200  # a cut comment keeps at least this many characters
 def one_line_title(title: str) -> str:
     """The PR title is attacker-editable: cleaned, one line, capped."""
     return one_line(title, _TITLE_MAX)
+
+
+def _link(url: str) -> str:
+    """A URL from GitHub's data, never from a comment's text; the owner and repository names
+    in it are still someone's choice, so it is cleaned like a title."""
+    return one_line(url, _URL_MAX) if url.strip() else ""
 
 
 def _authors(items: Sequence[BadgeItem]) -> list[str]:
@@ -44,32 +51,55 @@ def _first_line(items: Sequence[BadgeItem], status: PrStatus) -> str:
     names = _authors(items)
     who = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
     noun = "Comment" if len(items) == 1 else "Comments"
-    return f"{noun} from {who} on {one_line_title(status.title)} #{status.pr.number}."
+    # The seed's sentence, with the PR named as GitHub writes a reference across repositories
+    # (owner/repo#N), in parentheses as the verdict notices have it: the title before it is
+    # anyone's text, and the parentheses keep it from running into the reference.
+    ref = one_line(str(status.pr), _URL_MAX)
+    return f"{noun} from {who} on {one_line_title(status.title)} ({ref})."
 
 
 def _fences(
-    item: BadgeItem, detail: ItemDetail, rng: random.Random | None, max_chars: int
+    item: BadgeItem,
+    detail: ItemDetail,
+    status: PrStatus,
+    rng: random.Random | None,
+    max_chars: int,
 ) -> list[str]:
     login = f"@{item.author.login}" if item.author is not None else "@ghost"
     parts: list[str] = []
     if not is_blank(detail.body):
         source = login if item.kind == "comment" else f"{login}, review"
-        parts.append(_fence(detail.body, source, detail.url, rng, max_chars))
+        parts.append(_fence(detail.body, source, detail.url, status, rng, max_chars))
     for inline in detail.inline:
         if is_blank(inline.body):
             continue
         line = inline.line if inline.line is not None else inline.original_line
         where = inline.path if line is None else f"{inline.path}:{line}"
-        parts.append(_fence(inline.body, f"{login} on {where}", inline.url, rng, max_chars))
+        source = f"{login} on {where}"
+        parts.append(_fence(inline.body, source, inline.url, status, rng, max_chars))
     return parts
 
 
-def _fence(text: str, source: str, url: str, rng: random.Random | None, max_chars: int) -> str:
-    fenced = fence(text, kind="comment", source=source, max_chars=max_chars, rng=rng)
-    if not fenced.truncated:
-        return fenced.text
-    # The URL is GitHub's own, not the commenter's text: it stays outside the fence.
-    return f"{fenced.text}\nCut to fit the notice: read the whole comment at {url}"
+def _fence(
+    text: str,
+    source: str,
+    url: str,
+    status: PrStatus,
+    rng: random.Random | None,
+    max_chars: int,
+) -> str:
+    """One comment fenced, then its URL (GitHub's, outside the fence), then for a comment cut
+    to fit a note pointing to that URL.  The notice header says once that the text grants
+    nothing, so the fence's header leaves that sentence out."""
+    fenced = fence(
+        text, kind="comment", source=source, max_chars=max_chars, rng=rng, grants_sentence=False
+    )
+    link = _link(url)
+    lines = [fenced.text, link or _link(status.url)]
+    if fenced.truncated:
+        where = "the link above" if link else "the pull request above"
+        lines.append(f"Cut to fit this notice: read the whole comment at {where}.")
+    return "\n".join(line for line in lines if line)
 
 
 def _notice_items(item: BadgeItem, detail: ItemDetail) -> list[NoticeItem]:
@@ -95,7 +125,7 @@ def _fitted(
     """The comment's fences, cut until a notice of it alone fits ``NOTICE_TEXT_LIMIT``."""
     max_chars = _COMMENT_MAX
     while True:
-        parts = _fences(item, detail, rng, max_chars)
+        parts = _fences(item, detail, status, rng, max_chars)
         over = len(_text([item], status, parts)) - NOTICE_TEXT_LIMIT
         if over <= 0 or max_chars <= _MIN_CUT:
             return parts

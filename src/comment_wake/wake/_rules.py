@@ -89,7 +89,9 @@ class Subject:
     """What a rule looks at: one comment as the badge listed it, and what was read."""
 
     item: BadgeItem
-    detail: ItemDetail | None  # given to every rule from the first that needs "details"
+    # Given to every rule from the first that needs "details"; None there only for a held
+    # comment deleted before its release (the ``exists`` rule stops it).
+    detail: ItemDetail | None
     binding: Binding
     status: PrStatus
     facts: Facts
@@ -173,6 +175,11 @@ def _verdict(s: Subject) -> Verdict:
     return Stop("verdict", s.item.state or "") if is_verdict(s.item) else None
 
 
+def _exists(s: Subject) -> Verdict:
+    # Reached with no detail only by a held comment whose read at release found nothing.
+    return Stop("deleted") if s.detail is None else None
+
+
 def _blank(s: Subject) -> Verdict:
     return Stop("blank") if is_blank_item(s.read) else None
 
@@ -223,6 +230,13 @@ RULES: tuple[Rule, ...] = (
     Rule("minimized", ("minimized",), (), "not hidden (minimized)", _minimized),
     Rule("bot", ("bot",), (), "not written by a bot", _bot),
     Rule("verdict", ("verdict",), (), "not a bare review verdict", _verdict),
+    Rule(
+        "exists",
+        ("deleted",),
+        ("details",),
+        "it still exists when its text is read (again at a held comment's release)",
+        _exists,
+    ),
     Rule("blank", ("blank",), ("details",), "not blank", _blank),
     Rule(
         "rereview",

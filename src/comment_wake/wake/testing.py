@@ -74,7 +74,11 @@ class WakeSim:
     logs: list[LogLine] = field(default_factory=list)
     lookups: list[str] = field(default_factory=list)
     detail_reads: list[str] = field(default_factory=list)
+    rereads: list[str] = field(default_factory=list)  # held ids read again at release
+    reread_failures: int = 0  # the next re-reads that fail (the service commits nothing)
     gap_reads: list[GapNeed] = field(default_factory=list)
+    # The poll interval in force, as the budget governor reports it (None: the configured).
+    interval: timedelta | None = None
     last_status: PrStatus | None = None
 
     def __post_init__(self) -> None:
@@ -136,6 +140,9 @@ class WakeSim:
     def edit(self, id: str, body: str) -> None:
         self.items[id].body = body
 
+    def minimize(self, id: str) -> None:
+        self.items[id].item = _replace_item(self.items[id].item, is_minimized=True)
+
     # -- the service's side ----------------------------------------------------------
 
     def badge(self) -> PrStatus:
@@ -163,13 +170,14 @@ class WakeSim:
             reviews_page=r_page,
         )
 
-    def poll(self, now: datetime) -> Step:
+    def poll(self, now: datetime, *, release: bool = False) -> Step | None:
+        """A badge poll; None when a read failed (nothing committed, as the service)."""
         self.last_status = self.badge()
-        return self._run(now, self.last_status)
+        return self._run(now, self.last_status, release=release)
 
-    def tick(self, now: datetime) -> Step:
-        """A timer call with the last badge."""
-        return self._run(now, self.last_status)
+    def tick(self, now: datetime, *, release: bool = False) -> Step | None:
+        """A timer call with the last badge (``release``: an operator's release)."""
+        return self._run(now, self.last_status, release=release)
 
     def due(self) -> datetime | None:
         return None if self.mark is None else next_due(decode_mark(self.mark))
@@ -201,7 +209,7 @@ class WakeSim:
 
     # -- internals -------------------------------------------------------------------
 
-    def _run(self, now: datetime, status: PrStatus | None) -> Step:
+    def _run(self, now: datetime, status: PrStatus | None, *, release: bool = False) -> Step | None:
         facts = Facts()
         mark = self.current_mark()
         for _ in range(8):
@@ -214,11 +222,16 @@ class WakeSim:
                 monitor=self.monitor,
                 now=now,
                 rng=self._rng,
+                release=release,
+                interval=self.interval,
             )
             if result.done:
                 self.mark = encode_mark(result.mark)
                 self._record(result)
                 return result
+            if result.needs.rereads and self.reread_failures > 0:
+                self.reread_failures -= 1
+                return None
             facts = self._read(result, facts, now)
         raise AssertionError("the core kept asking for reads")
 
@@ -250,7 +263,14 @@ class WakeSim:
         for need in needs.gaps:
             self.gap_reads.append(need)
             gaps[need.connection] = self._gap(need)
-        return Facts(details, frozenset(gone), own, perms, gaps, facts.own_post_state)
+        rereads = dict(facts.rereads)
+        for i in needs.rereads:
+            self.rereads.append(i)
+            s = self.items.get(i)
+            rereads[i] = None if s is None else self._detail(s)
+        return Facts(
+            details, frozenset(gone), own, perms, gaps, facts.own_post_state, rereads=rereads
+        )
 
     def _lookup(self, login: str, now: datetime) -> PermissionAnswer | LookupFailed:
         for key in (login, "*"):
@@ -284,7 +304,15 @@ class WakeSim:
         return tuple(s.item for s in shown if s.listed), page
 
     def _detail(self, s: SimItem) -> ItemDetail:
-        return ItemDetail(s.item.id, s.item.kind, s.body, self._url(s.item), None, s.inline)
+        return ItemDetail(
+            s.item.id,
+            s.item.kind,
+            s.body,
+            self._url(s.item),
+            None,
+            s.inline,
+            is_minimized=s.item.is_minimized,
+        )
 
     def _add(
         self,

@@ -159,6 +159,7 @@ def test_a_missing_publisher_is_a_usage_error(
 def test_unbind_of_an_unknown_worker_exits_2(
     capsys: pytest.CaptureFixture[str], state_dir: Path
 ) -> None:
+    _orchestrator(capsys, state_dir)
     code, _, err = _run(capsys, "unbind", "ghost", "--state-dir", str(state_dir))
     assert (2, "comment-wake unbind: no worker 'ghost' is bound") == (code, err.split(";")[0])
 
@@ -313,3 +314,22 @@ def test_bind_warns_when_a_recipes_session_id_is_not_a_uuid_but_binds_it(
     with _registry(state_dir) as reg:
         bound = reg.worker("w1") is not None
     assert (0, True, bool(warned), warned in err) == (code, bound, "warning" in err, True)
+
+
+def test_archive_says_its_pr_is_no_longer_polled(
+    capsys: pytest.CaptureFixture[str], state_dir: Path
+) -> None:
+    _orchestrator(capsys, state_dir)
+    _run(
+        capsys, "bind", "w1", "octo/repo#1", "--orchestrator", "o1", "--inbox",
+        "--state-dir", str(state_dir),
+    )  # fmt: skip
+    code, out, _ = _run(capsys, "archive", "w1", "--state-dir", str(state_dir))
+    assert (
+        0,
+        [
+            "archived w1 (octo/repo#1); its notices now go to o1",
+            "octo/repo#1 is no longer polled: comments on it from now on are never seen (only a "
+            "PR bound to a live worker wakes anyone); bind a worker to it to watch it again",
+        ],
+    ) == (code, out.splitlines())

@@ -14,6 +14,8 @@ from comment_wake.store import (
     open_sync_store,
     reactions,
     read_record,
+    release_requests,
+    request_release,
 )
 from review_monitor import PrRef, Watch
 from review_monitor.store import Mark, SyncStore
@@ -118,3 +120,9 @@ def test_every_part_of_an_old_store_is_recorded_at_version_one(old_store: Path) 
         )
     )
     assert expected == parts
+
+
+def test_an_old_store_takes_a_release_request_without_a_new_table(old_store: Path) -> None:
+    with open_sync_store(old_store) as db:
+        request_release(db, PR, at=T0)
+        assert [PR] == [r.pr for r in release_requests(db)]

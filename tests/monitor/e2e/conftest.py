@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -19,7 +19,7 @@ from typing import Any
 import anyio
 import pytest
 
-from review_monitor import GitHubConfig, Monitor, MonitorConfig, Notice, PrRef
+from review_monitor import GitHubConfig, Monitor, MonitorConfig, MonitorEvent, Notice, PrRef
 from review_monitor.github import RetryPolicy
 from review_monitor.store import OutboxEntry, Store, SyncStore
 from review_monitor.testing import FakeGitHub, InMemoryPublisher, VirtualClock
@@ -51,6 +51,7 @@ class World:
         timeout: str = "30s",
         retry: RetryPolicy | None = None,
         token: str | None = TOKEN,
+        on_event: Callable[[MonitorEvent], None] | None = None,
     ) -> AsyncIterator[Monitor]:
         monitor = Monitor(
             store_path=self.store_path,
@@ -59,6 +60,7 @@ class World:
             clock=self.clock,
             token=token,
             retry=retry or RetryPolicy(attempts=2),
+            on_event=on_event,
         )
         async with monitor:
             yield monitor

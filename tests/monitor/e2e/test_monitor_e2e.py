@@ -55,6 +55,17 @@ async def test_a_tiny_budget_stretches_the_interval_and_says_so_once(
 
 
 @pytest.mark.anyio
+@pytest.mark.parametrize("graphql_limit", [60])
+async def test_poll_interval_is_the_interval_the_governor_stretched_to(world: World) -> None:
+    await prs_in(world, 150, repos=3)
+    async with world.monitor() as monitor, world.running(monitor):
+        before = monitor.poll_interval
+        await world.run_for(2 * M)
+        after = monitor.poll_interval
+    assert (M, 373 * S) == (before, after)
+
+
+@pytest.mark.anyio
 async def test_a_token_without_push_access_is_reported_once_clearly(
     world: World, logs: pytest.LogCaptureFixture
 ) -> None:

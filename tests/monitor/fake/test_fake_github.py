@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from review_monitor import PrRef
-from review_monitor._queries import badge_query, detail_query
+from review_monitor._queries import badge_query, detail_query, gap_query
 from review_monitor.testing import FakeGitHub, Fault, FixedClock
 
 Gql = Callable[..., Any]
@@ -297,3 +297,44 @@ async def test_served_over_loopback_for_async_tests(fake: FakeGitHub) -> None:
     async with fake.serve() as base_url, httpx.AsyncClient(base_url=base_url) as c:
         login = (await c.get("/user")).json()["login"]
     assert "octo-worker" == login
+
+
+def test_an_int_literal_beyond_32_bits_is_refused_as_github_refuses_it(gql: Gql) -> None:
+    document, variables = badge_query(
+        [PrRef("octo", "repo", 1), PrRef("octo", "repo", 3_000_000_000)]
+    )
+    answer = gql(document, variables)
+    assert {
+        "errors": [
+            {
+                "path": ["query Badge", "r0", "p3000000000", "number"],
+                "extensions": {
+                    "code": "argumentLiteralsIncompatible",
+                    "typeName": "Field",
+                    "argumentName": "number",
+                },
+                "locations": [{"line": 4, "column": 30}],
+                "message": "Argument 'number' on Field 'pullRequest' has an invalid value "
+                "(3000000000). Expected type 'Int!'.",
+            }
+        ]
+    } == answer
+
+
+def test_an_int_variable_beyond_32_bits_is_refused_as_github_refuses_it(gql: Gql) -> None:
+    document, variables = gap_query(PrRef("octo", "repo", 3_000_000_000), "comments", "Y3Vy")
+    answer = gql(document, variables)
+    assert {
+        "errors": [
+            {
+                "extensions": {
+                    "value": 3_000_000_000,
+                    "problems": [
+                        {"path": [], "explanation": "Could not coerce value 3000000000 to Int"}
+                    ],
+                },
+                "locations": [{"line": 1, "column": 45}],
+                "message": "Variable $number of type Int! was provided invalid value",
+            }
+        ]
+    } == answer

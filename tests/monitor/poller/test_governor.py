@@ -75,3 +75,32 @@ def test_relaxing_is_said_once_more() -> None:
         relaxed.note,
         after.note,
     )
+
+
+def _greedy_hints(g: BudgetGovernor, hours: int) -> list[datetime]:
+    """Spend one point on a hint as soon as the governor allows, for ``hours``."""
+    spent: list[datetime] = []
+    t = T0
+    while True:
+        t = g.hint_ready_at(t, 1.0)
+        if t >= T0 + hours * 3600 * S:
+            return spent
+        g.spend_hint(1.0, t)
+        spent.append(t)
+
+
+def test_a_burst_of_hints_runs_at_once_up_to_a_tenth_of_the_hint_share() -> None:
+    spent = _greedy_hints(governor(), 1)
+    assert ([T0] * 50, T0 + 8 * S) == (spent[:50], spent[50])
+
+
+def test_hinted_polls_spend_at_most_the_hint_share_in_any_hour() -> None:
+    spent = _greedy_hints(governor(), 3)
+    busiest = max(sum(1 for u in spent if t <= u <= t + 3600 * S) for t in spent)
+    assert 500 == busiest  # hint_share 0.1 of 5000 points
+
+
+def test_the_hint_share_grows_with_the_budget_github_reports() -> None:
+    g = governor()
+    g.record(batch=None, cost=1, remaining=15000, reset_at=None)
+    assert 1500 == g.hint_points_per_hour

@@ -365,3 +365,39 @@ async def test_poll_round_polls_every_batch_once(clock: VirtualClock, badges: Fa
     rec = Recorder()
     await make(clock, badges, prs(3), rec, batch_size=2).poll_round()
     assert (2, 3) == (len(badges.calls), len(rec.calls))
+
+
+@pytest.mark.anyio
+async def test_a_pr_is_polled_on_hints_at_most_once_per_hint_min_gap(
+    clock: VirtualClock, badges: FakeBadges
+) -> None:
+    t0 = clock.now()
+    poller = make(clock, badges, [A, B, C], batch_size=1)
+    async with running(poller, clock):
+        await clock.advance(50 * S)
+        for _ in range(30):  # a hint every second, from 50 s to 79 s
+            poller.poll_now(C)
+            await clock.advance(S)
+        await clock.advance(10 * S)
+    expected = [t0 + 40 * S, t0 + 52 * S, t0 + 62 * S, t0 + 72 * S, t0 + 82 * S]
+    assert expected == badges.polled(C)
+
+
+@pytest.mark.anyio
+async def test_hints_past_the_hint_share_wait_for_the_governor_and_share_one_poll(
+    clock: VirtualClock, badges: FakeBadges
+) -> None:
+    t0 = clock.now()
+    watched = prs(60)
+    poller = make(clock, badges, watched, interval="1h")  # rounds at 0 s and 30 min
+    poller.governor.hint_share = 0.01  # 50 points an hour: a burst of 5, then one per 80 s
+    async with running(poller, clock):
+        await clock.advance(59 * S)
+        for pr in watched[10:17]:  # seven PRs hinted one second apart
+            poller.poll_now(pr)
+            await clock.advance(S)
+        await clock.advance(100 * S)
+    hinted = [(t - t0, batch) for t, batch in badges.calls if t > t0]
+    expected = [(n * S, (pr,)) for n, pr in zip(range(61, 66), watched[10:15], strict=True)]
+    # 0.05 points left after the burst: the last two wait 76 s for one point, and share it.
+    assert [*expected, (141 * S, tuple(watched[15:17]))] == hinted

@@ -18,6 +18,7 @@ from typing import Any, Self
 
 from review_monitor._clock import Clock, SystemClock
 
+from ._faults import check_store_file, corrupt_error, is_corrupt
 from ._schema import Tables, migrate
 
 __all__ = [
@@ -81,8 +82,13 @@ class Database:
         self.path = path
 
     @staticmethod
-    def connect(path: Path, parts: Sequence[Tables], clock: Clock | None) -> sqlite3.Connection:
-        """Open (creating if needed) the file at ``path`` and migrate ``parts``."""
+    def connect(
+        path: Path, parts: Sequence[Tables], clock: Clock | None, *, create: bool = True
+    ) -> sqlite3.Connection:
+        """Open the file at ``path`` (creating it if needed and ``create``) and migrate
+        ``parts``.  A missing store without ``create`` raises ``StoreMissingError``; an
+        empty, foreign or damaged file ``StoreCorruptError``, never a fresh store."""
+        check_store_file(path, create=create)
         path.parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=10.0)
         try:
@@ -91,6 +97,11 @@ class Database:
             conn.execute("PRAGMA foreign_keys = ON")
             conn.execute("PRAGMA busy_timeout = 10000")
             migrate(conn, parts, (clock or SystemClock()).now())
+        except sqlite3.Error as exc:
+            conn.close()
+            if is_corrupt(exc):
+                raise corrupt_error(path, exc) from None
+            raise
         except BaseException:
             conn.close()
             raise

@@ -28,12 +28,18 @@ class SyncStore(WatchesPart, MarksPart, OutboxPart, StatePart):
 
     @classmethod
     def open(
-        cls, path: Path | str, *, clock: Clock | None = None, tables: Sequence[Tables] = ()
+        cls,
+        path: Path | str,
+        *,
+        clock: Clock | None = None,
+        tables: Sequence[Tables] = (),
+        create: bool = True,
     ) -> SyncStore:
-        """Open (creating if needed) the store at ``path`` and migrate the monitor's parts
-        and ``tables``, the application's parts."""
+        """Open the store at ``path`` and migrate the monitor's parts and ``tables``, the
+        application's parts.  ``create=False`` (a command that only reads) raises
+        ``StoreMissingError`` instead of creating a store."""
         path = Path(path)
-        return cls(cls.connect(path, (*MONITOR_TABLES, *tables), clock), path)
+        return cls(cls.connect(path, (*MONITOR_TABLES, *tables), clock, create=create), path)
 
     def commit(
         self,

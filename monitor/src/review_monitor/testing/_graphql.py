@@ -4,6 +4,12 @@ Queries run with graphql-core against a subset of GitHub's own schema
 (``github-schema-subset.graphql``), priced with GitHub's published formula (``_cost.py``)
 against an hourly budget; a query over the node limit or the budget is refused as GitHub
 refuses it.
+
+A query that fails validation is answered as GitHub answers it: ``errors`` and no
+``data`` key.  An ``Int`` literal beyond 32 bits (``pullRequest(number: 3000000000)``)
+gets GitHub's own error (graphql-ruby's ``argumentLiteralsIncompatible``, with the path of
+aliases from the operation to the argument) instead of graphql-core's wording, and an
+``Int`` variable beyond 32 bits gets GitHub's "was provided invalid value" error.
 """
 
 from __future__ import annotations
@@ -14,8 +20,32 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from graphql import GraphQLError, GraphQLSchema, build_schema, execute_sync, parse, validate
-from graphql.language import DocumentNode, OperationDefinitionNode
+from graphql import (
+    GraphQLError,
+    GraphQLNamedType,
+    GraphQLSchema,
+    build_schema,
+    execute_sync,
+    get_named_type,
+    parse,
+    validate,
+)
+from graphql.language import (
+    ArgumentNode,
+    DocumentNode,
+    FieldNode,
+    FragmentDefinitionNode,
+    InlineFragmentNode,
+    IntValueNode,
+    ListTypeNode,
+    NamedTypeNode,
+    NonNullTypeNode,
+    OperationDefinitionNode,
+    SelectionSetNode,
+    VariableDefinitionNode,
+    print_ast,
+)
+from graphql.language.location import get_location
 
 from review_monitor._queries import OPERATION_KINDS
 
@@ -78,6 +108,7 @@ class GraphQLEndpoint:
             record(kind, "POST", path, 401, 0, operation, variables)
             return unauthorised
         schema = schema_subset()
+        problems = problems or _int_variable_errors(document, variables, operation)
         if problems:
             record(kind, "POST", path, 200, 0, operation, variables)
             return json_answer(200, {"errors": problems})
@@ -138,11 +169,138 @@ class GraphQLEndpoint:
         found = self._prepared.get(query)
         if found is None:
             document = parse(query)
-            problems = [dict(e.formatted) for e in validate(schema_subset(), document)]
+            problems = _github_problems(document, validate(schema_subset(), document))
             if len(self._prepared) >= 256:
                 self._prepared.clear()
             found = self._prepared[query] = (document, problems)
         return found
+
+
+_INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
+
+
+def _github_problems(document: DocumentNode, errors: list[GraphQLError]) -> list[dict[str, Any]]:
+    """graphql-core's validation errors, with each out-of-range ``Int`` literal argument
+    reported as GitHub reports it."""
+    ours = _int_literal_errors(document)
+    replaced = {id(value) for value, _ in ours}
+    kept = [
+        dict(e.formatted) for e in errors if not any(id(node) in replaced for node in e.nodes or ())
+    ]
+    return [error for _, error in ours] + kept
+
+
+def _int_literal_errors(document: DocumentNode) -> list[tuple[IntValueNode, dict[str, Any]]]:
+    schema = schema_subset()
+    found: list[tuple[IntValueNode, dict[str, Any]]] = []
+
+    def walk(
+        selections: SelectionSetNode | None, parent: GraphQLNamedType, path: list[str]
+    ) -> None:
+        if selections is None:
+            return
+        fields = getattr(parent, "fields", {})
+        for selection in selections.selections:
+            if isinstance(selection, InlineFragmentNode):
+                condition = selection.type_condition
+                inner = schema.get_type(condition.name.value) if condition else parent
+                if inner is not None:
+                    walk(selection.selection_set, inner, path)
+                continue
+            if not isinstance(selection, FieldNode):
+                continue
+            definition = fields.get(selection.name.value)
+            if definition is None:
+                continue
+            key = (selection.alias or selection.name).value
+            for argument in selection.arguments or ():
+                check(selection, argument, definition.args.get(argument.name.value), [*path, key])
+            walk(selection.selection_set, get_named_type(definition.type), [*path, key])
+
+    def check(field: FieldNode, argument: ArgumentNode, definition: Any, path: list[str]) -> None:
+        value = argument.value
+        if definition is None or not isinstance(value, IntValueNode):
+            return
+        if get_named_type(definition.type).name != "Int":
+            return
+        if _INT_MIN <= int(value.value) <= _INT_MAX:
+            return
+        name = argument.name.value
+        error: dict[str, Any] = {
+            "path": [*path, name],
+            "extensions": {
+                "code": "argumentLiteralsIncompatible",
+                "typeName": "Field",
+                "argumentName": name,
+            },
+            "locations": _locations(argument),
+            "message": (
+                f"Argument '{name}' on Field '{field.name.value}' has an invalid value "
+                f"({value.value}). Expected type '{definition.type}'."
+            ),
+        }
+        found.append((value, error))
+
+    for definition in document.definitions:
+        if isinstance(definition, OperationDefinitionNode):
+            root = schema.get_root_type(definition.operation)
+            label = definition.operation.value
+            if definition.name is not None:
+                label = f"{label} {definition.name.value}"
+            if root is not None:
+                walk(definition.selection_set, root, [label])
+        elif isinstance(definition, FragmentDefinitionNode):
+            on = schema.get_type(definition.type_condition.name.value)
+            if on is not None:
+                walk(definition.selection_set, on, [f"fragment {definition.name.value}"])
+    return found
+
+
+def _int_variable_errors(
+    document: DocumentNode, variables: Mapping[str, Any], operation: str | None
+) -> list[dict[str, Any]]:
+    """GitHub's error for each ``Int`` variable whose value is beyond 32 bits."""
+    out: list[dict[str, Any]] = []
+    for definition in document.definitions:
+        if not isinstance(definition, OperationDefinitionNode):
+            continue
+        if (definition.name.value if definition.name else None) != operation:
+            continue
+        for declared in definition.variable_definitions or ():
+            name = declared.variable.name.value
+            value = variables.get(name)
+            named = declared.type
+            while isinstance(named, NonNullTypeNode | ListTypeNode):
+                named = named.type
+            if not isinstance(named, NamedTypeNode) or named.name.value != "Int":
+                continue
+            if not isinstance(value, int) or isinstance(value, bool):
+                continue
+            if _INT_MIN <= value <= _INT_MAX:
+                continue
+            out.append(
+                {
+                    "extensions": {
+                        "value": value,
+                        "problems": [
+                            {"path": [], "explanation": f"Could not coerce value {value} to Int"}
+                        ],
+                    },
+                    "locations": _locations(declared),
+                    "message": (
+                        f"Variable ${name} of type {print_ast(declared.type)} was provided "
+                        "invalid value"
+                    ),
+                }
+            )
+    return out
+
+
+def _locations(node: ArgumentNode | VariableDefinitionNode) -> list[dict[str, int]]:
+    if node.loc is None:
+        return []
+    where = get_location(node.loc.source, node.loc.start)
+    return [{"line": where.line, "column": where.column}]
 
 
 def _operation_name(document: DocumentNode, wanted: object) -> str | None:
