@@ -104,3 +104,24 @@ async def test_a_call_for_another_workers_comment_is_an_error_result(world: Any)
     await world.story(during)
     ((is_error, message),) = errors
     assert (True, True) == (is_error, "was not delivered to worker w1" in message)
+
+
+async def test_an_unknown_worker_gets_a_server_whose_every_tool_says_so(world: Any) -> None:
+    world.bind()
+    async with session(world, "nobody") as s:
+        result = await s.call_tool("message_orchestrator", {"text": "hello"})
+    assert (True, True) == (result.is_error, "no worker 'nobody' is bound" in text_of(result))
+
+
+async def test_without_a_store_the_server_starts_and_every_tool_says_where_it_looked(
+    world: Any,
+) -> None:
+    async with session(world) as s:
+        result = await s.call_tool("pr_review_monitor", {})
+    assert (True, True) == (result.is_error, "no state store at" in text_of(result))
+
+
+async def test_the_server_creates_no_store(world: Any) -> None:
+    async with session(world) as s:
+        await s.list_tools()
+    assert False is (world.state_dir / "state.db").exists()

@@ -13,7 +13,7 @@ from comment_wake.delivery import WORKER_MESSAGE_KIND, WORKER_REPORT_KIND
 from ._messages import WorkerKind, worker_notice
 from ._serve import serve, worker_tools
 from ._server import SERVER_NAME, TOOL_NAMES, build_server
-from ._tools import ToolLimits, ToolRefused, WorkerTools
+from ._tools import ToolLimits, ToolRefused, Tools, UnavailableTools, WorkerTools
 
 __all__ = [
     "SERVER_NAME",
@@ -22,6 +22,8 @@ __all__ = [
     "WORKER_REPORT_KIND",
     "ToolLimits",
     "ToolRefused",
+    "Tools",
+    "UnavailableTools",
     "WorkerKind",
     "WorkerTools",
     "build_server",

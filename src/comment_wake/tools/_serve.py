@@ -10,10 +10,10 @@ from comment_wake._paths import inbox_root, store_path
 from comment_wake.config import AppConfig
 from comment_wake.registry import Registry
 from comment_wake.store import open_sync_store
-from review_monitor import Clock, SystemClock
+from review_monitor import Clock, StoreError, SystemClock
 
 from ._server import build_server
-from ._tools import ToolLimits, WorkerTools
+from ._tools import ToolLimits, Tools, UnavailableTools, WorkerTools
 
 __all__ = ["serve", "worker_tools"]
 
@@ -21,11 +21,16 @@ __all__ = ["serve", "worker_tools"]
 @contextmanager
 def worker_tools(
     worker: str, config: AppConfig, state_dir: Path, *, clock: Clock | None = None
-) -> Iterator[WorkerTools]:
+) -> Iterator[Tools]:
     """``WorkerTools`` for ``worker`` over ``state_dir``'s store (opened without the
-    daemon's lease: the tools write short transactions beside it)."""
+    daemon's lease: the tools write short transactions beside it; never created here).
+    A store that cannot be opened gives ``UnavailableTools`` saying why."""
     clock = clock or SystemClock()
-    store = open_sync_store(store_path(state_dir), clock=clock)
+    try:
+        store = open_sync_store(store_path(state_dir), clock=clock, create=False)
+    except StoreError as exc:
+        yield UnavailableTools(worker, f"{exc}; start the server with the daemon's --state-dir")
+        return
     try:
         registry = Registry(store, inbox_root=inbox_root(state_dir), clock=clock)
         yield WorkerTools(

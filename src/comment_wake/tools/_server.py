@@ -19,7 +19,7 @@ from pydantic import Field
 
 from comment_wake.wake import PR_REVIEW_MONITOR_TOOL_DESCRIPTION
 
-from ._tools import ToolRefused, WorkerTools
+from ._tools import ToolRefused, Tools
 
 __all__ = ["SERVER_NAME", "TOOL_NAMES", "build_server"]
 
@@ -47,7 +47,7 @@ _ADDRESSED = (
 )
 
 
-def build_server(tools: WorkerTools) -> MCPServer[Any]:
+def build_server(tools: Tools) -> MCPServer[Any]:
     """An MCP server offering ``tools``' four calls under ``TOOL_NAMES``."""
     server: MCPServer[Any] = MCPServer(
         SERVER_NAME,

@@ -13,7 +13,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Final, get_args
+from typing import Any, Final, Protocol, get_args
 
 from comment_wake.app._status import read_status
 from comment_wake.delivery import WORKER_MESSAGE_KIND, WORKER_REPORT_KIND
@@ -35,7 +35,7 @@ from untrusted_fence import is_blank
 from ._ids import parse_comment_id
 from ._messages import WorkerKind, worker_notice
 
-__all__ = ["ToolLimits", "ToolRefused", "WorkerTools"]
+__all__ = ["ToolLimits", "ToolRefused", "Tools", "UnavailableTools", "WorkerTools"]
 
 _ADDRESSED: Final = get_args(Addressed)
 _ACTIONS: Final = ("status", "watch", "unwatch")
@@ -43,6 +43,43 @@ _ACTIONS: Final = ("status", "watch", "unwatch")
 
 class ToolRefused(Exception):
     """A tool call that cannot be done; the message is one line saying what to fix."""
+
+
+class Tools(Protocol):
+    """What the MCP server serves: ``WorkerTools``, or ``UnavailableTools``."""
+
+    @property
+    def worker(self) -> str: ...
+
+    def message_orchestrator(self, text: str) -> str: ...
+    def report(self, text: str, comment_ids: Sequence[str] = ()) -> str: ...
+    def pr_review_monitor(self, action: str = "status") -> dict[str, Any]: ...
+    def comment_addressed(
+        self, comment_ids: Sequence[str], outcome: str, note: str = ""
+    ) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class UnavailableTools:
+    """The tools of a worker whose state cannot be read (no store at the path, a damaged
+    one): the server still starts, and every call answers ``why``."""
+
+    worker: str
+    why: str
+
+    def message_orchestrator(self, text: str) -> str:
+        raise ToolRefused(self.why)
+
+    def report(self, text: str, comment_ids: Sequence[str] = ()) -> str:
+        raise ToolRefused(self.why)
+
+    def pr_review_monitor(self, action: str = "status") -> dict[str, Any]:
+        raise ToolRefused(self.why)
+
+    def comment_addressed(
+        self, comment_ids: Sequence[str], outcome: str, note: str = ""
+    ) -> dict[str, Any]:
+        raise ToolRefused(self.why)
 
 
 @dataclass(frozen=True, slots=True)
