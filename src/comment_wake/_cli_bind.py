@@ -32,6 +32,7 @@ from comment_wake.registry import (
     WebhookSpec,
     WorkerRecord,
 )
+from comment_wake.store import TwoSpellingsError
 from review_monitor import StoreError
 
 __all__ = ["register"]
@@ -96,7 +97,12 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         "again replaces its binding.",
     )
     bind.add_argument("worker", metavar="WORKER", help="the worker's id")
-    bind.add_argument("pr", metavar="PR", help="the pull request, as owner/name#N")
+    bind.add_argument(
+        "pr",
+        metavar="PR",
+        help="the pull request: owner/name#N, owner/name/pull/N or its URL "
+        "(https://HOST/owner/name/pull/N; HOST must be --host)",
+    )
     bind.add_argument(
         "--orchestrator", required=True, metavar="ID", help="the orchestrator that spawned it"
     )
@@ -119,7 +125,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         p = subparsers.add_parser(name, help=verb, description=verb[0].upper() + verb[1:] + ".")
         p.add_argument("worker", metavar="WORKER", help="the worker's id")
         add_location_options(p)
-        p.set_defaults(handler=_run(name, fn))
+        p.set_defaults(handler=_run(name, fn, check_spellings=False))
 
     listing = subparsers.add_parser(
         "list",
@@ -128,7 +134,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     )
     listing.add_argument("--json", action="store_true", help="one JSON document on stdout")
     add_location_options(listing)
-    listing.set_defaults(handler=_run("list", _list))
+    listing.set_defaults(handler=_run("list", _list, check_spellings=False))
 
     orch = subparsers.add_parser(
         "orchestrator",
@@ -161,17 +167,26 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
 _Handler = Callable[[argparse.Namespace, Registry, AppConfig], int]
 
 
-def _run(name: str, fn: _Handler) -> Callable[[argparse.Namespace], int]:
+def _run(
+    name: str, fn: _Handler, *, check_spellings: bool = True
+) -> Callable[[argparse.Namespace], int]:
+    # ``unbind``, ``archive`` and ``list`` open a store that binds one PR under two
+    # spellings: they are how it is fixed.
     def handler(args: argparse.Namespace) -> int:
         try:
             config, state_dir = load_location(args)
             with Registry.open(
-                state_dir, publisher_timeout=config.delivery.publisher_timeout
+                state_dir,
+                publisher_timeout=config.delivery.publisher_timeout,
+                check_spellings=check_spellings,
             ) as registry:
                 return fn(args, registry, config)
         except (_Usage, ConfigError, RegistryError) as exc:
             print(f"comment-wake {name}: {exc}", file=sys.stderr)
             return 2
+        except TwoSpellingsError as exc:
+            print(f"comment-wake {name}: {exc}", file=sys.stderr)
+            return 1
         except (StoreError, sqlite3.Error, OSError) as exc:
             print(f"comment-wake {name}: the state store failed: {exc}", file=sys.stderr)
             return 1

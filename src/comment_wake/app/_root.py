@@ -51,7 +51,7 @@ from comment_wake.events import (
 from comment_wake.hints import HintListener, load_secret, matching_watch
 from comment_wake.registry import Registry
 from comment_wake.service import DECISIONS, BindingSource, CommentWake
-from comment_wake.store import APP_TABLES, prune_reactions, prune_records
+from comment_wake.store import APP_TABLES, prune_reactions, prune_records, refuse_two_spellings
 from review_monitor import Clock, Monitor, PrRef, SystemClock
 from review_monitor.github import RetryPolicy
 from review_monitor.store import Store, SyncStore
@@ -380,6 +380,9 @@ async def open_app(
             rng=rng,
         )
         await stack.enter_async_context(monitor)
+        # One PR bound to two live workers under two spellings (an earlier build's store):
+        # refused here, before anything polls, with the command that fixes it.
+        refuse_two_spellings(monitor.store.sync)
         registry: Registry | None = None
         source: BindingSource
         if bindings is None:

@@ -135,10 +135,13 @@ class Registry:
         callbacks: Mapping[str, NoticeCallback] | None = None,
         publisher_timeout: timedelta = timedelta(minutes=2),
         environ: Mapping[str, str] | None = None,
+        check_spellings: bool = True,
     ) -> Registry:
         """Open (creating and migrating) ``state_dir/state.db``; the default inbox root is
-        ``state_dir/inbox``.  ``close`` closes the store it opened."""
-        store = open_sync_store(store_path(state_dir), clock=clock)
+        ``state_dir/inbox``.  ``close`` closes the store it opened.  A store that binds
+        one PR under two spellings is refused (``TwoSpellingsError``) unless
+        ``check_spellings`` is False (unbind, archive and list open it to fix it)."""
+        store = open_sync_store(store_path(state_dir), clock=clock, check_spellings=check_spellings)
         registry = cls(
             store,
             inbox_root=inbox_root or default_inbox_root(state_dir),
@@ -469,7 +472,10 @@ class Registry:
     @staticmethod
     def _pr(pr: PrRef | str, host: str) -> PrRef:
         if isinstance(pr, PrRef):
-            return pr
+            # A ref built in code meets the rules a typed one does (the number GitHub can
+            # hold, GitHub's name rules): checked through its ``owner/name#N`` form.
+            host = pr.host
+            pr = str(pr)
         if not isinstance(pr, str):
             raise RefusedInputError("the pull request must be a PrRef or owner/name#N")
         if not host or "/" in host or any(c.isspace() for c in host):

@@ -145,6 +145,10 @@ class CommentWake:
     ) -> None:
         self._last[new.pr] = new
         await self.look(new.pr, now)
+        # ``new.pr`` is spelled as GitHub spells it (``nameWithOwner``); a watch bound as
+        # ``Octo/Repo#1`` takes that spelling once, so ``list`` and ``status`` show it.
+        if any(w.pr.repo != new.pr.repo for w in watches if w.pr == new.pr):
+            await self._store.call(SyncStore.respell, new.pr, at=now)
 
     def due(self, pr: PrRef) -> datetime | None:
         """When the PR's timer fires next (None: no timer)."""

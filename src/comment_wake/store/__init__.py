@@ -37,6 +37,7 @@ from ._records import (
     record_items,
     records_under,
 )
+from ._spellings import TwoSpellingsError, refuse_two_spellings, two_spellings
 
 __all__ = [
     "APP_TABLES",
@@ -44,6 +45,7 @@ __all__ = [
     "RECORDS",
     "ReactionEntry",
     "ReactionStatus",
+    "TwoSpellingsError",
     "delete_record",
     "due_reactions",
     "get_record",
@@ -60,16 +62,29 @@ __all__ = [
     "read_records",
     "record_items",
     "records_under",
+    "refuse_two_spellings",
     "settle_reactions",
+    "two_spellings",
 ]
 
 APP_TABLES: tuple[Tables, ...] = (RECORDS, REACTIONS)
 """The app's own parts of the store, registered whenever the app opens it."""
 
 
-def open_sync_store(path: Path | str, *, clock: Clock | None = None) -> SyncStore:
-    """``SyncStore.open`` with comment-wake's tables."""
-    return SyncStore.open(path, clock=clock, tables=APP_TABLES)
+def open_sync_store(
+    path: Path | str, *, clock: Clock | None = None, check_spellings: bool = True
+) -> SyncStore:
+    """``SyncStore.open`` with comment-wake's tables.  A store that binds one PR under
+    two spellings raises ``TwoSpellingsError`` unless ``check_spellings`` is False (the
+    commands that fix it, and ``list``)."""
+    db = SyncStore.open(path, clock=clock, tables=APP_TABLES)
+    if check_spellings:
+        try:
+            refuse_two_spellings(db)
+        except BaseException:
+            db.close()
+            raise
+    return db
 
 
 def open_store(
@@ -79,5 +94,12 @@ def open_store(
     clock: Clock | None = None,
     executor: Executor = run_in_thread,
 ) -> Store:
-    """``Store.open`` with comment-wake's tables."""
-    return Store.open(path, lease=lease, clock=clock, tables=APP_TABLES, executor=executor)
+    """``Store.open`` with comment-wake's tables; ``TwoSpellingsError`` as
+    ``open_sync_store``."""
+    store = Store.open(path, lease=lease, clock=clock, tables=APP_TABLES, executor=executor)
+    try:
+        refuse_two_spellings(store.sync)
+    except BaseException:
+        store.close()
+        raise
+    return store
