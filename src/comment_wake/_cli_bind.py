@@ -316,7 +316,9 @@ def _list(args: argparse.Namespace, registry: Registry, config: AppConfig) -> in
     orchestrators = registry.orchestrators()
     if args.json:
         document = {
-            "workers": [_worker_json(w) for w in workers],
+            "workers": [
+                _worker_json(msgspec.structs.replace(w, pr=registry.spelled(w.pr))) for w in workers
+            ],
             "orchestrators": [_orchestrator_json(o) for o in orchestrators],
         }
         sys.stdout.write(msgspec.json.format(msgspec.json.encode(document)).decode() + "\n")
@@ -329,8 +331,9 @@ def _list(args: argparse.Namespace, registry: Registry, config: AppConfig) -> in
         return 0
     for w in workers:
         state = "archived" if w.archived else "bound"
+        pr = registry.spelled(w.pr)  # GitHub's spelling once polled
         print(
-            f"worker {w.worker}  {w.pr} ({w.pr.host})  {state}  orchestrator {w.orchestrator}\n"
+            f"worker {w.worker}  {pr} ({w.pr.host})  {state}  orchestrator {w.orchestrator}\n"
             f"  publisher: {_describe_publisher(w.publisher)}\n"
             f"  transcripts: {_describe_transcripts(w.transcripts)}"
         )

@@ -182,6 +182,11 @@ class Registry:
     def orchestrators(self) -> tuple[OrchestratorRecord, ...]:
         return tuple(_decode_orchestrator(b) for _, b in read_records(self._store, ORCHESTRATORS))
 
+    def spelled(self, pr: PrRef) -> PrRef:
+        """``pr`` as GitHub spells it once a poll has read it (its watch takes
+        ``nameWithOwner``); as given while unwatched or not polled yet."""
+        return next((w.pr for w in self._store.watches() if w.pr == pr), pr)
+
     def siblings(self, worker: str) -> tuple[WorkerRecord, ...]:
         """The other workers of ``worker``'s orchestrator, archived ones too."""
         me = self.worker(worker)

@@ -1,0 +1,118 @@
+"""A pull request bound in other letter case than GitHub's: one comment wakes its one
+worker once, the watch takes GitHub's spelling, and ``explain`` finds the decision by
+any spelling or by the comment's URL alone (in-process daemon on virtual time, the
+commands through ``cli.main``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from comment_wake.cli import main
+from comment_wake.registry import InboxSpec, Registry
+from comment_wake.store import open_sync_store
+from review_monitor import PrRef
+
+pytestmark = pytest.mark.anyio
+
+TYPED = PrRef("Octo", "Repo", 1)  # FakeGitHub's repository is octo/repo
+URL = "https://github.com/octo/repo/pull/1#issuecomment-4242"
+
+
+def _cli(world: Any, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    capsys.readouterr()
+    code = main([*args, *world.location()])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+async def _woken_once(world: Any) -> Any:
+    with Registry.open(world.state_dir) as registry:
+        registry.add_orchestrator("orch", InboxSpec())
+        registry.bind("w1", TYPED, orchestrator="orch", publisher=InboxSpec())
+    async with world.running() as run:
+        trusted = world.fake.post_comment(
+            world.pr, "maintainer", "please rename the widget", database_id=4242
+        )
+        await world.until(lambda: len(world.delivered_texts()) == 1, "the notice")
+        await world.rounds(run, 3)
+    return run, trusted
+
+
+async def test_one_comment_on_a_pr_bound_in_other_case_wakes_its_worker_once(
+    world: Any,
+) -> None:
+    run, trusted = await _woken_once(world)
+    assert ([(trusted,)], [(trusted, "wake", "writer")], 1) == (
+        run.events.wakes,
+        [o for o in run.events.outcomes() if o[0] == trusted],
+        len(world.delivered_texts()),
+    )
+
+
+async def test_the_watch_takes_githubs_spelling_from_the_first_poll(world: Any) -> None:
+    await _woken_once(world)
+    with open_sync_store(world.state_dir / "state.db") as db:
+        assert ["octo/repo#1"] == [str(w.pr) for w in db.watches()]
+
+
+async def test_list_shows_githubs_spelling_once_polled(
+    world: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    await _woken_once(world)
+    code, out, _ = _cli(world, capsys, "list")
+    assert (0, "worker w1  octo/repo#1 (github.com)  bound") == (code, out.splitlines()[0][:42])
+
+
+async def test_explain_finds_the_decision_under_the_spelling_typed_at_bind(
+    world: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    await _woken_once(world)
+    code, out, _ = _cli(world, capsys, "explain", "Octo/Repo#1", "4242")
+    assert (0, "woke worker w1 (writer)") == (code, out.splitlines()[0])
+
+
+async def test_explain_takes_the_comments_url_alone(
+    world: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    await _woken_once(world)
+    code, out, _ = _cli(world, capsys, "explain", URL)
+    assert (0, "woke worker w1 (writer)") == (code, out.splitlines()[0])
+
+
+async def test_explain_takes_the_pr_as_a_url(
+    world: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    await _woken_once(world)
+    code, out, _ = _cli(world, capsys, "explain", "https://github.com/Octo/Repo/pull/1", "4242")
+    assert (0, "woke worker w1 (writer)") == (code, out.splitlines()[0])
+
+
+def test_explain_given_a_lone_text_that_is_no_comment_url_says_both_forms(
+    world: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    world.bind()
+    code, _, err = _cli(world, capsys, "explain", "octo/repo#1")
+    assert (2, 1) == (code, len(err.splitlines()))
+    assert "explain PR COMMENT), or the comment's URL alone" in err
+
+
+def test_explain_refuses_a_comment_url_of_another_pr(
+    world: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    world.bind()
+    code, _, err = _cli(world, capsys, "explain", "octo/repo#2", URL)
+    assert (2, "the comment's URL is on octo/repo#1, not on octo/repo#2") == (
+        code,
+        err.split(": ", 1)[1].split(":")[0],
+    )
+
+
+def test_explain_refuses_a_comment_url_on_another_host(
+    world: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    world.bind()
+    code, _, err = _cli(world, capsys, "explain", URL.replace("github.com", "ghe.example.com"))
+    assert 2 == code
+    assert "on ghe.example.com, but the host is github.com" in err
