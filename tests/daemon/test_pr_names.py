@@ -116,3 +116,15 @@ def test_explain_refuses_a_comment_url_on_another_host(
     code, _, err = _cli(world, capsys, "explain", URL.replace("github.com", "ghe.example.com"))
     assert 2 == code
     assert "on ghe.example.com, but the host is github.com" in err
+
+
+async def test_the_embedding_api_explains_by_the_comments_url_alone(world: Any) -> None:
+    with Registry.open(world.state_dir) as registry:
+        registry.add_orchestrator("orch", InboxSpec())
+        registry.bind("w1", TYPED, orchestrator="orch", publisher=InboxSpec())
+    async with world.running() as run:
+        world.fake.post_comment(world.pr, "maintainer", "please rename it", database_id=4242)
+        await world.until(lambda: len(world.delivered_texts()) == 1, "the notice")
+        [by_url] = await run.daemon.app.explain(URL)
+        [by_typed] = await run.daemon.app.explain("Octo/Repo#1", "4242")
+    assert ("wake", "wake") == (by_url.record.outcome, by_typed.record.outcome)

@@ -56,7 +56,7 @@ from review_monitor import Clock, Monitor, PrRef, SystemClock
 from review_monitor.github import RetryPolicy
 from review_monitor.store import Store, SyncStore
 
-from ._explain import Explanation, explain_comment
+from ._explain import COMMENT_URL_FORMS, Explanation, comment_target, explain_comment
 from ._snapshot import snapshot_store
 from ._state import DAEMON_STATE_KEY, DaemonState, StatusTracker
 from ._status import StatusReport, read_status
@@ -168,10 +168,22 @@ class App:
         report = await self.monitor.store.call(read_status, self.config.wake, now)
         return msgspec.structs.replace(report, daemon_running=True, daemon=self.state())
 
-    async def explain(self, pr: PrRef | str, comment: str) -> tuple[Explanation, ...]:
+    async def explain(self, pr: PrRef | str, comment: str | None = None) -> tuple[Explanation, ...]:
         """Every recorded decision about ``comment`` (a node id, a database id or its
-        URL) on ``pr``, each with the rule walk ``comment-wake explain`` shows."""
-        ref = pr if isinstance(pr, PrRef) else PrRef.parse(pr, host=self.monitor.client.host)
+        URL) on ``pr`` (a ``PrRef`` or any form ``PrRef.parse`` takes), each with the
+        rule walk ``comment-wake explain`` shows; ``explain(url)`` takes a comment's URL
+        alone.  ``ValueError`` for a PR or URL that cannot be read."""
+        host = self.monitor.client.host
+        if comment is None:
+            target = None if isinstance(pr, PrRef) else comment_target(pr, host=host)
+            if target is None:
+                raise ValueError(
+                    "give the pull request and the comment, or a comment's URL "
+                    f"({COMMENT_URL_FORMS})"
+                )
+            ref, comment = target[0], str(pr)
+        else:
+            ref = pr if isinstance(pr, PrRef) else PrRef.parse(pr, host=host)
         return await self.monitor.store.call(explain_comment, ref, comment)
 
     def poll_now(self, pr: PrRef) -> None:
