@@ -10,8 +10,10 @@ from typing import Any
 import pytest
 
 from comment_wake.cli import main
+from comment_wake.config import load_config
+from comment_wake.daemon import Daemon
 from comment_wake.registry import InboxSpec, Registry
-from comment_wake.store import open_sync_store
+from comment_wake.store import TwoSpellingsError, open_sync_store
 from review_monitor import PrRef
 
 pytestmark = pytest.mark.anyio
@@ -128,3 +130,34 @@ async def test_the_embedding_api_explains_by_the_comments_url_alone(world: Any) 
         [by_url] = await run.daemon.app.explain(URL)
         [by_typed] = await run.daemon.app.explain("Octo/Repo#1", "4242")
     assert ("wake", "wake") == (by_url.record.outcome, by_typed.record.outcome)
+
+
+async def test_a_daemon_on_a_store_binding_one_pr_in_two_spellings_refuses_to_start(
+    world: Any,
+) -> None:
+    world.bind()  # w1 on octo/repo#1; then what an earlier build let ``bind w2`` add
+    with open_sync_store(world.state_dir / "state.db") as db, db.write(at=world.clock.now()) as tx:
+        tx.execute(
+            "INSERT INTO watches VALUES ('w2', 'github.com', 'Octo', 'Repo', 1, "
+            "'pr_review_monitor', '2999-01-01T00:00:00.000000Z')"
+        )
+    daemon = Daemon(
+        load_config(world.config),
+        world.state_dir,
+        token=world.token,
+        clock=world.clock,
+        transport=world.fake.transport(),
+        environ={},
+    )
+    with pytest.raises(TwoSpellingsError, match="worker w1 to octo/repo#1 and worker w2 to Octo"):
+        await _unwrapped(daemon.run())
+
+
+async def _unwrapped(run: Any) -> None:
+    try:
+        await run
+    except BaseExceptionGroup as group:
+        leaves = group.exceptions
+        while len(leaves) == 1 and isinstance(leaves[0], BaseExceptionGroup):
+            leaves = leaves[0].exceptions
+        raise leaves[0] from None
