@@ -51,12 +51,18 @@ from comment_wake.events import (
 from comment_wake.hints import HintListener, load_secret, matching_watch
 from comment_wake.registry import Registry
 from comment_wake.service import DECISIONS, BindingSource, CommentWake
-from comment_wake.store import APP_TABLES, prune_reactions, prune_records, release_requests
+from comment_wake.store import (
+    APP_TABLES,
+    prune_reactions,
+    prune_records,
+    refuse_two_spellings,
+    release_requests,
+)
 from review_monitor import Clock, Monitor, PrRef, SystemClock
 from review_monitor.github import RetryPolicy
 from review_monitor.store import Store, SyncStore, describe_fault
 
-from ._explain import Explanation, explain_comment
+from ._explain import COMMENT_URL_FORMS, Explanation, comment_target, explain_comment
 from ._snapshot import snapshot_store
 from ._state import DAEMON_STATE_KEY, DaemonState, StatusTracker
 from ._status import StatusReport, read_status
@@ -170,10 +176,22 @@ class App:
         report = await self.monitor.store.call(read_status, self.config.wake, now)
         return msgspec.structs.replace(report, daemon_running=True, daemon=self.state())
 
-    async def explain(self, pr: PrRef | str, comment: str) -> tuple[Explanation, ...]:
+    async def explain(self, pr: PrRef | str, comment: str | None = None) -> tuple[Explanation, ...]:
         """Every recorded decision about ``comment`` (a node id, a database id or its
-        URL) on ``pr``, each with the rule walk ``comment-wake explain`` shows."""
-        ref = pr if isinstance(pr, PrRef) else PrRef.parse(pr, host=self.monitor.client.host)
+        URL) on ``pr`` (a ``PrRef`` or any form ``PrRef.parse`` takes), each with the
+        rule walk ``comment-wake explain`` shows; ``explain(url)`` takes a comment's URL
+        alone.  ``ValueError`` for a PR or URL that cannot be read."""
+        host = self.monitor.client.host
+        if comment is None:
+            target = None if isinstance(pr, PrRef) else comment_target(pr, host=host)
+            if target is None:
+                raise ValueError(
+                    "give the pull request and the comment, or a comment's URL "
+                    f"({COMMENT_URL_FORMS})"
+                )
+            ref, comment = target[0], str(pr)
+        else:
+            ref = pr if isinstance(pr, PrRef) else PrRef.parse(pr, host=host)
         return await self.monitor.store.call(explain_comment, ref, comment)
 
     def poll_now(self, pr: PrRef) -> None:
@@ -408,6 +426,9 @@ async def open_app(
             rng=rng,
         )
         await stack.enter_async_context(monitor)
+        # One PR bound to two live workers under two spellings (an earlier build's store):
+        # refused here, before anything polls, with the command that fixes it.
+        refuse_two_spellings(monitor.store.sync)
         registry: Registry | None = None
         source: BindingSource
         if bindings is None:

@@ -18,7 +18,7 @@ from comment_wake.service import (
 )
 from comment_wake.store import reactions, read_records
 from comment_wake.wake import MarkError, WakeConfig, decode_mark
-from review_monitor import PrRef, format_duration
+from review_monitor import PrRef, fold, format_duration
 from review_monitor.store import SyncStore
 
 from ._state import DAEMON_STATE_KEY, DaemonState
@@ -137,7 +137,11 @@ def _pr_line(
     latest = latest_by_comment(records)
     final = [r for r in latest.values() if r.outcome in _FINAL]
     rate = rate_evidence(mark, wake, now) if mark is not None else None
-    polled = daemon.polled.get(f"{pr.host}/{pr}") if daemon is not None else None
+    # Keyed ``host/owner/name#N`` as the poll spelled it: compared with a case fold.
+    key = fold(f"{pr.host}/{pr}")
+    polled = None
+    if daemon is not None:
+        polled = next((t for k, t in daemon.polled.items() if fold(k) == key), None)
     return PrStatusLine(
         pr=str(pr),
         host=pr.host,

@@ -136,10 +136,15 @@ class Registry:
         publisher_timeout: timedelta = timedelta(minutes=2),
         environ: Mapping[str, str] | None = None,
         create: bool = True,
+        check_spellings: bool = True,
     ) -> Registry:
         """Open (creating unless not ``create``, and migrating) ``state_dir/state.db``; the
-        default inbox root is ``state_dir/inbox``.  ``close`` closes the store it opened."""
-        store = open_sync_store(store_path(state_dir), clock=clock, create=create)
+        default inbox root is ``state_dir/inbox``.  ``close`` closes the store it opened.
+        A store that binds one PR under two spellings is refused (``TwoSpellingsError``)
+        unless ``check_spellings`` is False (unbind, archive and list open it to fix it)."""
+        store = open_sync_store(
+            store_path(state_dir), clock=clock, create=create, check_spellings=check_spellings
+        )
         registry = cls(
             store,
             inbox_root=inbox_root or default_inbox_root(state_dir),
@@ -179,6 +184,11 @@ class Registry:
 
     def orchestrators(self) -> tuple[OrchestratorRecord, ...]:
         return tuple(_decode_orchestrator(b) for _, b in read_records(self._store, ORCHESTRATORS))
+
+    def spelled(self, pr: PrRef) -> PrRef:
+        """``pr`` as GitHub spells it once a poll has read it (its watch takes
+        ``nameWithOwner``); as given while unwatched or not polled yet."""
+        return next((w.pr for w in self._store.watches() if w.pr == pr), pr)
 
     def siblings(self, worker: str) -> tuple[WorkerRecord, ...]:
         """The other workers of ``worker``'s orchestrator, archived ones too."""
@@ -470,7 +480,10 @@ class Registry:
     @staticmethod
     def _pr(pr: PrRef | str, host: str) -> PrRef:
         if isinstance(pr, PrRef):
-            return pr
+            # A ref built in code meets the rules a typed one does (the number GitHub can
+            # hold, GitHub's name rules): checked through its ``owner/name#N`` form.
+            host = pr.host
+            pr = str(pr)
         if not isinstance(pr, str):
             raise RefusedInputError("the pull request must be a PrRef or owner/name#N")
         if not host or "/" in host or any(c.isspace() for c in host):
