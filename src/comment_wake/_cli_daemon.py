@@ -1,7 +1,8 @@
 """``comment-wake run | status | explain | doctor | unpark``.
 
 ``run`` is the daemon (until SIGTERM or SIGINT; exit 0 after a clean stop, 1 when another
-daemon owns the store or the daemon fails, 2 for a configuration or token problem).
+daemon owns the store or the daemon fails, 2 for a configuration or token problem, also
+when GitHub keeps refusing the token while it runs).
 ``status`` and ``explain`` read the store in short transactions, so they are safe while
 the daemon runs; ``doctor`` checks a setup before a first run (exit 1 if a check fails).
 """
@@ -22,7 +23,8 @@ import msgspec
 
 from comment_wake._cli_common import add_location_options, load_location
 from comment_wake._logging import configure_logging
-from comment_wake._paths import store_path
+from comment_wake._paths import inbox_root, store_path
+from comment_wake.app import TokenRefusedError
 from comment_wake.app._explain import explain_records, find_records, render
 from comment_wake.app._status import read_status, render_status
 from comment_wake.config import AppConfig, ConfigError
@@ -130,6 +132,9 @@ def _run(args: argparse.Namespace) -> int:
     daemon = Daemon(config, state_dir, token=token, dry_run=args.dry_run)
     try:
         return anyio.run(daemon.serve)
+    except TokenRefusedError as exc:
+        print(f"comment-wake run: {exc}", file=sys.stderr)
+        return 2
     except StoreLockedError as exc:
         print(f"comment-wake run: {exc}", file=sys.stderr)
         return 1
