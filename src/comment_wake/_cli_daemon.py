@@ -164,7 +164,7 @@ def _status(args: argparse.Namespace) -> int:
     if store is None:
         return 1
     try:
-        report = read_status(store, config.wake, datetime.now(UTC))
+        report = read_status(store, config.wake, datetime.now(UTC), inbox=inbox_root(state_dir))
     finally:
         store.close()
     if args.json:

@@ -10,7 +10,7 @@ from ._explain import Explanation, RuleLine
 from ._refusal import REFUSED_FOR, REFUSED_ROUNDS, TokenRefusedError
 from ._root import HINT_DELAY, App, open_app
 from ._state import DAEMON_STATE_KEY, DaemonState, FaultLine, PollFigures
-from ._status import PrStatusLine, QueueLine, StatusReport
+from ._status import InboxLine, ParkedLine, PrStatusLine, QueueLine, StatusReport
 
 __all__ = [
     "DAEMON_STATE_KEY",
@@ -21,6 +21,8 @@ __all__ = [
     "DaemonState",
     "Explanation",
     "FaultLine",
+    "InboxLine",
+    "ParkedLine",
     "PollFigures",
     "PrStatusLine",
     "QueueLine",

@@ -184,7 +184,9 @@ class App:
     async def status(self) -> StatusReport:
         """What ``comment-wake status --json`` prints, with this app's live figures."""
         now = self.clock.now()
-        report = await self.monitor.store.call(read_status, self.config.wake, now)
+        report = await self.monitor.store.call(
+            read_status, self.config.wake, now, inbox=inbox_root(self.state_dir)
+        )
         return msgspec.structs.replace(report, daemon_running=True, daemon=self.state())
 
     async def explain(self, pr: PrRef | str, comment: str) -> tuple[Explanation, ...]:
