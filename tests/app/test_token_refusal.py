@@ -46,7 +46,7 @@ def test_a_round_that_read_a_batch_starts_the_count_again() -> None:
 
 def test_a_round_failed_for_another_reason_neither_counts_nor_resets() -> None:
     refusal = TokenRefusal()
-    server_error = [
+    server_error: list[Fault | PollRound] = [
         Fault(at=T0, kind="github", detail="badge poll of 1 PRs failed: TransientError"),
         PollRound(at=T0, prs=(PR,), batches=1, cost=0, remaining=None, failed_batches=1),
     ]

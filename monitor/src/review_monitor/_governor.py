@@ -99,7 +99,7 @@ class BudgetGovernor:
         if stretched != self._stretched:
             self._stretched = stretched
             if stretched:
-                left = (
+                points_left = (
                     "GitHub has not said yet how many points are left"
                     if self._remaining is None
                     else f"{self._remaining} points left"
@@ -109,7 +109,7 @@ class BudgetGovernor:
                     f"{format_duration(self.base_interval)} to {format_duration(interval)} "
                     f"to keep the badge poll within {self.budget_share:.0%} of the GitHub "
                     f"budget ({round_cost:g} points a round, {allowed_per_hour:g} points "
-                    f"an hour allowed, {left})"
+                    f"an hour allowed, {points_left})"
                 )
             else:
                 note = (
