@@ -1,7 +1,8 @@
 """``comment-wake run | status | explain | doctor | unpark``.
 
 ``run`` is the daemon (until SIGTERM or SIGINT; exit 0 after a clean stop, 1 when another
-daemon owns the store or the daemon fails, 2 for a configuration or token problem).
+daemon owns the store or the daemon fails, 2 for a configuration or token problem, also
+when GitHub keeps refusing the token while it runs).
 ``status`` and ``explain`` read the store in short transactions, so they are safe while
 the daemon runs; ``doctor`` checks a setup before a first run (exit 1 if a check fails).
 """
@@ -169,7 +170,7 @@ def _status(args: argparse.Namespace) -> int:
     if store is None:
         return 1
     try:
-        report = read_status(store, config.wake, datetime.now(UTC))
+        report = read_status(store, config.wake, datetime.now(UTC), inbox=inbox_root(state_dir))
     finally:
         store.close()
     if args.json:

@@ -63,8 +63,9 @@ from review_monitor.github import RetryPolicy
 from review_monitor.store import Store, SyncStore, describe_fault
 
 from ._explain import COMMENT_URL_FORMS, Explanation, comment_target, explain_comment
+from ._refusal import TokenRefusal, TokenRefusedError
 from ._snapshot import snapshot_store
-from ._state import DAEMON_STATE_KEY, DaemonState, StatusTracker
+from ._state import DAEMON_STATE_KEY, DaemonState, PrStates, StatusTracker
 from ._status import StatusReport, read_status
 
 if TYPE_CHECKING:
@@ -115,12 +116,16 @@ class App:
         self._environ = environ
         self._tracker = StatusTracker()
         bus.subscribe(self._tracker)
+        monitor.add_listener(PrStates(self._tracker))
         self._started = clock.now()
         self._watched: tuple[PrRef, ...] = ()
         self._releases: dict[PrRef, datetime] = {}  # release requests already acted on
         self._round = anyio.Event()
         self.hint_port: int | None = None
         self.ready = anyio.Event()
+        self._refusal = TokenRefusal()
+        self._refused: TokenRefusedError | None = None
+        self._running: anyio.CancelScope | None = None
         bus.subscribe(self._on_event)
 
     # -- events ------------------------------------------------------------------------
@@ -140,6 +145,17 @@ class App:
             self.delivery.poke()
         elif isinstance(event, PollRound):
             self._round.set()
+        if self._refused is None and self._refusal.see(event):
+            self._stop_refused()
+
+    def _stop_refused(self) -> None:
+        """The token is refused for good: stop ``run``, which raises the error."""
+        gh = self.config.github
+        host = gh.host if not gh.api_url else f"{gh.host} ({gh.api_url.rstrip('/')})"
+        since = self._refusal.since or self.clock.now()
+        self._refused = TokenRefusedError(host, since=since, rounds=self._refusal.rounds)
+        if self._running is not None:
+            self._running.cancel()
 
     # -- what a session manager asks -----------------------------------------------------
 
@@ -166,14 +182,19 @@ class App:
             wakes=t.wakes,
             decisions=t.decisions,
             stopped_at=now if stopped else None,
+            stop_reason=str(self._refused) if stopped and self._refused else None,
             polled=dict(sorted(t.polled.items())),
             faults=t.faults,
+            pr_states=dict(sorted(t.pr_states.items())),
+            pr_errors=dict(sorted(t.pr_errors.items())),
         )
 
     async def status(self) -> StatusReport:
         """What ``comment-wake status --json`` prints, with this app's live figures."""
         now = self.clock.now()
-        report = await self.monitor.store.call(read_status, self.config.wake, now)
+        report = await self.monitor.store.call(
+            read_status, self.config.wake, now, inbox=inbox_root(self.state_dir)
+        )
         return msgspec.structs.replace(report, daemon_running=True, daemon=self.state())
 
     async def explain(self, pr: PrRef | str, comment: str | None = None) -> tuple[Explanation, ...]:
@@ -202,9 +223,13 @@ class App:
     # -- running -----------------------------------------------------------------------
 
     async def run(self) -> None:
-        """Poll, wake, deliver and keep house until cancelled."""
+        """Poll, wake, deliver and keep house until cancelled.  Raises
+        ``TokenRefusedError`` when GitHub kept refusing the token (``_refusal``)."""
         try:
             async with anyio.create_task_group() as tg:
+                self._running = tg.cancel_scope
+                if self._refused is not None:
+                    tg.cancel_scope.cancel()
                 if self.delivery is not None:
                     tg.start_soon(self.delivery.run)
                 await self._refresh_watches()
@@ -215,8 +240,11 @@ class App:
                 tg.start_soon(self.monitor.run)
                 self.ready.set()
         finally:
+            self._running = None
             with anyio.CancelScope(shield=True):
                 await self._write_state(stopped=True)
+        if self._refused is not None:
+            raise self._refused
 
     async def _finish_unwatched(self) -> None:
         """Look once at every PR whose wake mark outlived its watch: held comments and

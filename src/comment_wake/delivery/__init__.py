@@ -16,7 +16,7 @@ from ._errors import (
     WebhookError,
 )
 from ._handoff import HANDOFF_KIND, handoff_notice
-from ._inbox import InboxPublisher, default_inbox_root, take, write_notice
+from ._inbox import InboxPublisher, backlog, default_inbox_root, take, write_notice
 from ._loop import DeliveryConfig, DeliveryLoop
 from ._signature import sign, verify_signature
 from ._webhook import WebhookPublisher
@@ -40,6 +40,7 @@ __all__ = [
     "PublishTimeoutError",
     "WebhookError",
     "WebhookPublisher",
+    "backlog",
     "default_inbox_root",
     "handoff_notice",
     "sign",

@@ -21,6 +21,7 @@ import fcntl
 import os
 import re
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import anyio.to_thread
@@ -30,7 +31,14 @@ from review_monitor import Delivered, Notice, PublishOutcome, Refused
 
 from ._errors import InboxError
 
-__all__ = ["InboxPublisher", "default_inbox_root", "take", "worker_dir", "write_notice"]
+__all__ = [
+    "InboxPublisher",
+    "backlog",
+    "default_inbox_root",
+    "take",
+    "worker_dir",
+    "write_notice",
+]
 
 _WORKER = re.compile(r"[A-Za-z0-9_@+-][A-Za-z0-9._@+-]{0,127}")
 _KEY = re.compile(r"[A-Za-z0-9_-]{1,128}")
@@ -127,6 +135,25 @@ def write_notice(root: Path, notice: Notice) -> bool:
             raise
         _fsync_dir(wdir / "new")
     return True
+
+
+def backlog(inbox_root: Path, worker: str) -> tuple[int, datetime | None]:
+    """How many notices wait in the worker's inbox, not taken yet, and when the oldest
+    was written (None when none waits).  A read-only look without the lock: a take or a
+    write under way may change the answer a moment later, never corrupt it.  Raises
+    ``ValueError`` for an unsafe worker name."""
+    wdir = worker_dir(Path(inbox_root), worker)
+    if not (wdir / "new").is_dir():
+        return 0, None
+    pending = _pending(wdir)
+    oldest: datetime | None = None
+    for _, _, path in pending:
+        try:
+            oldest = datetime.fromtimestamp(path.stat().st_mtime, UTC)
+        except FileNotFoundError:  # taken meanwhile
+            continue
+        break
+    return len(pending), oldest
 
 
 def take(
