@@ -390,6 +390,7 @@ async def open_app(
                 callbacks=callbacks,
                 publisher_timeout=c.delivery.publisher_timeout,
                 environ=env,
+                daemon_secrets=(c.webhook.secret_env,),
             )
         else:
             source = bindings
