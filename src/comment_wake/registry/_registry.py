@@ -25,7 +25,7 @@ from typing import Literal
 import msgspec
 
 from comment_wake._paths import inbox_root as default_inbox_root
-from comment_wake._paths import store_path
+from comment_wake._paths import private_dir, store_path
 from comment_wake.delivery import WITHHELD_ENV, NoticeCallback
 from comment_wake.ownpost import TranscriptSource
 from comment_wake.store import (
@@ -149,7 +149,7 @@ class Registry:
     ) -> Registry:
         """Open (creating and migrating) ``state_dir/state.db``; the default inbox root is
         ``state_dir/inbox``.  ``close`` closes the store it opened."""
-        store = open_sync_store(store_path(state_dir), clock=clock)
+        store = open_sync_store(store_path(private_dir(state_dir)), clock=clock)
         registry = cls(
             store,
             inbox_root=inbox_root or default_inbox_root(state_dir),
