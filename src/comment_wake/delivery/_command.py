@@ -187,14 +187,14 @@ class CommandPublisher:
         self._env = dict(env or {})
         self._inherit_env = inherit_env
         self.pass_env = frozenset(pass_env)
-        self._withhold = frozenset(withhold)
+        self.withhold = frozenset(withhold)
 
     def __repr__(self) -> str:
         return f"CommandPublisher(argv={list(self.argv)!r}, timeout={self.timeout})"
 
     async def publish(self, notice: Notice) -> PublishOutcome:
         inherited = (
-            child_environment(os.environ, extra=self.pass_env, withhold=self._withhold)
+            child_environment(os.environ, extra=self.pass_env, withhold=self.withhold)
             if self._inherit_env
             else {}
         )
