@@ -64,6 +64,15 @@ def _publisher_flags(p: argparse.ArgumentParser) -> None:
         help="with --webhook: the environment variable that holds the signing secret",
     )
     how.add_argument(
+        "--env",
+        dest="env_names",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="with --command, before it: also give the command the daemon's variable NAME "
+        "(repeatable; a Codex provider's env_key, say); the daemon's secrets are refused",
+    )
+    how.add_argument(
         "--timeout",
         type=float,
         metavar="SECONDS",
@@ -175,7 +184,11 @@ def _run(
         try:
             config, state_dir = load_location(args)
             with open_registry(
-                config, state_dir, create=create, check_spellings=check_spellings
+                config,
+                state_dir,
+                create=create,
+                check_spellings=check_spellings,
+                daemon_secrets=(config.webhook.secret_env,),
             ) as registry:
                 return fn(args, registry, config)
         except (_Usage, ConfigError, RegistryError) as exc:
@@ -190,10 +203,13 @@ def _publisher(args: argparse.Namespace) -> PublisherSpec:
         raise _Usage("--secret-env goes with --webhook")
     if args.timeout is not None and args.inbox is not None:
         raise _Usage("--timeout goes with --command or --webhook")
+    if args.env_names and args.command_argv is None:
+        raise _Usage("--env goes with --command (and before it)")
     if args.command_argv is not None:
         if not args.command_argv:
             raise _Usage("--command needs the program to run, for example --command notify W1")
-        return CommandSpec(tuple(args.command_argv), timeout=args.timeout)
+        env = tuple(dict.fromkeys(args.env_names))
+        return CommandSpec(tuple(args.command_argv), timeout=args.timeout, env=env)
     if args.webhook is not None:
         if not args.secret_env:
             raise _Usage(
@@ -276,7 +292,8 @@ def _remove_orchestrator(args: argparse.Namespace, registry: Registry, config: A
 
 def _describe_publisher(spec: PublisherSpec) -> str:
     if isinstance(spec, CommandSpec):
-        return "command " + " ".join(spec.argv)
+        passed = f" (also gets ${', $'.join(spec.env)})" if spec.env else ""
+        return "command " + " ".join(spec.argv) + passed
     if isinstance(spec, WebhookSpec):
         return f"webhook {spec.url} (secret in ${spec.secret_env})"
     if isinstance(spec, InboxSpec):

@@ -5,6 +5,7 @@ finding a registered worker or orchestrator."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Collection
 from pathlib import Path
 
 from comment_wake._cli_errors import CliError
@@ -48,7 +49,12 @@ def load_location(args: argparse.Namespace) -> tuple[AppConfig, Path]:
 
 
 def open_registry(
-    config: AppConfig, state_dir: Path, *, create: bool, check_spellings: bool = True
+    config: AppConfig,
+    state_dir: Path,
+    *,
+    create: bool,
+    check_spellings: bool = True,
+    daemon_secrets: Collection[str] = (),
 ) -> Registry:
     """The registry over ``state_dir``'s store.  Only a command that creates state (bind,
     orchestrator add, run) passes ``create``; for any other a missing store raises
@@ -59,6 +65,7 @@ def open_registry(
         publisher_timeout=config.delivery.publisher_timeout,
         create=create,
         check_spellings=check_spellings,
+        daemon_secrets=daemon_secrets,
     )
 
 

@@ -35,7 +35,7 @@ import anyio.abc
 import anyio.to_thread
 import msgspec
 
-from comment_wake._paths import inbox_root, store_path
+from comment_wake._paths import inbox_root, private_dir, store_path, tighten_tree
 from comment_wake.config import AppConfig
 from comment_wake.delivery import DeliveryLoop, NoticeCallback
 from comment_wake.events import (
@@ -388,6 +388,20 @@ async def _sleep_until_or(clock: Clock, t: datetime, event: anyio.Event) -> None
         tg.cancel_scope.cancel()
 
 
+def _private_state(state: Path) -> None:
+    """The state directory, created 0700; anything in it that others could read (an older
+    version's files, a loose umask, a copy) is tightened, and that is said once."""
+    private_dir(state)
+    loose = tighten_tree(state)
+    if loose:
+        _log.warning(
+            "the state directory %s held %d paths other users could read (the store holds "
+            "comment bodies); made them private: directories 0700, files 0600",
+            state,
+            len(loose),
+        )
+
+
 @contextlib.asynccontextmanager
 async def open_app(
     config: AppConfig,
@@ -426,7 +440,7 @@ async def open_app(
     bus.subscribe(EventLogger())  # the app's log lines are written from its events
     async with contextlib.AsyncExitStack() as stack:
         if store is None:
-            state.mkdir(parents=True, exist_ok=True)
+            await anyio.to_thread.run_sync(_private_state, state)
         path = store_path(state)
         if dry_run and store is None:
             tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="cw-dry-")))
@@ -467,6 +481,7 @@ async def open_app(
                 callbacks=callbacks,
                 publisher_timeout=c.delivery.publisher_timeout,
                 environ=env,
+                daemon_secrets=(c.webhook.secret_env,),
             )
         else:
             source = bindings

@@ -20,6 +20,7 @@ import errno
 import fcntl
 import os
 import re
+import stat
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -27,6 +28,7 @@ from pathlib import Path
 import anyio.to_thread
 import msgspec
 
+from comment_wake._paths import private_dir
 from review_monitor import Delivered, Notice, PublishOutcome, Refused
 
 from ._errors import InboxError
@@ -65,6 +67,15 @@ def worker_dir(root: Path, worker: str) -> Path:
             "._@+- (at most 128, not starting with a dot)"
         )
     return root / worker
+
+
+def _private(folder: Path) -> None:
+    """Create ``folder`` 0700, or take group and other permissions off it (an inbox an
+    older version made under a loose umask)."""
+    private_dir(folder)
+    mode = stat.S_IMODE(os.stat(folder).st_mode)
+    if mode & 0o077:
+        os.chmod(folder, mode & _DIR_MODE)
 
 
 def _fsync_dir(path: Path) -> None:
@@ -116,8 +127,10 @@ def write_notice(root: Path, notice: Notice) -> bool:
     wdir = worker_dir(root, notice.worker)
     if _KEY.fullmatch(notice.key) is None:
         raise ValueError("notice key cannot name an inbox file")
+    _private(Path(root))
+    _private(wdir)
     for sub in ("tmp", "new", "taken", "rejected"):
-        (wdir / sub).mkdir(mode=_DIR_MODE, parents=True, exist_ok=True)
+        private_dir(wdir / sub)
     with _locked(wdir):
         if (wdir / "taken" / f"{notice.key}.json").exists():
             return False
