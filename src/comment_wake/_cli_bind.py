@@ -64,6 +64,15 @@ def _publisher_flags(p: argparse.ArgumentParser) -> None:
         help="with --webhook: the environment variable that holds the signing secret",
     )
     how.add_argument(
+        "--env",
+        dest="env_names",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="with --command, before it: also give the command the daemon's variable NAME "
+        "(repeatable; a Codex provider's env_key, say); the daemon's secrets are refused",
+    )
+    how.add_argument(
         "--timeout",
         type=float,
         metavar="SECONDS",
@@ -94,7 +103,12 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         "again replaces its binding.",
     )
     bind.add_argument("worker", metavar="WORKER", help="the worker's id")
-    bind.add_argument("pr", metavar="PR", help="the pull request, as owner/name#N")
+    bind.add_argument(
+        "pr",
+        metavar="PR",
+        help="the pull request: owner/name#N, owner/name/pull/N or its URL "
+        "(https://HOST/owner/name/pull/N; HOST must be --host)",
+    )
     bind.add_argument(
         "--orchestrator", required=True, metavar="ID", help="the orchestrator that spawned it"
     )
@@ -117,7 +131,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         p = subparsers.add_parser(name, help=verb, description=verb[0].upper() + verb[1:] + ".")
         p.add_argument("worker", metavar="WORKER", help="the worker's id")
         add_location_options(p)
-        p.set_defaults(handler=_run(name, fn))
+        p.set_defaults(handler=_run(name, fn, check_spellings=False))
 
     listing = subparsers.add_parser(
         "list",
@@ -126,7 +140,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     )
     listing.add_argument("--json", action="store_true", help="one JSON document on stdout")
     add_location_options(listing)
-    listing.set_defaults(handler=_run("list", _list))
+    listing.set_defaults(handler=_run("list", _list, check_spellings=False))
 
     orch = subparsers.add_parser(
         "orchestrator",
@@ -159,13 +173,23 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
 _Handler = Callable[[argparse.Namespace, Registry, AppConfig], int]
 
 
-def _run(name: str, fn: _Handler, *, create: bool = False) -> Callable[[argparse.Namespace], int]:
+def _run(
+    name: str, fn: _Handler, *, create: bool = False, check_spellings: bool = True
+) -> Callable[[argparse.Namespace], int]:
     # Only bind and orchestrator add create a store; the store's own failures (missing,
-    # damaged, read-only, a full disk) are one line from ``main``, exit 1.
+    # damaged, read-only, a full disk, one PR under two spellings) are one line from
+    # ``main``, exit 1.  ``unbind``, ``archive`` and ``list`` open a store that binds one
+    # PR under two spellings: they are how it is fixed.
     def handler(args: argparse.Namespace) -> int:
         try:
             config, state_dir = load_location(args)
-            with open_registry(config, state_dir, create=create) as registry:
+            with open_registry(
+                config,
+                state_dir,
+                create=create,
+                check_spellings=check_spellings,
+                daemon_secrets=(config.webhook.secret_env,),
+            ) as registry:
                 return fn(args, registry, config)
         except (_Usage, ConfigError, RegistryError) as exc:
             print(f"comment-wake {name}: {exc}", file=sys.stderr)
@@ -179,10 +203,13 @@ def _publisher(args: argparse.Namespace) -> PublisherSpec:
         raise _Usage("--secret-env goes with --webhook")
     if args.timeout is not None and args.inbox is not None:
         raise _Usage("--timeout goes with --command or --webhook")
+    if args.env_names and args.command_argv is None:
+        raise _Usage("--env goes with --command (and before it)")
     if args.command_argv is not None:
         if not args.command_argv:
             raise _Usage("--command needs the program to run, for example --command notify W1")
-        return CommandSpec(tuple(args.command_argv), timeout=args.timeout)
+        env = tuple(dict.fromkeys(args.env_names))
+        return CommandSpec(tuple(args.command_argv), timeout=args.timeout, env=env)
     if args.webhook is not None:
         if not args.secret_env:
             raise _Usage(
@@ -265,7 +292,8 @@ def _remove_orchestrator(args: argparse.Namespace, registry: Registry, config: A
 
 def _describe_publisher(spec: PublisherSpec) -> str:
     if isinstance(spec, CommandSpec):
-        return "command " + " ".join(spec.argv)
+        passed = f" (also gets ${', $'.join(spec.env)})" if spec.env else ""
+        return "command " + " ".join(spec.argv) + passed
     if isinstance(spec, WebhookSpec):
         return f"webhook {spec.url} (secret in ${spec.secret_env})"
     if isinstance(spec, InboxSpec):
@@ -301,7 +329,9 @@ def _list(args: argparse.Namespace, registry: Registry, config: AppConfig) -> in
     orchestrators = registry.orchestrators()
     if args.json:
         document = {
-            "workers": [_worker_json(w) for w in workers],
+            "workers": [
+                _worker_json(msgspec.structs.replace(w, pr=registry.spelled(w.pr))) for w in workers
+            ],
             "orchestrators": [_orchestrator_json(o) for o in orchestrators],
         }
         sys.stdout.write(msgspec.json.format(msgspec.json.encode(document)).decode() + "\n")
@@ -314,8 +344,9 @@ def _list(args: argparse.Namespace, registry: Registry, config: AppConfig) -> in
         return 0
     for w in workers:
         state = "archived" if w.archived else "bound"
+        pr = registry.spelled(w.pr)  # GitHub's spelling once polled
         print(
-            f"worker {w.worker}  {w.pr} ({w.pr.host})  {state}  orchestrator {w.orchestrator}\n"
+            f"worker {w.worker}  {pr} ({w.pr.host})  {state}  orchestrator {w.orchestrator}\n"
             f"  publisher: {_describe_publisher(w.publisher)}\n"
             f"  transcripts: {_describe_transcripts(w.transcripts)}"
         )

@@ -5,6 +5,7 @@ finding a registered worker or orchestrator."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Collection
 from pathlib import Path
 
 from comment_wake._cli_errors import CliError
@@ -47,13 +48,24 @@ def load_location(args: argparse.Namespace) -> tuple[AppConfig, Path]:
     return config, state_dir
 
 
-def open_registry(config: AppConfig, state_dir: Path, *, create: bool) -> Registry:
+def open_registry(
+    config: AppConfig,
+    state_dir: Path,
+    *,
+    create: bool,
+    check_spellings: bool = True,
+    daemon_secrets: Collection[str] = (),
+) -> Registry:
     """The registry over ``state_dir``'s store.  Only a command that creates state (bind,
     orchestrator add, run) passes ``create``; for any other a missing store raises
     ``StoreMissingError`` (one line at the command line), so a mistyped ``--state-dir``
     never makes a new, empty store."""
     return Registry.open(
-        state_dir, publisher_timeout=config.delivery.publisher_timeout, create=create
+        state_dir,
+        publisher_timeout=config.delivery.publisher_timeout,
+        create=create,
+        check_spellings=check_spellings,
+        daemon_secrets=daemon_secrets,
     )
 
 

@@ -1,7 +1,8 @@
 """``comment-wake run | status | explain | doctor | unpark``.
 
 ``run`` is the daemon (until SIGTERM or SIGINT; exit 0 after a clean stop, 1 when another
-daemon owns the store or the daemon fails, 2 for a configuration or token problem).
+daemon owns the store or the daemon fails, 2 for a configuration or token problem, also
+when GitHub keeps refusing the token while it runs).
 ``status`` and ``explain`` read the store in short transactions, so they are safe while
 the daemon runs; ``doctor`` checks a setup before a first run (exit 1 if a check fails).
 """
@@ -29,7 +30,13 @@ from comment_wake._cli_common import (
 from comment_wake._cli_errors import failure_line
 from comment_wake._logging import configure_logging
 from comment_wake._paths import inbox_root, store_path
-from comment_wake.app._explain import explain_records, find_records, render
+from comment_wake.app._explain import (
+    COMMENT_URL_FORMS,
+    comment_target,
+    explain_records,
+    find_records,
+    render,
+)
 from comment_wake.app._status import read_status, render_status
 from comment_wake.config import AppConfig, ConfigError
 from comment_wake.daemon import Daemon
@@ -74,13 +81,23 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     explain = subparsers.add_parser(
         "explain",
         help="why a comment did or did not wake its worker",
-        description="Each rule in order with its verdict and the evidence recorded when the "
-        "daemon decided (the permission answer, the own-post match, the rate limit).",
+        description="The outcome and its reason, then each rule in order with its verdict "
+        "and the evidence recorded when the daemon decided (the permission answer, the "
+        "own-post match, the rate limit).  Name the comment by its URL alone, or give the "
+        "pull request and the comment's GraphQL id, database id or URL.",
     )
     add_location_options(explain)
-    explain.add_argument("pr", metavar="PR", help="the pull request, as owner/name#N")
     explain.add_argument(
-        "comment", metavar="COMMENT", help="the comment's GraphQL id, database id or URL"
+        "pr",
+        metavar="PR",
+        help="the pull request (owner/name#N, owner/name/pull/N or its URL); or, alone, "
+        "the comment's URL",
+    )
+    explain.add_argument(
+        "comment",
+        metavar="COMMENT",
+        nargs="?",
+        help="the comment's GraphQL id, database id or URL",
     )
     explain.add_argument("--json", action="store_true", help="the records and rules as JSON")
     explain.set_defaults(handler=_explain)
@@ -153,7 +170,7 @@ def _status(args: argparse.Namespace) -> int:
     if store is None:
         return 1
     try:
-        report = read_status(store, config.wake, datetime.now(UTC))
+        report = read_status(store, config.wake, datetime.now(UTC), inbox=inbox_root(state_dir))
     finally:
         store.close()
     if args.json:
@@ -186,7 +203,7 @@ def _explain(args: argparse.Namespace) -> int:
         return 2
     config, state_dir = loaded
     try:
-        pr = PrRef.parse(args.pr, host=config.github.host.lower())
+        pr, comment = _explain_target(args.pr, args.comment, config.github.host.lower())
     except ValueError as exc:
         print(f"comment-wake explain: {exc}", file=sys.stderr)
         return 2
@@ -194,15 +211,35 @@ def _explain(args: argparse.Namespace) -> int:
     if store is None:
         return 1
     try:
-        records = find_records(store, pr, args.comment)
+        records = find_records(store, pr, comment)
     finally:
         store.close()
     if args.json:
         out = [{"record": r, "rules": explain_records(r)} for r in records]
         sys.stdout.write(msgspec.json.encode(out).decode() + "\n")
     else:
-        sys.stdout.write(render(pr, args.comment, records))
+        sys.stdout.write(render(pr, comment, records))
     return 0 if records else 1
+
+
+def _explain_target(first: str, comment: str | None, host: str) -> tuple[PrRef, str]:
+    """``(pr, comment)`` from ``explain PR COMMENT`` or ``explain COMMENT_URL``."""
+    if comment is None:
+        target = comment_target(first, host=host)
+        if target is None:
+            raise ValueError(
+                f"{first!r} is not a comment's URL: give the pull request and the comment "
+                f"(explain PR COMMENT), or the comment's URL alone ({COMMENT_URL_FORMS})"
+            )
+        return target[0], first
+    pr = PrRef.parse(first, host=host)
+    named = comment_target(comment, host=host)
+    if named is not None and named[0] != pr:
+        raise ValueError(
+            f"the comment's URL is on {named[0]}, not on {pr}: give its pull request, or the "
+            "URL alone"
+        )
+    return pr, comment
 
 
 def _doctor(args: argparse.Namespace) -> int:

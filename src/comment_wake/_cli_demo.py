@@ -11,6 +11,7 @@ from typing import Any, TextIO
 
 import anyio
 
+from comment_wake._paths import private_dir
 from comment_wake.demo import DemoEvent, DemoResult, StoryError, load_story, play
 
 __all__ = ["register"]
@@ -112,7 +113,7 @@ def _demo(args: argparse.Namespace) -> int:
         out.write(f"comment-wake demo: {story.title}\n")
     workdir = args.dir
     if workdir is not None:
-        workdir.mkdir(parents=True, exist_ok=True)
+        private_dir(workdir)
     result = anyio.run(functools.partial(play, story, emit, workdir=workdir))
     _summary(out, result, args.json)
     return 0 if result.ok else 1

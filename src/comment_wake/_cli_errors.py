@@ -69,7 +69,7 @@ def _one(exc: BaseException) -> tuple[str, int] | None:
     if isinstance(exc, ConfigError | TokenNotFoundError | WebhookSecretError | RegistryError):
         return str(exc), 2
     if isinstance(exc, AuthError):
-        return f"GitHub refused the token: {exc}", 2
+        return str(exc), 2  # its messages say what GitHub refused and what to check
     if isinstance(exc, StoreMissingError):
         return _missing(exc), 1
     if isinstance(exc, StoreError):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import msgspec
 import pytest
 
 from comment_wake.delivery._merge import can_merge, merge_notices
@@ -81,3 +82,10 @@ def test_notices_whose_merged_text_would_not_fit_a_hook_do_not_merge(
     later = make_notice(item_ids=("IC_2",), text="b" * 5_000)
     fits = make_notice(item_ids=("IC_3",), text="c" * 4_000)
     assert (False, True) == (can_merge(head, later), can_merge(head, fits))
+
+
+def test_notices_of_one_pr_in_two_letter_cases_merge(make_notice: NoticeFactory) -> None:
+    head = make_notice(item_ids=("IC_1",))
+    typed = msgspec.structs.replace(head.pr, repo="O/R")
+    later = msgspec.structs.replace(make_notice(item_ids=("IC_2",)), pr=typed)
+    assert can_merge(head, later)

@@ -205,3 +205,10 @@ async def test_mark_v0_is_in_the_store_before_the_first_poll_so_it_is_no_baselin
         if line.type == "decision"
     ]
     assert [("IC_new", "wake")] == decided
+
+
+def test_a_scenarios_pr_number_github_cannot_hold_is_refused() -> None:
+    raw = _scenario([])
+    raw["prs"] = [{**raw["prs"][0], "number": 3000000000}]
+    with pytest.raises(ScenarioError, match=r"prs\[1\]: .*from 1 to 2147483647"):
+        parse_scenario(raw)

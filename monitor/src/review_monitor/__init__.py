@@ -26,6 +26,7 @@ from ._errors import (
 from ._events import Fault, FaultKind, MonitorEvent, PollRound, describe_event, log_event
 from ._listener import WATCH_TOOL, Listener, Watch
 from ._model import (
+    MAX_PR_NUMBER,
     Author,
     BadgeItem,
     CheckFailure,
@@ -37,6 +38,8 @@ from ._model import (
     PermissionAnswer,
     PrRef,
     PrStatus,
+    fold,
+    pr_number_problem,
 )
 from ._monitor import Monitor
 from ._notice import NOTICE_VERSION, Notice, NoticeItem, NoticePr, notice_key
@@ -45,6 +48,7 @@ from ._permissions import Permissions, is_valid_login
 from ._publisher import Busy, Delivered, Gone, Publisher, PublishOutcome, Refused
 
 __all__ = [
+    "MAX_PR_NUMBER",
     "NOTICE_VERSION",
     "WATCH_TOOL",
     "AuthError",
@@ -93,10 +97,12 @@ __all__ = [
     "TransientError",
     "Watch",
     "describe_event",
+    "fold",
     "format_duration",
     "is_bot",
     "is_valid_login",
     "log_event",
     "notice_key",
     "parse_duration",
+    "pr_number_problem",
 ]

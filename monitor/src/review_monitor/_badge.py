@@ -241,7 +241,9 @@ def parse_badge(
             log.warning("%s: badge not read this time (GraphQL error %s)", pr, error)
             continue
         try:
-            statuses[pr] = _pr_status(pr, node, comments_window, reviews_window)
+            spelled = repo.get("nameWithOwner") if isinstance(repo, Mapping) else None
+            as_github = pr.spelled(spelled) if isinstance(spelled, str) else pr
+            statuses[pr] = _pr_status(as_github, node, comments_window, reviews_window)
         except ValueError as exc:
             log.warning("%s: badge not read this time (%s)", pr, exc)
     rate = root.get("rateLimit")

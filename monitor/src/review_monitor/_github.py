@@ -12,6 +12,12 @@ nothing hangs.  5xx answers, timeouts and connection faults are retried here, wi
 exponential backoff and jitter slept on the injected ``Clock``, then ``TransientError``; a
 REST POST or a GraphQL mutation is retried only when the connection never opened, since a
 repeat could post twice.  ``rest_get(retry=False)`` is exactly one attempt.
+
+At debug level every HTTP request is one line on ``review_monitor.github``: the method,
+the route template (``/repos/{owner}/{repo}/collaborators/{login}/permission``), the
+status, the points it cost and how long it took, as the message and as the record's
+fields ``method``, ``route``, ``status``, ``points``, ``duration_ms``.  Never a login, a
+query string or a header: a URL can name a comment's author.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from __future__ import annotations
 import logging
 import random
 import re
+import time
 from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
 from typing import Any
@@ -39,7 +46,7 @@ from ._ratelimit import (
     parse_rate_limit,
 )
 
-__all__ = ["GitHubClient", "RetryPolicy", "backoff_delay", "endpoints"]
+__all__ = ["GitHubClient", "RetryPolicy", "backoff_delay", "endpoints", "route_template"]
 
 _log = logging.getLogger("review_monitor.github")
 
@@ -127,6 +134,87 @@ _PERSON_SEGMENT = re.compile(r"(?<=/collaborators/)[^/?#]+|(?<=/users/)[^/?#]+")
 def loggable_path(path: str) -> str:
     """``path`` with any login in it replaced by ``{login}``, and no query string."""
     return _PERSON_SEGMENT.sub("{login}", path.split("?", 1)[0])
+
+
+# The words of GitHub's REST routes that name no one; every other segment of a path is
+# replaced by a placeholder named after the segment before it.
+_ROUTE_WORDS = frozenset(
+    [
+        "api",
+        "v3",
+        "graphql",
+        "user",
+        "users",
+        "repos",
+        "orgs",
+        "collaborators",
+        "permission",
+        "issues",
+        "pulls",
+        "comments",
+        "reactions",
+        "reviews",
+        "commits",
+        "check-runs",
+        "check-suites",
+        "status",
+        "statuses",
+        "rate_limit",
+        "events",
+        "timeline",
+        "labels",
+        "requested_reviewers",
+        "files",
+        "installation",
+        "app",
+        "meta",
+        "branches",
+    ]
+)
+_PLACEHOLDERS = {
+    "users": "{login}",
+    "collaborators": "{login}",
+    "orgs": "{org}",
+    "issues": "{issue_number}",
+    "pulls": "{pull_number}",
+    "comments": "{comment_id}",
+    "reviews": "{review_id}",
+    "commits": "{ref}",
+    "check-runs": "{check_run_id}",
+    "check-suites": "{check_suite_id}",
+    "statuses": "{ref}",
+}
+
+
+_NAMES_SOMEONE = frozenset({"users", "collaborators", "orgs"})  # a login follows, always
+
+
+def route_template(path: str) -> str:
+    """The route of ``path`` with everything that names someone or something replaced:
+    ``/repos/o/r/collaborators/alice/permission?x=1`` becomes
+    ``/repos/{owner}/{repo}/collaborators/{login}/permission``.  Only GitHub's own route
+    words survive; no query string, no fragment."""
+    bare = re.split(r"[?#]", path, maxsplit=1)[0]
+    parts = [p for p in bare.split("/") if p]
+    out: list[str] = []
+    for i, part in enumerate(parts):
+        before = parts[i - 1] if i else ""
+        if i >= 1 and parts[0] == "repos" and i <= 2:
+            out.append("{owner}" if i == 1 else "{repo}")
+        elif part in _ROUTE_WORDS and not (before in _NAMES_SOMEONE and out[-1] == before):
+            out.append(part)
+        else:
+            out.append(_PLACEHOLDERS.get(before, "{id}"))
+    return "/" + "/".join(out)
+
+
+def _graphql_cost(content: bytes) -> int | None:
+    """``data.rateLimit.cost`` of a GraphQL answer, when the query asked for it."""
+    body = _decode(content)
+    data = body.get("data") if isinstance(body, dict) else None
+    field = data.get("rateLimit") if isinstance(data, dict) else None
+    cost = field.get("cost") if isinstance(field, dict) else None
+    return cost if isinstance(cost, int) and not isinstance(cost, bool) else None
 
 
 def _error_types(errors: list[dict[str, Any]]) -> str:
@@ -410,6 +498,50 @@ class GitHubClient:
                     figures.reset_at, secondary=False, reason="x-ratelimit-remaining is 0"
                 )
 
+    def _log_request(
+        self,
+        method: str,
+        url: str,
+        resource: str,
+        status: int | None,
+        response: httpx.Response | None,
+        started: float,
+        fault: str = "",
+    ) -> None:
+        """The debug line of one HTTP request: the route template, never the URL."""
+        if not _log.isEnabledFor(logging.DEBUG):
+            return
+        ms = round((time.perf_counter() - started) * 1000)
+        route = (
+            "/graphql"
+            if url == self._graphql_url
+            else route_template(url.removeprefix(self._rest_base))
+        )
+        points: int | None
+        if response is None or status is None:
+            points = None
+        elif resource == "graphql":
+            points = _graphql_cost(response.content)
+        else:
+            points = 0 if status == 304 else 1  # GitHub does not charge a 304
+        spent = "points unknown" if points is None else f"{points} point(s)"
+        answer = f"HTTP {status}" if status is not None else f"no answer ({fault})"
+        _log.debug(
+            "GitHub %s %s: %s, %s, %d ms",
+            method,
+            route,
+            answer,
+            spent,
+            ms,
+            extra={
+                "method": method,
+                "route": route,
+                "status": status,
+                "points": points,
+                "duration_ms": ms,
+            },
+        )
+
     def _read_rate_limit_field(self, data: Any) -> dict[str, Any]:
         """``rateLimit { cost remaining resetAt limit }`` when the query asked for it."""
         field = data.get("rateLimit") if isinstance(data, dict) else None
@@ -460,14 +592,18 @@ class GitHubClient:
                 **(headers or {}),
             }
             status: int | None = None
+            # A duration of real I/O, not a wait: measured on the process's own clock.
+            started = time.perf_counter()
             try:
                 response = await self._http.request(method, url, headers=request_headers, json=json)
             except httpx.TransportError as exc:
                 fault = (
                     "a timeout" if isinstance(exc, httpx.TimeoutException) else type(exc).__name__
                 )
+                self._log_request(method, url, resource, None, None, started, fault)
                 may_retry = idempotent or isinstance(exc, _NOT_SENT)
             else:
+                self._log_request(method, url, resource, response.status_code, response, started)
                 self._observe(response, resource)
                 if response.status_code < 500:
                     return response

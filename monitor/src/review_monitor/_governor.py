@@ -150,12 +150,17 @@ class BudgetGovernor:
         if stretched != self._stretched:
             self._stretched = stretched
             if stretched:
+                points_left = (
+                    "GitHub has not said yet how many points are left"
+                    if self._remaining is None
+                    else f"{self._remaining} points left"
+                )
                 note = (
                     f"poll budget: stretching the poll interval from "
                     f"{format_duration(self.base_interval)} to {format_duration(interval)} "
                     f"to keep the badge poll within {self.budget_share:.0%} of the GitHub "
                     f"budget ({round_cost:g} points a round, {allowed_per_hour:g} points "
-                    f"an hour allowed, remaining {self._remaining})"
+                    f"an hour allowed, {points_left})"
                 )
             else:
                 note = (

@@ -35,6 +35,8 @@ class Lease:
         path = lease_path(Path(db_path))
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         try:
+            with contextlib.suppress(PermissionError):  # the owner's alone, also an old one
+                os.fchmod(fd, 0o600)
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             holder = _read_holder(fd)

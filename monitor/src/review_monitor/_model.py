@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import Literal
+from typing import Final, Literal
 
 import msgspec
 
 __all__ = [
+    "MAX_PR_NUMBER",
     "Author",
     "BadgeBatch",
     "BadgeItem",
@@ -25,18 +26,98 @@ __all__ = [
     "PermissionAnswer",
     "PrRef",
     "PrStatus",
+    "fold",
+    "pr_number_problem",
 ]
 
-_PR_REF = re.compile(r"^([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+)#([1-9][0-9]{0,9})$")
+MAX_PR_NUMBER: Final = 2**31 - 1
+"""The largest pull request number GitHub can hold (GraphQL's ``Int`` is 32-bit signed)."""
+
+# GitHub's rules: an owner (a user or an organization) is letters, digits and hyphens, at
+# most 39 (an enterprise's managed users add ``_shortcode``); a repository is letters,
+# digits, ``.``, ``_`` and ``-``, at most 100, and never ``.`` or ``..``.
+_OWNER = r"[A-Za-z0-9][A-Za-z0-9_-]{0,38}"
+_NAME = r"[A-Za-z0-9_.-]{1,100}"
+_NUMBER = r"[0-9]+"
+_TAIL = r"(?:/(?:files|commits)/?|/)?(?:#.*)?"
+_SHORT = re.compile(rf"({_OWNER})/({_NAME})#({_NUMBER})")
+_PATH = re.compile(rf"({_OWNER})/({_NAME})/pull/({_NUMBER}){_TAIL}")
+_URL = re.compile(rf"https?://([^/\s?#]+)/({_OWNER})/({_NAME})/pull/({_NUMBER}){_TAIL}", re.I)
+_FORMS = (
+    "write it as owner/name#N, owner/name/pull/N or https://HOST/owner/name/pull/N, "
+    "for example octo-org/octo-repo#12 (owner: letters, digits, - and _, at most 39; "
+    "name: letters, digits, ., _ and -, at most 100)"
+)
 
 
-class PrRef(msgspec.Struct, frozen=True, order=True):
-    """One pull request on one GitHub host. ``str(ref)`` is ``owner/name#N``."""
+def pr_number_problem(number: int) -> str | None:
+    """Why ``number`` cannot be a pull request's number on GitHub, or None."""
+    if number < 1:
+        return f"pull request number {number} is not a pull request number: they start at 1"
+    if number > MAX_PR_NUMBER:
+        return (
+            f"pull request number {number} is too large: GitHub numbers pull requests from 1 "
+            f"to {MAX_PR_NUMBER}"
+        )
+    return None
+
+
+def fold(text: str) -> str:
+    """``text`` with ASCII letters in lower case: how GitHub compares owner, repository
+    and host names (other characters are left as they are)."""
+    return text.translate(_ASCII_LOWER)
+
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+class PrRef(msgspec.Struct, frozen=True):
+    """One pull request on one GitHub host. ``str(ref)`` is ``owner/name#N``.
+
+    GitHub's owner, repository and host names are case-insensitive, so two refs are equal
+    (and hash and sort alike) when they differ only in the case of ASCII letters; each
+    keeps its own spelling for display (``key`` is the folded identity).
+    """
 
     owner: str
     name: str
     number: int
     host: str = "github.com"
+
+    @property
+    def key(self) -> tuple[str, str, str, int]:
+        """The ref's identity: ``(host, owner, name, number)`` with an ASCII case fold."""
+        return (fold(self.host), fold(self.owner), fold(self.name), self.number)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, PrRef):
+            return NotImplemented
+        return self.key == other.key
+
+    def __ne__(self, other: object) -> bool:
+        if not isinstance(other, PrRef):
+            return NotImplemented
+        return self.key != other.key
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def __lt__(self, other: PrRef) -> bool:
+        return self._order < other._order
+
+    def __le__(self, other: PrRef) -> bool:
+        return self._order <= other._order
+
+    def __gt__(self, other: PrRef) -> bool:
+        return self._order > other._order
+
+    def __ge__(self, other: PrRef) -> bool:
+        return self._order >= other._order
+
+    @property
+    def _order(self) -> tuple[str, str, int, str]:
+        host, owner, name, number = self.key
+        return (owner, name, number, host)
 
     @property
     def repo(self) -> str:
@@ -45,16 +126,51 @@ class PrRef(msgspec.Struct, frozen=True, order=True):
     def __str__(self) -> str:
         return f"{self.owner}/{self.name}#{self.number}"
 
+    def spelled(self, name_with_owner: str) -> PrRef:
+        """This ref spelled as GitHub spells its repository (``nameWithOwner``); itself
+        when that is not the same repository in other letter case."""
+        owner, _, name = name_with_owner.partition("/")
+        if (fold(owner), fold(name)) != (fold(self.owner), fold(self.name)):
+            return self
+        return PrRef(owner=owner, name=name, number=self.number, host=self.host)
+
     @classmethod
-    def parse(cls, text: str, *, host: str = "github.com") -> PrRef:
-        """Parse ``owner/name#N``; raise ``ValueError`` saying what to fix."""
-        m = _PR_REF.match(text.strip())
-        if m is None:
+    def parse(cls, text: str, *, host: str | None = "github.com") -> PrRef:
+        """Parse ``owner/name#N``, ``owner/name/pull/N`` or a pull request's URL
+        (``https://HOST/owner/name/pull/N``, with an optional ``/files``, ``/commits`` or
+        ``#...`` tail); raise ``ValueError`` saying what to fix.
+
+        A URL names its host: it must be ``host`` (the host being watched), unless
+        ``host`` is None.  The number must be one GitHub can hold.
+        """
+        stripped = text.strip()
+        url = _URL.fullmatch(stripped)
+        if url is not None:
+            found = fold(url[1])
+            if host is not None and found != fold(host):
+                raise ValueError(
+                    f"{stripped} is a pull request on {found}, but the host is {fold(host)}; "
+                    f"pass --host {found} (or set [github] host) to watch it"
+                )
+            owner, name, digits, at = url[2], url[3], url[4], found
+        else:
+            m = _SHORT.fullmatch(stripped) or _PATH.fullmatch(stripped)
+            if m is None:
+                raise ValueError(f"not a pull request reference: {text!r}; {_FORMS}")
+            owner, name, digits = m[1], m[2], m[3]
+            at = fold(host) if host is not None else "github.com"
+        if name in (".", ".."):
+            raise ValueError(f"not a repository name: {name!r} in {text!r}; {_FORMS}")
+        if digits.startswith("0"):
             raise ValueError(
-                f"not a pull request reference: {text!r}; write it as owner/name#N, "
-                "for example octo-org/octo-repo#12"
+                f"not a pull request number: {digits!r} in {text!r}; {_FORMS} "
+                "(N from 1, without leading zeros)"
             )
-        return cls(owner=m[1], name=m[2], number=int(m[3]), host=host)
+        number = int(digits) if len(digits) <= 12 else MAX_PR_NUMBER + 1
+        problem = pr_number_problem(number)
+        if problem is not None:
+            raise ValueError(f"{problem} (in {text!r})")
+        return cls(owner=owner, name=name, number=number, host=at)
 
 
 class Author(msgspec.Struct, frozen=True):

@@ -97,12 +97,16 @@ class BadgeLayout:
 
     def __init__(self, prs: Sequence[PrRef]) -> None:
         repos: dict[tuple[str, str], str] = {}
+        folded: dict[tuple[str, str], tuple[str, str]] = {}
         aliases: dict[PrRef, tuple[str, str]] = {}
         for pr in prs:
             number = int(pr.number)
             if number < 1:
                 raise ValueError(f"not a pull request number: {number}")
-            repo_alias = repos.setdefault((pr.owner, pr.name), f"r{len(repos)}")
+            # One block per repository whatever the letter case (GitHub's names are
+            # case-insensitive), asked with its first spelling.
+            same = folded.setdefault(pr.key[1:3], (pr.owner, pr.name))
+            repo_alias = repos.setdefault(same, f"r{len(repos)}")
             aliases[pr] = (repo_alias, f"p{number}")
         self.repos = repos
         self.aliases = aliases
@@ -139,7 +143,11 @@ def badge_query(
         inner = "\n".join(
             f"    {a}: pullRequest(number: {a[1:]}) {{ ...BadgePr }}" for a in by_repo[repo_alias]
         )
-        blocks.append(f"  {repo_alias}: repository(owner: $o{i}, name: $n{i}) {{\n{inner}\n  }}")
+        # nameWithOwner: GitHub's spelling of the repository (names are case-insensitive).
+        blocks.append(
+            f"  {repo_alias}: repository(owner: $o{i}, name: $n{i}) {{\n"
+            f"    nameWithOwner\n{inner}\n  }}"
+        )
     body = "\n".join(blocks)
     doc = f"query Badge({', '.join(declared)}) {{\n{body}\n  {_RATE_LIMIT}\n}}\n{_BADGE_PR}"
     return doc, variables

@@ -18,7 +18,7 @@ from ._badge import (
     read_failing_checks,
     read_gap,
 )
-from ._github import GitHubClient, RetryPolicy
+from ._github import GitHubClient, RetryPolicy, route_template
 from ._queries import all_documents
 from ._ratelimit import RateLimit
 from ._token import find_token
@@ -40,4 +40,5 @@ __all__ = [
     "read_details",
     "read_failing_checks",
     "read_gap",
+    "route_template",
 ]

@@ -7,21 +7,27 @@ comment-wake all build it here (docs/embedding.md).  ``App.status()`` and
 """
 
 from ._explain import Explanation, RuleLine
+from ._refusal import REFUSED_FOR, REFUSED_ROUNDS, TokenRefusedError
 from ._root import HINT_DELAY, App, open_app
 from ._state import DAEMON_STATE_KEY, DaemonState, FaultLine, PollFigures
-from ._status import PrStatusLine, QueueLine, StatusReport
+from ._status import InboxLine, ParkedLine, PrStatusLine, QueueLine, StatusReport
 
 __all__ = [
     "DAEMON_STATE_KEY",
     "HINT_DELAY",
+    "REFUSED_FOR",
+    "REFUSED_ROUNDS",
     "App",
     "DaemonState",
     "Explanation",
     "FaultLine",
+    "InboxLine",
+    "ParkedLine",
     "PollFigures",
     "PrStatusLine",
     "QueueLine",
     "RuleLine",
     "StatusReport",
+    "TokenRefusedError",
     "open_app",
 ]

@@ -1,5 +1,6 @@
-"""``comment-wake explain owner/name#N COMMENT``: each rule in order, with its verdict and
-the evidence the daemon recorded when it decided (pure, over the decision records).
+"""``comment-wake explain PR COMMENT`` (or ``explain COMMENT_URL``): the outcome and its
+reason, then each rule in order, with its verdict and the evidence the daemon recorded
+when it decided (pure, over the decision records).
 
 The rules are the wake core's table (``comment_wake.wake.RULES``); which of them a
 comment passed is the trace its decision recorded (``DecisionRecord.rules``)."""
@@ -19,14 +20,17 @@ from review_monitor import PrRef
 from review_monitor.store import SyncStore
 
 __all__ = [
+    "COMMENT_URL_FORMS",
     "RULES",
     "Explanation",
     "RuleLine",
     "comment_query",
+    "comment_target",
     "explain_comment",
     "explain_records",
     "find_records",
     "has_trace",
+    "headline",
     "render",
 ]
 
@@ -60,6 +64,22 @@ class RuleLine(msgspec.Struct, frozen=True):
 
 
 _URL_ID = re.compile(r"#(?:issuecomment|pullrequestreview|discussion_r)-?([0-9]{1,20})$")
+COMMENT_URL_FORMS = (
+    "https://HOST/owner/name/pull/N#issuecomment-ID (a comment), #pullrequestreview-ID "
+    "(a review) or #discussion_rID (a review comment)"
+)
+"""The comment URLs ``explain`` takes alone, for its messages."""
+
+
+def comment_target(text: str, *, host: str | None) -> tuple[PrRef, int] | None:
+    """The pull request and database id a comment's URL names; None when ``text`` is not
+    a pull request URL ending in a comment anchor.  A URL on another host than ``host``
+    raises ``ValueError`` (as ``PrRef.parse``)."""
+    stripped = text.strip()
+    m = _URL_ID.search(stripped)
+    if m is None or "://" not in stripped:
+        return None
+    return PrRef.parse(stripped, host=host), int(m[1])
 
 
 def comment_query(text: str) -> tuple[str | None, int | None]:
@@ -207,21 +227,40 @@ def _outcome(r: DecisionRecord) -> str:
     ) + f" ({r.reason})"
 
 
+def headline(r: DecisionRecord) -> str:
+    """The outcome and its reason in a few words: ``woke worker w1 (writer)``,
+    ``skipped (not-writer)``, ``held (rate-limit)``."""
+    if r.outcome == "wake":
+        return f"woke worker {r.worker} ({r.reason})" if r.worker else f"woke ({r.reason})"
+    verb = {"skip": "skipped", "drop": "dropped", "held": "held", "retry": "retry"}
+    return f"{verb.get(r.outcome, r.outcome)} ({r.reason})"
+
+
 def render(pr: PrRef, comment: str, records: Sequence[DecisionRecord]) -> str:
+    """``explain``'s text: the latest outcome and its reason first, then what the
+    comment is, then each decision with its rule walk."""
     if not records:
+        hint = ""
+        if "#discussion_r" in comment:
+            hint = (
+                "; a review comment is decided with its review: give the review's URL "
+                "(#pullrequestreview-ID) or id"
+            )
         return (
             f"no decision about {comment} on {pr} is recorded (not seen yet, decided by "
-            "a dry run, or pruned)\n"
+            f"a dry run, or pruned){hint}\n"
         )
     first = records[-1]
-    about = [f"{first.kind or 'item'} {first.comment} on {pr}"]
+    # The spelling GitHub gave (``nameWithOwner``), as the decision recorded it.
+    shown = first.pr if first.pr else str(pr)
+    about = [f"{first.kind or 'item'} {first.comment} on {shown}"]
     if first.database_id is not None:
         about.append(f"database id {first.database_id}")
     if first.author is not None:
         about.append(f"by {first.author}")
     if first.created_at is not None:
         about.append(f"created {first.created_at.isoformat()}")
-    lines = [", ".join(about)]
+    lines = [headline(first), ", ".join(about)]
     for r in records:
         lines.append("")
         lines.append(f"{r.at.isoformat()}: {_outcome(r)}")

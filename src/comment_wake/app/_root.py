@@ -35,7 +35,7 @@ import anyio.abc
 import anyio.to_thread
 import msgspec
 
-from comment_wake._paths import inbox_root, store_path
+from comment_wake._paths import inbox_root, private_dir, store_path, tighten_tree
 from comment_wake.config import AppConfig
 from comment_wake.delivery import DeliveryLoop, NoticeCallback
 from comment_wake.events import (
@@ -51,14 +51,21 @@ from comment_wake.events import (
 from comment_wake.hints import HintListener, load_secret, matching_watch
 from comment_wake.registry import Registry
 from comment_wake.service import DECISIONS, BindingSource, CommentWake
-from comment_wake.store import APP_TABLES, prune_reactions, prune_records, release_requests
+from comment_wake.store import (
+    APP_TABLES,
+    prune_reactions,
+    prune_records,
+    refuse_two_spellings,
+    release_requests,
+)
 from review_monitor import Clock, Monitor, PrRef, SystemClock
 from review_monitor.github import RetryPolicy
 from review_monitor.store import Store, SyncStore, describe_fault
 
-from ._explain import Explanation, explain_comment
+from ._explain import COMMENT_URL_FORMS, Explanation, comment_target, explain_comment
+from ._refusal import TokenRefusal, TokenRefusedError
 from ._snapshot import snapshot_store
-from ._state import DAEMON_STATE_KEY, DaemonState, StatusTracker
+from ._state import DAEMON_STATE_KEY, DaemonState, PrStates, StatusTracker
 from ._status import StatusReport, read_status
 
 if TYPE_CHECKING:
@@ -109,12 +116,16 @@ class App:
         self._environ = environ
         self._tracker = StatusTracker()
         bus.subscribe(self._tracker)
+        monitor.add_listener(PrStates(self._tracker))
         self._started = clock.now()
         self._watched: tuple[PrRef, ...] = ()
         self._releases: dict[PrRef, datetime] = {}  # release requests already acted on
         self._round = anyio.Event()
         self.hint_port: int | None = None
         self.ready = anyio.Event()
+        self._refusal = TokenRefusal()
+        self._refused: TokenRefusedError | None = None
+        self._running: anyio.CancelScope | None = None
         bus.subscribe(self._on_event)
 
     # -- events ------------------------------------------------------------------------
@@ -134,6 +145,17 @@ class App:
             self.delivery.poke()
         elif isinstance(event, PollRound):
             self._round.set()
+        if self._refused is None and self._refusal.see(event):
+            self._stop_refused()
+
+    def _stop_refused(self) -> None:
+        """The token is refused for good: stop ``run``, which raises the error."""
+        gh = self.config.github
+        host = gh.host if not gh.api_url else f"{gh.host} ({gh.api_url.rstrip('/')})"
+        since = self._refusal.since or self.clock.now()
+        self._refused = TokenRefusedError(host, since=since, rounds=self._refusal.rounds)
+        if self._running is not None:
+            self._running.cancel()
 
     # -- what a session manager asks -----------------------------------------------------
 
@@ -160,20 +182,37 @@ class App:
             wakes=t.wakes,
             decisions=t.decisions,
             stopped_at=now if stopped else None,
+            stop_reason=str(self._refused) if stopped and self._refused else None,
             polled=dict(sorted(t.polled.items())),
             faults=t.faults,
+            pr_states=dict(sorted(t.pr_states.items())),
+            pr_errors=dict(sorted(t.pr_errors.items())),
         )
 
     async def status(self) -> StatusReport:
         """What ``comment-wake status --json`` prints, with this app's live figures."""
         now = self.clock.now()
-        report = await self.monitor.store.call(read_status, self.config.wake, now)
+        report = await self.monitor.store.call(
+            read_status, self.config.wake, now, inbox=inbox_root(self.state_dir)
+        )
         return msgspec.structs.replace(report, daemon_running=True, daemon=self.state())
 
-    async def explain(self, pr: PrRef | str, comment: str) -> tuple[Explanation, ...]:
+    async def explain(self, pr: PrRef | str, comment: str | None = None) -> tuple[Explanation, ...]:
         """Every recorded decision about ``comment`` (a node id, a database id or its
-        URL) on ``pr``, each with the rule walk ``comment-wake explain`` shows."""
-        ref = pr if isinstance(pr, PrRef) else PrRef.parse(pr, host=self.monitor.client.host)
+        URL) on ``pr`` (a ``PrRef`` or any form ``PrRef.parse`` takes), each with the
+        rule walk ``comment-wake explain`` shows; ``explain(url)`` takes a comment's URL
+        alone.  ``ValueError`` for a PR or URL that cannot be read."""
+        host = self.monitor.client.host
+        if comment is None:
+            target = None if isinstance(pr, PrRef) else comment_target(pr, host=host)
+            if target is None:
+                raise ValueError(
+                    "give the pull request and the comment, or a comment's URL "
+                    f"({COMMENT_URL_FORMS})"
+                )
+            ref, comment = target[0], str(pr)
+        else:
+            ref = pr if isinstance(pr, PrRef) else PrRef.parse(pr, host=host)
         return await self.monitor.store.call(explain_comment, ref, comment)
 
     def poll_now(self, pr: PrRef) -> None:
@@ -184,9 +223,13 @@ class App:
     # -- running -----------------------------------------------------------------------
 
     async def run(self) -> None:
-        """Poll, wake, deliver and keep house until cancelled."""
+        """Poll, wake, deliver and keep house until cancelled.  Raises
+        ``TokenRefusedError`` when GitHub kept refusing the token (``_refusal``)."""
         try:
             async with anyio.create_task_group() as tg:
+                self._running = tg.cancel_scope
+                if self._refused is not None:
+                    tg.cancel_scope.cancel()
                 if self.delivery is not None:
                     tg.start_soon(self.delivery.run)
                 await self._refresh_watches()
@@ -197,8 +240,11 @@ class App:
                 tg.start_soon(self.monitor.run)
                 self.ready.set()
         finally:
+            self._running = None
             with anyio.CancelScope(shield=True):
                 await self._write_state(stopped=True)
+        if self._refused is not None:
+            raise self._refused
 
     async def _finish_unwatched(self) -> None:
         """Look once at every PR whose wake mark outlived its watch: held comments and
@@ -342,6 +388,20 @@ async def _sleep_until_or(clock: Clock, t: datetime, event: anyio.Event) -> None
         tg.cancel_scope.cancel()
 
 
+def _private_state(state: Path) -> None:
+    """The state directory, created 0700; anything in it that others could read (an older
+    version's files, a loose umask, a copy) is tightened, and that is said once."""
+    private_dir(state)
+    loose = tighten_tree(state)
+    if loose:
+        _log.warning(
+            "the state directory %s held %d paths other users could read (the store holds "
+            "comment bodies); made them private: directories 0700, files 0600",
+            state,
+            len(loose),
+        )
+
+
 @contextlib.asynccontextmanager
 async def open_app(
     config: AppConfig,
@@ -380,7 +440,7 @@ async def open_app(
     bus.subscribe(EventLogger())  # the app's log lines are written from its events
     async with contextlib.AsyncExitStack() as stack:
         if store is None:
-            state.mkdir(parents=True, exist_ok=True)
+            await anyio.to_thread.run_sync(_private_state, state)
         path = store_path(state)
         if dry_run and store is None:
             tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="cw-dry-")))
@@ -408,6 +468,9 @@ async def open_app(
             rng=rng,
         )
         await stack.enter_async_context(monitor)
+        # One PR bound to two live workers under two spellings (an earlier build's store):
+        # refused here, before anything polls, with the command that fixes it.
+        refuse_two_spellings(monitor.store.sync)
         registry: Registry | None = None
         source: BindingSource
         if bindings is None:
@@ -418,6 +481,7 @@ async def open_app(
                 callbacks=callbacks,
                 publisher_timeout=c.delivery.publisher_timeout,
                 environ=env,
+                daemon_secrets=(c.webhook.secret_env,),
             )
         else:
             source = bindings

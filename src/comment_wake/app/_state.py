@@ -1,7 +1,9 @@
 """What the running app knows about itself, for ``status``: a subscriber to its events.
 
 ``StatusTracker`` counts the decided and woke events, keeps the last poll round's figures
-and when each PR was last polled, and the last fault of each kind.  The app writes its
+and when each PR was last polled, the last fault of each kind, and per PR its state as
+last read (``PrStates``, a monitor listener, tells it; a PR GitHub says is gone is
+``gone``) and the last error that named it (a ``Fault`` or a warning ``Noted``).  The app writes its
 ``DaemonState`` to the store (key ``DAEMON_STATE_KEY``) after every round and on a
 heartbeat, so ``comment-wake status`` in another process reads the same figures that
 ``App.status()`` gives in-process.
@@ -9,13 +11,23 @@ heartbeat, so ``comment-wake status`` in another process reads the same figures 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 import msgspec
 
-from comment_wake.events import CommentDecided, Event, Fault, PollRound, WorkerWoken
+from comment_wake.events import CommentDecided, Event, Fault, Noted, PollRound, WorkerWoken
+from review_monitor import PrRef, PrStatus, Watch, fold
 
-__all__ = ["DAEMON_STATE_KEY", "DaemonState", "FaultLine", "PollFigures", "StatusTracker"]
+__all__ = [
+    "DAEMON_STATE_KEY",
+    "DaemonState",
+    "FaultLine",
+    "PollFigures",
+    "PrStates",
+    "StatusTracker",
+    "pr_key",
+]
 
 DAEMON_STATE_KEY = "comment-wake/daemon"
 """The store's key-value entry the running app keeps current for ``comment-wake status``."""
@@ -37,7 +49,7 @@ class FaultLine(msgspec.Struct, frozen=True):
     kind: str
     pr: str | None
     detail: str
-    count: int  # faults of this kind since the start
+    count: int  # faults of this kind (for a PR's last error: of any kind on it) since the start
 
 
 class DaemonState(msgspec.Struct, frozen=True, kw_only=True):
@@ -57,6 +69,15 @@ class DaemonState(msgspec.Struct, frozen=True, kw_only=True):
     stopped_at: datetime | None = None
     polled: dict[str, datetime] = msgspec.field(default_factory=dict)  # "host/owner/name#N"
     faults: tuple[FaultLine, ...] = ()
+    stop_reason: str | None = None  # why the app stopped by itself (a refused token)
+    pr_states: dict[str, str] = msgspec.field(default_factory=dict)  # open/merged/closed/gone
+    pr_errors: dict[str, FaultLine] = msgspec.field(default_factory=dict)  # the last per PR
+
+
+def pr_key(pr: PrRef) -> str:
+    """How ``DaemonState`` keys a PR: ``host/owner/name#N``, case-folded (GitHub's names
+    are case-insensitive, so every spelling of a PR finds its entry)."""
+    return fold(f"{pr.host}/{pr}")
 
 
 class StatusTracker:
@@ -68,6 +89,8 @@ class StatusTracker:
         self.rounds = 0
         self.last_poll: PollFigures | None = None
         self.polled: dict[str, datetime] = {}
+        self.pr_states: dict[str, str] = {}
+        self.pr_errors: dict[str, FaultLine] = {}
         self._faults: dict[str, FaultLine] = {}
 
     def __call__(self, event: Event) -> None:
@@ -82,7 +105,7 @@ class StatusTracker:
                 at=event.at, prs=len(event.prs), cost=event.cost, remaining=left
             )
             for pr in event.prs:
-                self.polled[f"{pr.host}/{pr}"] = event.at
+                self.polled[pr_key(pr)] = event.at
         elif isinstance(event, Fault):
             before = self._faults.get(event.kind)
             self._faults[event.kind] = FaultLine(
@@ -92,7 +115,44 @@ class StatusTracker:
                 detail=event.detail,
                 count=1 if before is None else before.count + 1,
             )
+            if event.pr is not None:
+                self._pr_error(event.pr, event.at, event.kind, event.detail)
+                if event.kind == "pr-gone":
+                    self.pr_states[pr_key(event.pr)] = "gone"
+        elif isinstance(event, Noted) and event.level == "warning" and event.pr is not None:
+            self._pr_error(event.pr, event.at, "wake", event.message)
+
+    def _pr_error(self, pr: PrRef, at: datetime, kind: str, detail: str) -> None:
+        key = pr_key(pr)
+        before = self.pr_errors.get(key)
+        count = 1 if before is None else before.count + 1
+        self.pr_errors[key] = FaultLine(at=at, kind=kind, pr=str(pr), detail=detail, count=count)
+
+    def pr_read(self, pr: PrRef, state: str) -> None:
+        """A badge of ``pr`` was read: its state is ``state`` (``open``, ``merged``, ...)."""
+        self.pr_states[pr_key(pr)] = state
 
     @property
     def faults(self) -> tuple[FaultLine, ...]:
         return tuple(sorted(self._faults.values(), key=lambda f: f.kind))
+
+
+class PrStates:
+    """A monitor listener that tells the tracker each polled PR's state: ``open``,
+    ``draft``, ``merged`` or ``closed``.  It keeps no mark."""
+
+    name = "comment-wake/status"
+
+    def __init__(self, tracker: StatusTracker) -> None:
+        self._tracker = tracker
+
+    async def on_poll(
+        self, watches: Sequence[Watch], new: PrStatus, old: PrStatus | None, now: datetime
+    ) -> None:
+        if new.merged or new.state == "MERGED":
+            state = "merged"
+        elif new.state == "CLOSED":
+            state = "closed"
+        else:
+            state = "draft" if new.is_draft else "open"
+        self._tracker.pr_read(new.pr, state)

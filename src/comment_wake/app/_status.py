@@ -6,9 +6,13 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 from datetime import datetime
+from pathlib import Path
 
 import msgspec
 
+from comment_wake._paths import inbox_root
+from comment_wake.delivery import backlog
+from comment_wake.registry import InboxSpec, PublisherSpec, Registry
 from comment_wake.service import (
     LISTENER_NAME,
     decode_record,
@@ -20,12 +24,22 @@ from comment_wake.store import reactions, read_records
 from comment_wake.wake import MarkError, WakeConfig, decode_mark
 from review_monitor import PrRef, format_duration
 from review_monitor.store import SyncStore
+from untrusted_fence import one_line
 
-from ._state import DAEMON_STATE_KEY, DaemonState
+from ._state import DAEMON_STATE_KEY, DaemonState, FaultLine, pr_key
 
-__all__ = ["PrStatusLine", "QueueLine", "StatusReport", "read_status", "render_status"]
+__all__ = [
+    "InboxLine",
+    "ParkedLine",
+    "PrStatusLine",
+    "QueueLine",
+    "StatusReport",
+    "read_status",
+    "render_status",
+]
 
 _FINAL = ("wake", "skip", "drop")
+_REASON_LIMIT = 300  # characters of a parked notice's reason
 
 
 class QueueLine(msgspec.Struct, frozen=True):
@@ -35,6 +49,27 @@ class QueueLine(msgspec.Struct, frozen=True):
     pending: int
     parked: int
     oldest_pending_at: datetime | None
+
+
+class InboxLine(msgspec.Struct, frozen=True):
+    """A worker (or orchestrator) bound to an inbox: notices delivered there that its
+    hook has not taken yet (``comment-wake inbox take``)."""
+
+    worker: str
+    root: str
+    untaken: int
+    oldest_at: datetime | None
+
+
+class ParkedLine(msgspec.Struct, frozen=True, kw_only=True):
+    """A parked notice: refused by its publisher, kept until ``comment-wake unpark``."""
+
+    worker: str
+    notice_key: str
+    kind: str
+    pr: str
+    parked_at: datetime | None
+    reason: str  # the refusal, as the delivery recorded it
 
 
 class PrStatusLine(msgspec.Struct, frozen=True, kw_only=True):
@@ -55,6 +90,8 @@ class PrStatusLine(msgspec.Struct, frozen=True, kw_only=True):
     pending_retries: int
     next_retry_at: datetime | None
     last_poll: datetime | None
+    state: str | None = None  # as last read: open, draft, merged, closed, gone
+    last_error: FaultLine | None = None  # the last fault or read failure on this PR
 
 
 class StatusReport(msgspec.Struct, frozen=True, kw_only=True):
@@ -68,6 +105,8 @@ class StatusReport(msgspec.Struct, frozen=True, kw_only=True):
     prs: tuple[PrStatusLine, ...]
     queues: tuple[QueueLine, ...]
     reactions_pending: int
+    inboxes: tuple[InboxLine, ...] = ()
+    parked: tuple[ParkedLine, ...] = ()
 
 
 def _alive(pid: int) -> bool:
@@ -80,8 +119,11 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def read_status(store: SyncStore, wake: WakeConfig, now: datetime) -> StatusReport:
-    """Everything ``status`` shows, from ``store`` at ``now``."""
+def read_status(
+    store: SyncStore, wake: WakeConfig, now: datetime, *, inbox: Path | None = None
+) -> StatusReport:
+    """Everything ``status`` shows, from ``store`` at ``now``; ``inbox`` is the default
+    inbox root (the store's directory's ``inbox``)."""
     raw = store.get_state(DAEMON_STATE_KEY)
     daemon: DaemonState | None = None
     if raw is not None:
@@ -97,12 +139,24 @@ def read_status(store: SyncStore, wake: WakeConfig, now: datetime) -> StatusRepo
     pending: dict[str, int] = defaultdict(int)
     parked: dict[str, int] = defaultdict(int)
     oldest: dict[str, datetime] = {}
+    parked_lines: list[ParkedLine] = []
     for e in store.entries(statuses=("pending", "parked")):
         if e.status == "pending":
             pending[e.worker] += 1
             oldest.setdefault(e.worker, e.created_at)
         else:
             parked[e.worker] += 1
+            attempts = store.attempts(e.seq)
+            parked_lines.append(
+                ParkedLine(
+                    worker=e.worker,
+                    notice_key=e.key,
+                    kind=e.notice.kind,
+                    pr=str(e.pr),
+                    parked_at=attempts[-1].at if attempts else None,
+                    reason=one_line(e.last_detail or "no reason recorded", _REASON_LIMIT),
+                )
+            )
     queue_lines = tuple(
         QueueLine(w, pending.get(w, 0), parked.get(w, 0), oldest.get(w))
         for w in sorted({*pending, *parked})
@@ -115,7 +169,29 @@ def read_status(store: SyncStore, wake: WakeConfig, now: datetime) -> StatusRepo
         prs=prs,
         queues=queue_lines,
         reactions_pending=len(reactions(store, statuses=("pending",))),
+        inboxes=_inboxes(store, inbox or inbox_root(Path(store.path).parent)),
+        parked=tuple(parked_lines),
     )
+
+
+def _inboxes(store: SyncStore, default_root: Path) -> tuple[InboxLine, ...]:
+    """Every live worker and orchestrator bound to an inbox, with its untaken backlog."""
+    registry = Registry(store, inbox_root=default_root)
+    owners: list[tuple[str, PublisherSpec]] = [
+        (w.worker, w.publisher) for w in registry.workers() if not w.archived
+    ]
+    owners += [(o.id, o.publisher) for o in registry.orchestrators()]
+    lines = []
+    for owner, spec in sorted(owners, key=lambda o: o[0]):
+        if not isinstance(spec, InboxSpec):
+            continue
+        root = Path(spec.root) if spec.root else default_root
+        try:
+            count, oldest = backlog(root, owner)
+        except (OSError, ValueError):
+            continue
+        lines.append(InboxLine(owner, str(root), count, oldest))
+    return tuple(lines)
 
 
 def _pr_line(
@@ -137,7 +213,8 @@ def _pr_line(
     latest = latest_by_comment(records)
     final = [r for r in latest.values() if r.outcome in _FINAL]
     rate = rate_evidence(mark, wake, now) if mark is not None else None
-    polled = daemon.polled.get(f"{pr.host}/{pr}") if daemon is not None else None
+    key = pr_key(pr)
+    polled = daemon.polled.get(key) if daemon is not None else None
     return PrStatusLine(
         pr=str(pr),
         host=pr.host,
@@ -153,6 +230,8 @@ def _pr_line(
         pending_retries=len(mark.pending) if mark else 0,
         next_retry_at=min((p.next_retry for p in mark.pending), default=None) if mark else None,
         last_poll=polled,
+        state=daemon.pr_states.get(key) if daemon is not None else None,
+        last_error=daemon.pr_errors.get(key) if daemon is not None else None,
     )
 
 
@@ -166,50 +245,90 @@ def _t(t: datetime | None, now: datetime) -> str:
     return f"{stamp} (in {format_duration(-delta)})"
 
 
+_STATES = {
+    "merged": "merged: no comment wakes its worker any more",
+    "closed": "closed: no comment wakes its worker unless it is reopened",
+    "gone": "gone: GitHub says it does not exist or the token lost access to it",
+    "draft": "draft",
+}
+
+
+def _error(f: FaultLine, now: datetime) -> str:
+    times = f" ({f.count} so far)" if f.count > 1 else ""
+    return f"{_t(f.at, now)}: {f.kind}: {f.detail}{times}"
+
+
+def _daemon_lines(report: StatusReport) -> list[str]:
+    now, d = report.at, report.daemon
+    if d is None:
+        return ["daemon: never ran on this store"]
+    state = "running" if report.daemon_running else "not running"
+    extra = ", dry run" if d.dry_run and report.daemon_running else ""
+    lines = [f"daemon: {state} (pid {d.pid}{extra}), started {_t(d.started_at, now)}"]
+    if d.stop_reason and not report.daemon_running:
+        lines.append(f"stopped {_t(d.stopped_at, now)}: {d.stop_reason}")
+    if d.last_poll is not None:
+        p = d.last_poll
+        cost = "?" if p.cost is None else str(p.cost)
+        prs = "?" if p.prs is None else str(p.prs)
+        lines.append(f"last poll: {_t(p.at, now)}, {prs} PR(s), {cost} point(s)")
+    else:
+        lines.append("last poll: none yet")
+    if d.budget_remaining is not None:
+        limit = f" of {d.budget_limit}" if d.budget_limit is not None else ""
+        resets = f", resets {_t(d.budget_reset_at, now)}" if d.budget_reset_at else ""
+        lines.append(f"API budget: {d.budget_remaining}{limit} points left{resets}")
+    else:
+        lines.append("API budget: unknown")
+    lines.append(f"since start: {d.wakes} wake(s), {d.decisions} decision(s)")
+    if not d.faults:
+        lines.append("errors since start: none")
+    for f in d.faults:
+        lines.append(f"last error ({f.kind}): {_error(f, now)}")
+    return lines
+
+
+def _pr_lines(pr: PrStatusLine, now: datetime) -> list[str]:
+    state = f"; {_STATES.get(pr.state, pr.state)}" if pr.state and pr.state != "open" else ""
+    lines = [f"{pr.pr} ({pr.host}): worker(s) {', '.join(pr.workers)}{state}"]
+    lines.append(f"  floor {_t(pr.floor, now)}; last poll {_t(pr.last_poll, now)}")
+    if pr.last_error is not None:
+        lines.append(f"  last error {_error(pr.last_error, now)}")
+    lines.append(f"  handled {pr.handled} comment(s), {pr.woken} woke the worker")
+    nxt = f", next wake not before {_t(pr.next_wake_at, now)}" if pr.next_wake_at else ""
+    lines.append(f"  wakes left: {pr.wakes_left_hour} this hour, {pr.wakes_left_day} today{nxt}")
+    held = f" until {_t(pr.held_until, now)}" if pr.held_until else ""
+    retry = f", next at {_t(pr.next_retry_at, now)}" if pr.next_retry_at else ""
+    lines.append(f"  held {pr.held}{held}; permission retries {pr.pending_retries}{retry}")
+    return lines
+
+
 def render_status(report: StatusReport) -> str:
     """The report for a person at a terminal."""
     now = report.at
-    d = report.daemon
-    lines = [f"store: {report.store}"]
-    if d is None:
-        lines.append("daemon: never ran on this store")
-    else:
-        state = "running" if report.daemon_running else "not running"
-        extra = ", dry run" if d.dry_run and report.daemon_running else ""
-        lines.append(f"daemon: {state} (pid {d.pid}{extra}), started {_t(d.started_at, now)}")
-        if d.last_poll is not None:
-            p = d.last_poll
-            cost = "?" if p.cost is None else str(p.cost)
-            prs = "?" if p.prs is None else str(p.prs)
-            lines.append(f"last poll: {_t(p.at, now)}, {prs} PR(s), {cost} point(s)")
-        else:
-            lines.append("last poll: none yet")
-        if d.budget_remaining is not None:
-            limit = f" of {d.budget_limit}" if d.budget_limit is not None else ""
-            resets = f", resets {_t(d.budget_reset_at, now)}" if d.budget_reset_at else ""
-            lines.append(f"API budget: {d.budget_remaining}{limit} points left{resets}")
-        else:
-            lines.append("API budget: unknown")
-        lines.append(f"since start: {d.wakes} wake(s), {d.decisions} decision(s)")
-    lines.append("")
+    lines = [f"store: {report.store}", *_daemon_lines(report), ""]
     if not report.prs:
         lines.append("no pull request is watched (bind a worker: comment-wake bind --help)")
     for pr in report.prs:
-        lines.append(f"{pr.pr} ({pr.host}): worker(s) {', '.join(pr.workers)}")
-        lines.append(f"  floor {_t(pr.floor, now)}; last poll {_t(pr.last_poll, now)}")
-        lines.append(f"  handled {pr.handled} comment(s), {pr.woken} woke the worker")
-        nxt = f", next wake not before {_t(pr.next_wake_at, now)}" if pr.next_wake_at else ""
-        lines.append(
-            f"  wakes left: {pr.wakes_left_hour} this hour, {pr.wakes_left_day} today{nxt}"
-        )
-        held = f" until {_t(pr.held_until, now)}" if pr.held_until else ""
-        retry = f", next at {_t(pr.next_retry_at, now)}" if pr.next_retry_at else ""
-        lines.append(f"  held {pr.held}{held}; permission retries {pr.pending_retries}{retry}")
+        lines += _pr_lines(pr, now)
     lines.append("")
     if not report.queues:
-        lines.append("outbox: empty")
+        lines.append("outbox: empty (every notice went to its publisher)")
     for q in report.queues:
         oldest = f", oldest {_t(q.oldest_pending_at, now)}" if q.oldest_pending_at else ""
         lines.append(f"outbox {q.worker}: {q.pending} pending, {q.parked} parked{oldest}")
+    for p in report.parked:
+        lines.append(
+            f"  parked {p.notice_key[:12]} ({p.kind}, {p.pr}) {_t(p.parked_at, now)}: {p.reason}"
+        )
+    for i in report.inboxes:
+        if i.untaken:
+            oldest = f", oldest {_t(i.oldest_at, now)}" if i.oldest_at else ""
+            lines.append(
+                f"inbox {i.worker}: {i.untaken} notice(s) not taken yet{oldest} "
+                f"(the worker's hook runs `comment-wake inbox take {i.worker}`)"
+            )
+        else:
+            lines.append(f"inbox {i.worker}: nothing waiting")
     lines.append(f"reactions owed: {report.reactions_pending}")
     return "\n".join(lines) + "\n"

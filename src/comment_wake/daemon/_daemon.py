@@ -9,7 +9,9 @@ store call runs in a worker thread that a cancellation waits for, and the monito
 closes the store (releasing the lease) shielded.  ``dry_run`` runs everything on a copy
 of the store and delivers nothing, reacts to nothing: the real store is never written,
 so a later real run decides everything afresh.  The daemon adds only the process's own
-concern to the app: signals.
+concern to the app: signals.  When GitHub keeps refusing the token, ``run`` and ``serve``
+raise ``TokenRefusedError`` (not inside an exception group): ``comment-wake run`` prints
+its one line and exits 2.
 """
 
 from __future__ import annotations
@@ -17,13 +19,13 @@ from __future__ import annotations
 import logging
 import os
 import signal
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import anyio
 
-from comment_wake.app import App, open_app
+from comment_wake.app import App, TokenRefusedError, open_app
 from comment_wake.config import AppConfig
 from comment_wake.delivery import NoticeCallback
 from comment_wake.events import Subscriber
@@ -77,26 +79,45 @@ class Daemon:
         self.ready = anyio.Event()
 
     async def serve(self) -> int:
-        """Run until SIGTERM or SIGINT, then stop cleanly; returns the exit status (0)."""
+        """Run until SIGTERM or SIGINT, then stop cleanly; returns the exit status (0).
+        Raises ``TokenRefusedError`` when GitHub kept refusing the token."""
+        refused: TokenRefusedError | None = None
         with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
-            async with anyio.create_task_group() as tg:
-
-                async def stop_on_signal() -> None:
-                    async for sig in signals:
-                        _log.info(
-                            "%s received: finishing the transaction under way and stopping",
-                            signal.Signals(sig).name,
-                        )
-                        tg.cancel_scope.cancel()
-                        return
-
-                tg.start_soon(stop_on_signal)
-                await self.run()
-                tg.cancel_scope.cancel()
+            try:
+                await self._serve(signals)
+            except* TokenRefusedError as group:
+                refused = _first(group)
+        if refused is not None:
+            raise refused
         return 0
 
+    async def _serve(self, signals: AsyncIterator[int]) -> None:
+        async with anyio.create_task_group() as tg:
+
+            async def stop_on_signal() -> None:
+                async for sig in signals:
+                    _log.info(
+                        "%s received: finishing the transaction under way and stopping",
+                        signal.Signals(sig).name,
+                    )
+                    tg.cancel_scope.cancel()
+                    return
+
+            tg.start_soon(stop_on_signal)
+            await self.run()
+            tg.cancel_scope.cancel()
+
     async def run(self) -> None:
-        """Run until cancelled."""
+        """Run until cancelled; ``TokenRefusedError`` when GitHub kept refusing the token."""
+        refused: TokenRefusedError | None = None
+        try:
+            await self._run()
+        except* TokenRefusedError as group:
+            refused = _first(group)
+        if refused is not None:
+            raise refused
+
+    async def _run(self) -> None:
         async with open_app(
             self.config,
             state_dir=self.state_dir,
@@ -124,3 +145,11 @@ class Daemon:
                     self.ready.set()
             finally:
                 _log.info("comment-wake daemon stopped")
+
+
+def _first(group: BaseExceptionGroup[TokenRefusedError]) -> TokenRefusedError:
+    """The refusal in ``group`` (an exception group nests when task groups do)."""
+    found = group.exceptions[0]
+    while isinstance(found, BaseExceptionGroup):
+        found = found.exceptions[0]
+    return found

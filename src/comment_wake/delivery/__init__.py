@@ -6,7 +6,17 @@ fault the delivery loop retries with backoff.  The wire contract is ``docs/notic
 """
 
 from ._callback import CallbackPublisher, NoticeCallback
-from ._command import EXIT_BUSY, EXIT_DELIVERED, EXIT_GONE, EXIT_REFUSED, CommandPublisher
+from ._command import (
+    CHILD_ENV,
+    EXIT_BUSY,
+    EXIT_DELIVERED,
+    EXIT_GONE,
+    EXIT_REFUSED,
+    WITHHELD_ENV,
+    CommandPublisher,
+    child_env_allows,
+    child_environment,
+)
 from ._errors import (
     CallbackError,
     CommandFailedError,
@@ -22,17 +32,19 @@ from ._handoff import (
     WORKER_REPORT_KIND,
     handoff_notice,
 )
-from ._inbox import InboxPublisher, default_inbox_root, take, write_notice
+from ._inbox import InboxPublisher, backlog, default_inbox_root, take, write_notice
 from ._loop import DeliveryConfig, DeliveryLoop
 from ._signature import sign, verify_signature
 from ._webhook import WebhookPublisher
 
 __all__ = [
+    "CHILD_ENV",
     "EXIT_BUSY",
     "EXIT_DELIVERED",
     "EXIT_GONE",
     "EXIT_REFUSED",
     "HANDOFF_KIND",
+    "WITHHELD_ENV",
     "WORKER_KINDS",
     "WORKER_MESSAGE_KIND",
     "WORKER_REPORT_KIND",
@@ -49,6 +61,9 @@ __all__ = [
     "PublishTimeoutError",
     "WebhookError",
     "WebhookPublisher",
+    "backlog",
+    "child_env_allows",
+    "child_environment",
     "default_inbox_root",
     "handoff_notice",
     "sign",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from subprocess import PIPE
 
@@ -19,12 +19,15 @@ from ._errors import CommandFailedError, PublishTimeoutError
 from ._text import printable_tail, session_id_from_first_line
 
 __all__ = [
+    "CHILD_ENV",
     "EXIT_BUSY",
     "EXIT_DELIVERED",
     "EXIT_GONE",
     "EXIT_REFUSED",
     "WITHHELD_ENV",
     "CommandPublisher",
+    "child_env_allows",
+    "child_environment",
 ]
 
 EXIT_DELIVERED = 0
@@ -42,12 +45,90 @@ _KEEP = 64 * 1024
 _DRAIN_GRACE = 1.0
 
 
-# The daemon's own GitHub credentials are not the worker's business: a command inherits the
-# daemon's environment without them (pass one in ``env`` explicitly if a recipe needs it).
-WITHHELD_ENV = frozenset(
-    {"GH_TOKEN", "GITHUB_TOKEN", "GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN"}
+CHILD_ENV: tuple[str, ...] = (
+    # the session
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "TERM",
+    "TZ",
+    "TMPDIR",
+    # the locale
+    "LANG",
+    "LANGUAGE",
+    "LC_*",
+    # the XDG base directories
+    "XDG_*",
+    # proxies and CA bundles, in both spellings tools read
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+    "NO_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "all_proxy",
+    "no_proxy",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "REQUESTS_CA_BUNDLE",
+    "CURL_CA_BUNDLE",
+    "NODE_EXTRA_CA_CERTS",
+    # comment-wake's settings that hold no secret
+    "COMMENT_WAKE_STATE_DIR",
+    "COMMENT_WAKE_CONFIG",
+    "COMMENT_WAKE_INBOX",
+    "COMMENT_WAKE_SESSION_ID",
+    # the agents' own settings
+    "CODEX_HOME",
+    "CLAUDE_CONFIG_DIR",
+    "CLAUDE_CODE_*",
+    "ANTHROPIC_*",
+    "OPENAI_*",
+    # where tmux finds its server (the tmux recipe)
+    "TMUX",
+    "TMUX_TMPDIR",
 )
-"""Environment variables a command publisher's child never sees (tokens and secrets)."""
+"""The daemon's environment variables a command publisher's child gets (``NAME_*``: every
+name with that prefix); any other variable is withheld unless the binding names it
+(``--env NAME``), and ``WITHHELD_ENV`` never passes."""
+
+WITHHELD_ENV = frozenset(
+    {
+        "GH_TOKEN",
+        "GITHUB_TOKEN",
+        "GH_ENTERPRISE_TOKEN",
+        "GITHUB_ENTERPRISE_TOKEN",
+        "COMMENT_WAKE_WEBHOOK_SECRET",
+    }
+)
+"""The daemon's own secrets (its GitHub token variables, the webhook secret's default
+variable): a command publisher's child never sees them, and no binding may pass them."""
+
+_EXACT = frozenset(n for n in CHILD_ENV if not n.endswith("*"))
+_PREFIXES = tuple(n[:-1] for n in CHILD_ENV if n.endswith("*"))
+
+
+def child_env_allows(name: str) -> bool:
+    """Whether ``CHILD_ENV`` passes ``name`` to a command publisher's child."""
+    return name not in WITHHELD_ENV and (name in _EXACT or name.startswith(_PREFIXES))
+
+
+def child_environment(
+    environ: Mapping[str, str],
+    *,
+    extra: Collection[str] = (),
+    withhold: Collection[str] = (),
+) -> dict[str, str]:
+    """The part of ``environ`` a command publisher's child gets: the names ``CHILD_ENV``
+    allows and the ``extra`` names a binding adds, never ``WITHHELD_ENV`` or ``withhold``
+    (the daemon's other secrets)."""
+    return {
+        k: v
+        for k, v in environ.items()
+        if (child_env_allows(k) or k in extra) and k not in WITHHELD_ENV and k not in withhold
+    }
 
 
 def _env_for(notice: Notice, base: Mapping[str, str]) -> dict[str, str]:
@@ -71,13 +152,16 @@ class CommandPublisher:
 
     The child reads the notice as JSON on standard input and finds ``COMMENT_WAKE_WORKER``,
     ``COMMENT_WAKE_PR`` (``owner/name#N``), ``COMMENT_WAKE_KIND`` and ``COMMENT_WAKE_KEY``
-    in its environment, which is the daemon's own without its GitHub token variables
-    (``WITHHELD_ENV``) plus ``env``.  Its exit code is the outcome: 0 delivered (a first
-    stdout line ``session-id: <id>`` reports a new session id), 75 busy, 69 gone, 78
-    refused.  Any other
-    code or a signal raises ``CommandFailedError``; running past ``timeout`` seconds kills
-    the child's whole process group and raises ``PublishTimeoutError``.  A command that
-    cannot be started at all is a configuration fault: ``Refused``.
+    in its environment.  Of the daemon's own environment it gets only what ``CHILD_ENV``
+    allows and the names in ``pass_env`` (a binding's ``--env NAME``), never
+    ``WITHHELD_ENV`` or the names in ``withhold`` (the daemon's other secrets); then
+    ``env``, set explicitly.  ``inherit_env=False`` passes nothing of the daemon's.
+
+    Its exit code is the outcome: 0 delivered (a first stdout line ``session-id: <id>``
+    reports a new session id), 75 busy, 69 gone, 78 refused.  Any other code or a signal
+    raises ``CommandFailedError``; running past ``timeout`` seconds kills the child's whole
+    process group and raises ``PublishTimeoutError``.  A command that cannot be started at
+    all is a configuration fault: ``Refused``.
     """
 
     def __init__(
@@ -88,6 +172,8 @@ class CommandPublisher:
         cwd: str | Path | None = None,
         env: Mapping[str, str] | None = None,
         inherit_env: bool = True,
+        pass_env: Collection[str] = (),
+        withhold: Collection[str] = (),
     ) -> None:
         if isinstance(argv, str | bytes):
             raise TypeError("argv must be a list of arguments, never a shell string")
@@ -100,13 +186,19 @@ class CommandPublisher:
         self.cwd = cwd
         self._env = dict(env or {})
         self._inherit_env = inherit_env
+        self.pass_env = frozenset(pass_env)
+        self.withhold = frozenset(withhold)
 
     def __repr__(self) -> str:
         return f"CommandPublisher(argv={list(self.argv)!r}, timeout={self.timeout})"
 
     async def publish(self, notice: Notice) -> PublishOutcome:
-        inherited = {k: v for k, v in os.environ.items() if k not in WITHHELD_ENV}
-        base = {**inherited, **self._env} if self._inherit_env else dict(self._env)
+        inherited = (
+            child_environment(os.environ, extra=self.pass_env, withhold=self.withhold)
+            if self._inherit_env
+            else {}
+        )
+        base = {**inherited, **self._env}
         try:
             process = await anyio.open_process(
                 list(self.argv),

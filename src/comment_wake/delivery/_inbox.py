@@ -20,17 +20,27 @@ import errno
 import fcntl
 import os
 import re
+import stat
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import anyio.to_thread
 import msgspec
 
+from comment_wake._paths import private_dir
 from review_monitor import Delivered, Notice, PublishOutcome, Refused
 
 from ._errors import InboxError
 
-__all__ = ["InboxPublisher", "default_inbox_root", "take", "worker_dir", "write_notice"]
+__all__ = [
+    "InboxPublisher",
+    "backlog",
+    "default_inbox_root",
+    "take",
+    "worker_dir",
+    "write_notice",
+]
 
 _WORKER = re.compile(r"[A-Za-z0-9_@+-][A-Za-z0-9._@+-]{0,127}")
 _KEY = re.compile(r"[A-Za-z0-9_-]{1,128}")
@@ -57,6 +67,15 @@ def worker_dir(root: Path, worker: str) -> Path:
             "._@+- (at most 128, not starting with a dot)"
         )
     return root / worker
+
+
+def _private(folder: Path) -> None:
+    """Create ``folder`` 0700, or take group and other permissions off it (an inbox an
+    older version made under a loose umask)."""
+    private_dir(folder)
+    mode = stat.S_IMODE(os.stat(folder).st_mode)
+    if mode & 0o077:
+        os.chmod(folder, mode & _DIR_MODE)
 
 
 def _fsync_dir(path: Path) -> None:
@@ -108,8 +127,10 @@ def write_notice(root: Path, notice: Notice) -> bool:
     wdir = worker_dir(root, notice.worker)
     if _KEY.fullmatch(notice.key) is None:
         raise ValueError("notice key cannot name an inbox file")
+    _private(Path(root))
+    _private(wdir)
     for sub in ("tmp", "new", "taken", "rejected"):
-        (wdir / sub).mkdir(mode=_DIR_MODE, parents=True, exist_ok=True)
+        private_dir(wdir / sub)
     with _locked(wdir):
         if (wdir / "taken" / f"{notice.key}.json").exists():
             return False
@@ -127,6 +148,25 @@ def write_notice(root: Path, notice: Notice) -> bool:
             raise
         _fsync_dir(wdir / "new")
     return True
+
+
+def backlog(inbox_root: Path, worker: str) -> tuple[int, datetime | None]:
+    """How many notices wait in the worker's inbox, not taken yet, and when the oldest
+    was written (None when none waits).  A read-only look without the lock: a take or a
+    write under way may change the answer a moment later, never corrupt it.  Raises
+    ``ValueError`` for an unsafe worker name."""
+    wdir = worker_dir(Path(inbox_root), worker)
+    if not (wdir / "new").is_dir():
+        return 0, None
+    pending = _pending(wdir)
+    oldest: datetime | None = None
+    for _, _, path in pending:
+        try:
+            oldest = datetime.fromtimestamp(path.stat().st_mtime, UTC)
+        except FileNotFoundError:  # taken meanwhile
+            continue
+        break
+    return len(pending), oldest
 
 
 def take(

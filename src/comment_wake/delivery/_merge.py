@@ -8,7 +8,7 @@ with everything when it frees up.
 from __future__ import annotations
 
 from comment_wake._limits import NOTICE_TEXT_LIMIT
-from review_monitor import Notice, NoticeItem, PrRef, notice_key
+from review_monitor import Notice, NoticeItem, PrRef, fold, notice_key
 
 from ._handoff import HANDOFF_KIND, WORKER_KINDS
 
@@ -21,7 +21,13 @@ _NEVER_MERGED = frozenset({HANDOFF_KIND, *WORKER_KINDS})
 
 
 def _same_pr(a: Notice, b: Notice) -> bool:
-    return (a.pr.host, a.pr.repo, a.pr.number) == (b.pr.host, b.pr.repo, b.pr.number)
+    # GitHub's names are case-insensitive: a notice queued before the first poll spelled
+    # the repository as it was bound, later ones as GitHub spells it.
+    return (fold(a.pr.host), fold(a.pr.repo), a.pr.number) == (
+        fold(b.pr.host),
+        fold(b.pr.repo),
+        b.pr.number,
+    )
 
 
 def can_merge(head: Notice, later: Notice) -> bool:

@@ -23,6 +23,7 @@ import anyio
 import anyio.to_thread
 
 from comment_wake import events
+from comment_wake._paths import private_dir
 from comment_wake.config import AppConfig, parse_config
 from comment_wake.daemon import Daemon
 from comment_wake.delivery import take
@@ -310,7 +311,7 @@ async def play(
     """Play ``story``; ``emit`` gets each timeline event as it happens."""
     tmp = Path(workdir or tempfile.mkdtemp(prefix="comment-wake-demo-"))
     p = _Play(story, emit, tmp)
-    p.transcript_path.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(p.transcript_path.parent)
     p.transcript_path.write_text(
         p.transcript.prompt(datetime.now(UTC), f"Work on PR #{story.number}."), encoding="utf-8"
     )

@@ -5,8 +5,12 @@ the same events every other subscriber gets.  Each decision is one line on
 ``comment_wake.service`` with the PR, the comment's node id, the outcome and the reason;
 each wake one line with the worker, how many comments and the notice key; each poll
 round one line on ``review_monitor.poll`` with the monitor's figures and the wakes since
-the previous round (``extra={"wakes": n}`` for the JSON formatter).  Never an author,
-never any text read from GitHub: the events carry none.
+the previous round.  The same facts are fields of the record (``extra=``, so the JSON
+formatter writes them as keys): ``event`` (the event's type tag), ``pr``, ``host``,
+``comment``, ``database_id``, ``outcome``, ``reason``, ``worker``, ``notice_key`` for a
+decision; ``event``, ``pr``, ``host``, ``worker``, ``notice_key``, ``comments`` (how
+many) for a wake; ``wakes`` for a round.  Never an author, never any text read from
+GitHub: the events carry none.
 """
 
 from __future__ import annotations
@@ -31,7 +35,23 @@ class EventLogger:
         if isinstance(event, CommentDecided):
             detail = f": {event.detail}" if event.detail else ""
             _wake_log.info(
-                "%s %s: %s (%s)%s", event.pr, event.comment, event.outcome, event.reason, detail
+                "%s %s: %s (%s)%s",
+                event.pr,
+                event.comment,
+                event.outcome,
+                event.reason,
+                detail,
+                extra={
+                    "event": "decided",
+                    "pr": str(event.pr),
+                    "host": event.pr.host,
+                    "comment": event.comment,
+                    "database_id": event.database_id,
+                    "outcome": event.outcome,
+                    "reason": event.reason,
+                    "worker": event.worker,
+                    "notice_key": event.notice_key,
+                },
             )
         elif isinstance(event, WorkerWoken):
             self._wakes += 1
@@ -41,6 +61,14 @@ class EventLogger:
                 event.worker,
                 len(event.comments),
                 event.notice_key[:12],
+                extra={
+                    "event": "woke",
+                    "pr": str(event.pr),
+                    "host": event.pr.host,
+                    "worker": event.worker,
+                    "notice_key": event.notice_key,
+                    "comments": len(event.comments),
+                },
             )
         elif isinstance(event, Noted):
             level = logging.WARNING if event.level == "warning" else logging.INFO

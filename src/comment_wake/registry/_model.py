@@ -29,10 +29,13 @@ __all__ = [
 
 class CommandSpec(msgspec.Struct, frozen=True, tag="command", tag_field="kind"):
     """Run ``argv`` (never through a shell) per notice; ``timeout`` seconds, None: the
-    ``[delivery] publisher_timeout``."""
+    ``[delivery] publisher_timeout``; ``env``: names of the daemon's environment variables
+    the child gets on top of ``CHILD_ENV`` (``--env NAME``; a record written before it
+    existed reads as none)."""
 
     argv: tuple[str, ...]
     timeout: float | None = None
+    env: tuple[str, ...] = ()
 
 
 class WebhookSpec(msgspec.Struct, frozen=True, tag="webhook", tag_field="kind"):

@@ -7,17 +7,19 @@ fix; the person fixes the binding or the environment, then unparks.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from datetime import timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from comment_wake.delivery import (
+    WITHHELD_ENV,
     CallbackPublisher,
     CommandPublisher,
     InboxPublisher,
     NoticeCallback,
     WebhookPublisher,
+    child_env_allows,
 )
 from review_monitor import Notice, Publisher, PublishOutcome, Refused
 
@@ -49,6 +51,18 @@ def publisher_problem(spec: object, callbacks: Mapping[str, NoticeCallback]) -> 
                 "a command publisher needs a program and its arguments, for example "
                 "--command notify-worker W1"
             )
+        for name in spec.env:
+            if _ENV_NAME.fullmatch(name) is None:
+                return (
+                    f"--env {name!r} must name an environment variable (letters, digits "
+                    "and _), never its value"
+                )
+            if name in WITHHELD_ENV:
+                return (
+                    f"--env {name} names one of the daemon's own secrets, which no worker's "
+                    "command may see; give the worker a credential of its own under another "
+                    "name"
+                )
     elif isinstance(spec, WebhookSpec):
         parts = urlsplit(spec.url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -59,6 +73,12 @@ def publisher_problem(spec: object, callbacks: Mapping[str, NoticeCallback]) -> 
             return (
                 "--secret-env must name an environment variable (letters, digits and _), "
                 "never the secret itself"
+            )
+        if child_env_allows(spec.secret_env):
+            return (
+                f"--secret-env {spec.secret_env} is a name every command publisher's child "
+                "gets (docs/notice.md lists them); keep the secret in a variable of its own, "
+                "for example COMMENT_WAKE_ORCH_SECRET"
             )
     elif isinstance(spec, InboxSpec):
         pass
@@ -86,11 +106,15 @@ def build_publisher(
     default_timeout: timedelta,
     environ: Mapping[str, str],
     callbacks: Mapping[str, NoticeCallback],
+    withhold: Collection[str] = (),
 ) -> Publisher:
-    """The publisher for ``spec``; ``Unavailable`` when it cannot work right now."""
+    """The publisher for ``spec``; ``Unavailable`` when it cannot work right now.  A
+    command's child never gets the variables named in ``withhold`` (the daemon's secrets)."""
     seconds = default_timeout.total_seconds()
     if isinstance(spec, CommandSpec):
-        return CommandPublisher(spec.argv, timeout=spec.timeout or seconds)
+        return CommandPublisher(
+            spec.argv, timeout=spec.timeout or seconds, pass_env=spec.env, withhold=withhold
+        )
     if isinstance(spec, WebhookSpec):
         secret = environ.get(spec.secret_env, "")
         if not secret:

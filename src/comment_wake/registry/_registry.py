@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Literal
@@ -25,8 +25,8 @@ from typing import Literal
 import msgspec
 
 from comment_wake._paths import inbox_root as default_inbox_root
-from comment_wake._paths import store_path
-from comment_wake.delivery import NoticeCallback
+from comment_wake._paths import private_dir, store_path
+from comment_wake.delivery import WITHHELD_ENV, NoticeCallback
 from comment_wake.ownpost import TranscriptSource
 from comment_wake.store import (
     delete_record,
@@ -45,10 +45,12 @@ from ._errors import RefusedInputError, UnknownWorkerError
 from ._model import (
     ClaudeSession,
     CodexThread,
+    CommandSpec,
     OrchestratorRecord,
     PublisherSpec,
     TranscriptPath,
     TranscriptSpec,
+    WebhookSpec,
     WorkerRecord,
 )
 from ._publishers import build_publisher, publisher_problem
@@ -100,7 +102,13 @@ def _as_specs(transcripts: TranscriptSpec | Sequence[TranscriptSpec] | None) -> 
 
 
 class Registry:
-    """The worker and orchestrator registry over one state store (sync API)."""
+    """The worker and orchestrator registry over one state store (sync API).
+
+    ``daemon_secrets`` names the environment variables that hold the daemon's secrets
+    beyond ``WITHHELD_ENV`` (the hint listener's ``secret_env``): like ``WITHHELD_ENV``
+    and every webhook publisher's secret variable, no command's child gets them and no
+    binding may pass them with ``--env``.
+    """
 
     def __init__(
         self,
@@ -112,6 +120,7 @@ class Registry:
         callbacks: Mapping[str, NoticeCallback] | None = None,
         publisher_timeout: timedelta = timedelta(minutes=2),
         environ: Mapping[str, str] | None = None,
+        daemon_secrets: Collection[str] = (),
     ) -> None:
         self._store = store
         self._owned: SyncStore | None = None
@@ -121,6 +130,7 @@ class Registry:
         self._callbacks = dict(callbacks or {})
         self._timeout = publisher_timeout
         self._environ = environ
+        self._daemon_secrets = frozenset(daemon_secrets)
         self._publishers: dict[tuple[str, bytes], Publisher] = {}
         self._resolved: dict[bytes, tuple[datetime, tuple[Path, ...]]] = {}
 
@@ -136,10 +146,17 @@ class Registry:
         publisher_timeout: timedelta = timedelta(minutes=2),
         environ: Mapping[str, str] | None = None,
         create: bool = True,
+        check_spellings: bool = True,
+        daemon_secrets: Collection[str] = (),
     ) -> Registry:
         """Open (creating unless not ``create``, and migrating) ``state_dir/state.db``; the
-        default inbox root is ``state_dir/inbox``.  ``close`` closes the store it opened."""
-        store = open_sync_store(store_path(state_dir), clock=clock, create=create)
+        default inbox root is ``state_dir/inbox``.  ``close`` closes the store it opened.
+        A store that binds one PR under two spellings is refused (``TwoSpellingsError``)
+        unless ``check_spellings`` is False (unbind, archive and list open it to fix it)."""
+        folder = private_dir(state_dir) if create else state_dir
+        store = open_sync_store(
+            store_path(folder), clock=clock, create=create, check_spellings=check_spellings
+        )
         registry = cls(
             store,
             inbox_root=inbox_root or default_inbox_root(state_dir),
@@ -148,6 +165,7 @@ class Registry:
             callbacks=callbacks,
             publisher_timeout=publisher_timeout,
             environ=environ,
+            daemon_secrets=daemon_secrets,
         )
         registry._owned = store
         return registry
@@ -180,6 +198,11 @@ class Registry:
     def orchestrators(self) -> tuple[OrchestratorRecord, ...]:
         return tuple(_decode_orchestrator(b) for _, b in read_records(self._store, ORCHESTRATORS))
 
+    def spelled(self, pr: PrRef) -> PrRef:
+        """``pr`` as GitHub spells it once a poll has read it (its watch takes
+        ``nameWithOwner``); as given while unwatched or not polled yet."""
+        return next((w.pr for w in self._store.watches() if w.pr == pr), pr)
+
     def siblings(self, worker: str) -> tuple[WorkerRecord, ...]:
         """The other workers of ``worker``'s orchestrator, archived ones too."""
         me = self.worker(worker)
@@ -200,6 +223,7 @@ class Registry:
         """Register (or update) an orchestrator: where its hand-offs go, what it wrote."""
         self._refuse(id_problem(orchestrator, "orchestrator id"))
         self._refuse(publisher_problem(publisher, self._callbacks))
+        self._refuse(self._secret_problem(orchestrator, publisher))
         specs = self._checked_transcripts(transcripts)
         now = self._clock.now()
         with self._store.write(at=now) as tx:
@@ -256,6 +280,7 @@ class Registry:
         self._refuse(id_problem(worker, "worker id"))
         ref = self._pr(pr, host)
         self._refuse(publisher_problem(publisher, self._callbacks))
+        self._refuse(self._secret_problem(worker, publisher))
         specs = self._checked_transcripts(transcripts)
         now = self._clock.now()
         with self._store.write(at=now) as tx:
@@ -454,7 +479,14 @@ class Registry:
             default_timeout=self._timeout,
             environ=os.environ if self._environ is None else self._environ,
             callbacks=self._callbacks,
+            withhold=self.secret_names(),
         )
+
+    def secret_names(self) -> frozenset[str]:
+        """The environment variables no command's child gets: ``WITHHELD_ENV``, the
+        ``daemon_secrets`` and every registered webhook publisher's secret variable."""
+        hooks = {p.secret_env for _, p in self._publisher_specs() if isinstance(p, WebhookSpec)}
+        return WITHHELD_ENV | self._daemon_secrets | hooks
 
     # -- helpers -------------------------------------------------------------------
 
@@ -490,6 +522,40 @@ class Registry:
         for key in [k for k in self._publishers if k[0] == owner]:
             del self._publishers[key]
 
+    def _publisher_specs(self) -> list[tuple[str, PublisherSpec]]:
+        """Every worker's and orchestrator's id with its publisher spec."""
+        return [
+            *((w.worker, w.publisher) for w in self.workers()),
+            *((o.id, o.publisher) for o in self.orchestrators()),
+        ]
+
+    def _secret_problem(self, owner: str, publisher: PublisherSpec) -> str | None:
+        """Why ``publisher`` would hand a secret to a command's child, or None: its
+        ``--env`` names a secret, or its webhook secret is a name another command passes."""
+        others = [(who, spec) for who, spec in self._publisher_specs() if who != owner]
+        if isinstance(publisher, CommandSpec):
+            hooks = {spec.secret_env for _, spec in others if isinstance(spec, WebhookSpec)}
+            for name in publisher.env:
+                if name in self._daemon_secrets:
+                    return (
+                        f"--env {name} names one of the daemon's own secrets, which no "
+                        "worker's command may see; give the worker a credential of its own "
+                        "under another name"
+                    )
+                if name in hooks:
+                    return (
+                        f"--env {name} names a webhook publisher's signing secret, which no "
+                        "worker's command may see; give that secret a variable of its own"
+                    )
+        if isinstance(publisher, WebhookSpec):
+            for who, spec in others:
+                if isinstance(spec, CommandSpec) and publisher.secret_env in spec.env:
+                    return (
+                        f"--secret-env {publisher.secret_env} is passed to {who}'s command "
+                        "(--env); keep the signing secret in a variable no command gets"
+                    )
+        return None
+
     @staticmethod
     def _refuse(problem: str | None) -> None:
         if problem is not None:
@@ -498,7 +564,10 @@ class Registry:
     @staticmethod
     def _pr(pr: PrRef | str, host: str) -> PrRef:
         if isinstance(pr, PrRef):
-            return pr
+            # A ref built in code meets the rules a typed one does (the number GitHub can
+            # hold, GitHub's name rules): checked through its ``owner/name#N`` form.
+            host = pr.host
+            pr = str(pr)
         if not isinstance(pr, str):
             raise RefusedInputError("the pull request must be a PrRef or owner/name#N")
         if not host or "/" in host or any(c.isspace() for c in host):

@@ -1,10 +1,11 @@
 """Decision records: what the daemon decided about each comment, with the evidence, in the store.
 
 Every decision the wake core makes is kept as an application record (one namespace per
-pull request, ``comment-wake/decisions/HOST/owner/name#N``, keyed ``COMMENT/TIME/OUTCOME``)
-so ``comment-wake explain`` and ``status`` can answer from the store alone.  A record
-carries what the rules used: the comment's author and kind as the badge listed them, the
-permission answer (or the failed lookup) with its time, the own-post matcher's explanation
+pull request, ``comment-wake/decisions/HOST/owner/name#N`` in lower case, keyed
+``COMMENT/TIME/OUTCOME``) so ``comment-wake explain`` and ``status`` can answer from the
+store alone.  A record carries what the rules used: the comment's author and kind as the
+badge listed them, the permission answer (or the failed lookup) with its time, the own-post
+matcher's explanation
 (in ``own_post``, and in ``detail`` when it stopped the comment; it names the transcript
 file and line, never the comment's text), and the PR's rate-limit state.
 The service builds them from what the step itself read and commits them in the step's
@@ -108,8 +109,10 @@ def decode_record(blob: bytes) -> DecisionRecord | None:
 
 
 def namespace_of(pr: PrRef) -> str:
-    """The application-record namespace of a PR's decision records."""
-    return f"{DECISIONS}{pr.host}/{pr}"
+    """The application-record namespace of a PR's decision records: its names with an
+    ASCII case fold (GitHub's names are case-insensitive; the records keep the spelling)."""
+    host, owner, name, number = pr.key
+    return f"{DECISIONS}{host}/{owner}/{name}#{number}"
 
 
 def pr_of_namespace(namespace: str) -> PrRef | None:

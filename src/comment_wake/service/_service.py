@@ -157,6 +157,10 @@ class CommentWake:
     ) -> None:
         self._last[new.pr] = new
         await self.look(new.pr, now)
+        # ``new.pr`` is spelled as GitHub spells it (``nameWithOwner``); a watch bound as
+        # ``Octo/Repo#1`` takes that spelling once, so ``list`` and ``status`` show it.
+        if any(w.pr.repo != new.pr.repo for w in watches if w.pr == new.pr):
+            await self._store.call(SyncStore.respell, new.pr, at=now)
 
     async def apply_release(self, pr: PrRef, now: datetime) -> bool:
         """Look at ``pr`` now, so that a release request recorded for it is applied (every

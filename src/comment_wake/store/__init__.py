@@ -60,6 +60,7 @@ from ._releases import (
     release_requests,
     request_release,
 )
+from ._spellings import TwoSpellingsError, refuse_two_spellings, two_spellings
 
 __all__ = [
     "APP_TABLES",
@@ -75,6 +76,7 @@ __all__ = [
     "ReactionEntry",
     "ReactionStatus",
     "ReleaseRequest",
+    "TwoSpellingsError",
     "address",
     "clearing_release",
     "delete_record",
@@ -98,9 +100,11 @@ __all__ = [
     "read_records",
     "record_items",
     "records_under",
+    "refuse_two_spellings",
     "release_requests",
     "request_release",
     "settle_reactions",
+    "two_spellings",
 ]
 
 APP_TABLES: tuple[Tables, ...] = (RECORDS, REACTIONS, OUTCOMES)
@@ -108,11 +112,24 @@ APP_TABLES: tuple[Tables, ...] = (RECORDS, REACTIONS, OUTCOMES)
 
 
 def open_sync_store(
-    path: Path | str, *, clock: Clock | None = None, create: bool = True
+    path: Path | str,
+    *,
+    clock: Clock | None = None,
+    create: bool = True,
+    check_spellings: bool = True,
 ) -> SyncStore:
     """``SyncStore.open`` with comment-wake's tables (``create=False``: refuse a missing
-    store with ``StoreMissingError``)."""
-    return SyncStore.open(path, clock=clock, tables=APP_TABLES, create=create)
+    store with ``StoreMissingError``).  A store that binds one PR under two spellings
+    raises ``TwoSpellingsError`` unless ``check_spellings`` is False (the commands that
+    fix it, and ``list``)."""
+    db = SyncStore.open(path, clock=clock, tables=APP_TABLES, create=create)
+    if check_spellings:
+        try:
+            refuse_two_spellings(db)
+        except BaseException:
+            db.close()
+            raise
+    return db
 
 
 def open_store(
@@ -122,5 +139,12 @@ def open_store(
     clock: Clock | None = None,
     executor: Executor = run_in_thread,
 ) -> Store:
-    """``Store.open`` with comment-wake's tables."""
-    return Store.open(path, lease=lease, clock=clock, tables=APP_TABLES, executor=executor)
+    """``Store.open`` with comment-wake's tables; ``TwoSpellingsError`` as
+    ``open_sync_store``."""
+    store = Store.open(path, lease=lease, clock=clock, tables=APP_TABLES, executor=executor)
+    try:
+        refuse_two_spellings(store.sync)
+    except BaseException:
+        store.close()
+        raise
+    return store

@@ -36,7 +36,23 @@ _V1 = (  # version 1: application records
         PRIMARY KEY (namespace, key)
     )""",
 )
-RECORDS = Tables("comment_wake.records", (Migration(1, "application records", _V1),), legacy=5)
+# version 2: a PR's decision namespace (``comment-wake/decisions/HOST/owner/name#N``) is
+# spelled in lower case, as GitHub's case-insensitive names fold; SQLite's lower() folds
+# ASCII only, as GitHub does.  A record already under the folded namespace with the same
+# key (the same comment decided at the same time for a second spelling) stays where it
+# was: it is kept, but ``explain`` reads the folded namespace.
+_V2 = (
+    "UPDATE OR IGNORE app_records SET namespace = lower(namespace) "
+    "WHERE substr(namespace, 1, 23) = 'comment-wake/decisions/' AND namespace != lower(namespace)",
+)
+RECORDS = Tables(
+    "comment_wake.records",
+    (
+        Migration(1, "application records", _V1),
+        Migration(2, "decision namespaces in lower case", _V2),
+    ),
+    legacy=5,
+)
 """Application records (the registry, decision records), a part of the store the app
 registers."""
 

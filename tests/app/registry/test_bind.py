@@ -109,7 +109,8 @@ def _nothing_written(registry: Registry, store: SyncStore) -> tuple[object, ...]
     [
         ("octo/repo", "write it as owner/name#N"),
         ("octo/repo#0", "write it as owner/name#N"),
-        ("https://github.com/octo/repo/pull/7", "write it as owner/name#N"),
+        ("octo/repo#3000000000", "GitHub numbers pull requests from 1 to 2147483647"),
+        ("https://ghe.example.com/octo/repo/pull/7", "pass --host ghe.example.com"),
     ],
 )
 def test_a_malformed_pr_reference_is_refused(

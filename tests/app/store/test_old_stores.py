@@ -98,19 +98,27 @@ def test_an_old_store_opened_first_without_the_apps_parts_still_opens_with_them(
         assert 1 == len(reactions(db))
 
 
-def test_a_new_store_has_the_same_tables_as_an_old_one(old_store: Path, tmp_path: Path) -> None:
+def test_a_new_store_has_the_same_tables_as_a_migrated_old_one(
+    old_store: Path, tmp_path: Path
+) -> None:
     new = tmp_path / "new" / "state.db"
     open_sync_store(new).close()
+    open_sync_store(old_store).close()
     assert _schema(old_store) == _schema(new)
 
 
-def test_every_part_of_an_old_store_is_recorded_at_version_one(old_store: Path) -> None:
+def test_every_part_of_an_old_store_is_adopted_at_version_one_from_the_old_ledger(
+    old_store: Path,
+) -> None:
     open_sync_store(old_store).close()
     with sqlite3.connect(old_store) as conn:
-        parts = conn.execute("SELECT part, version FROM schema_versions ORDER BY 1").fetchall()
+        parts = conn.execute(
+            "SELECT part FROM schema_versions WHERE version = 1 AND applied_at = "
+            "(SELECT applied_at FROM schema_migrations WHERE version = 1) ORDER BY 1"
+        ).fetchall()
     conn.close()
     expected = sorted(
-        (p, 1)
+        (p,)
         for p in (
             "review_monitor.watches",
             "review_monitor.marks",

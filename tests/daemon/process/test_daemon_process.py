@@ -62,3 +62,21 @@ def test_run_with_dry_run_starts_a_dry_run_daemon(live: Any) -> None:
     started = daemon.wait_for(lambda m: m.startswith("comment-wake daemon started"))
     assert 0 == daemon.stop()
     assert started.endswith(", dry run)")
+
+
+def test_a_token_github_refuses_stops_the_daemon_with_exit_2_and_one_line_naming_the_host(
+    live: Any,
+) -> None:
+    live.bind()
+    wrong = "ghp_RefusedSentinel0123456789abcdefghijk"
+    daemon = live.start(env=live.env(GH_TOKEN=wrong))
+    code = daemon.proc.wait(timeout=60)
+    daemon.stop()
+    [line] = [m for m in daemon.messages() if m.startswith("comment-wake run:")]
+    named = f"comment-wake run: GitHub at github.com ({live.base_url}) refused the token"
+    assert (2, True, True, False) == (
+        code,
+        line.startswith(named),
+        "the daemon stopped" in line,
+        wrong in daemon.output(),
+    )

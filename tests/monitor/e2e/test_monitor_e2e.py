@@ -49,7 +49,7 @@ async def test_a_tiny_budget_stretches_the_interval_and_says_so_once(
         [
             "poll budget: stretching the poll interval from 1m to 373s to keep the badge poll "
             "within 50% of the GitHub budget (3 points a round, 2500 points an hour allowed, "
-            "remaining 57)"
+            "57 points left)"
         ],
     ) == (rounds[:4], notes)
 

@@ -104,3 +104,23 @@ def test_the_hint_share_grows_with_the_budget_github_reports() -> None:
     g = governor()
     g.record(batch=None, cost=1, remaining=15000, reset_at=None)
     assert 1500 == g.hint_points_per_hour
+
+
+def test_the_stretch_note_says_the_remaining_budget_is_unknown_before_github_said_it() -> None:
+    g = governor()
+    g.record(batch=0, cost=100, remaining=None, reset_at=None)
+    note = g.plan(1, T0).note or ""
+    assert (True, False) == (
+        note.endswith(
+            "(100 points a round, 2500 points an hour allowed, GitHub has not said "
+            "yet how many points are left)"
+        ),
+        "None" in note,
+    )
+
+
+def test_the_stretch_note_gives_the_remaining_budget_github_reported() -> None:
+    g = governor()
+    g.record(batch=0, cost=100, remaining=4200, reset_at=None)
+    note = g.plan(1, T0).note or ""
+    assert note.endswith("an hour allowed, 4200 points left)")

@@ -8,7 +8,10 @@ share the file with brief transactions.  One connection, used under a lock, so a
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sqlite3
+import stat
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -53,6 +56,22 @@ def placeholders(values: Sequence[object]) -> str:
     return ", ".join("?" for _ in values)
 
 
+def _sibling(path: Path, suffix: str) -> Path:
+    return path.with_name(path.name + suffix)
+
+
+def _owner_only(*paths: Path) -> None:
+    """Take group and other permissions off each file that exists."""
+    for path in paths:
+        try:
+            mode = stat.S_IMODE(os.stat(path).st_mode)
+        except FileNotFoundError:
+            continue
+        if mode & 0o077:
+            with contextlib.suppress(PermissionError):  # another user's file: theirs to fix
+                os.chmod(path, mode & 0o600)
+
+
 class ReadTx:
     """An open transaction: run statements with ``execute``."""
 
@@ -87,16 +106,25 @@ class Database:
     ) -> sqlite3.Connection:
         """Open the file at ``path`` (creating it if needed and ``create``) and migrate
         ``parts``.  A missing store without ``create`` raises ``StoreMissingError``; an
-        empty, foreign or damaged file ``StoreCorruptError``, never a fresh store."""
+        empty, foreign or damaged file ``StoreCorruptError``, never a fresh store.
+
+        The file, its WAL and its shared-memory file are the owner's alone (0600), and a
+        folder created for it is 0700, whatever the umask: the store holds comment bodies.
+        """
         check_store_file(path, create=create)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if not path.parent.exists():
+            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            os.chmod(path.parent, 0o700)
         conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=10.0)
         try:
+            # Before the WAL exists: SQLite gives its -wal and -shm files the file's mode.
+            _owner_only(path)
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = FULL")
             conn.execute("PRAGMA foreign_keys = ON")
             conn.execute("PRAGMA busy_timeout = 10000")
             migrate(conn, parts, (clock or SystemClock()).now())
+            _owner_only(path, _sibling(path, "-wal"), _sibling(path, "-shm"))
         except sqlite3.Error as exc:
             conn.close()
             if is_corrupt(exc):

@@ -24,7 +24,31 @@ _V1 = (  # version 1: listener marks
         PRIMARY KEY (host, owner, name, number, listener)
     )""",
 )
-MARKS = Tables("review_monitor.marks", (Migration(1, "listener marks", _V1),), legacy=1)
+# version 2: host, owner and name compare with an ASCII case fold (SQLite's NOCASE), as
+# GitHub compares them; of a listener's marks of one PR in two spellings the one written
+# last is kept (both followed the same comments).
+_V2 = (
+    """CREATE TABLE marks_v2 (
+        host TEXT NOT NULL COLLATE NOCASE,
+        owner TEXT NOT NULL COLLATE NOCASE,
+        name TEXT NOT NULL COLLATE NOCASE,
+        number INTEGER NOT NULL,
+        listener TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        blob BLOB NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (host, owner, name, number, listener)
+    )""",
+    "INSERT OR IGNORE INTO marks_v2 SELECT host, owner, name, number, listener, version, "
+    "blob, updated_at FROM marks ORDER BY updated_at DESC, rowid DESC",
+    "DROP TABLE marks",
+    "ALTER TABLE marks_v2 RENAME TO marks",
+)
+MARKS = Tables(
+    "review_monitor.marks",
+    (Migration(1, "listener marks", _V1), Migration(2, "names compare case-insensitively", _V2)),
+    legacy=1,
+)
 
 
 class Mark(msgspec.Struct, frozen=True):
@@ -40,6 +64,7 @@ def put_mark(tx: WriteTx, pr: PrRef, listener: str, mark: Mark) -> None:
         "INSERT INTO marks (host, owner, name, number, listener, version, blob, "
         "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
         "ON CONFLICT (host, owner, name, number, listener) DO UPDATE SET "
+        "owner = excluded.owner, name = excluded.name, "
         "version = excluded.version, blob = excluded.blob, "
         "updated_at = excluded.updated_at",
         (pr.host, pr.owner, pr.name, pr.number, listener, mark.version, mark.blob, tx.stamp),

@@ -10,7 +10,7 @@ from review_monitor._model import PrRef
 from ._db import Database, WriteTx, parse_store_time
 from ._schema import Migration, Tables
 
-__all__ = ["WATCHES", "WatchesPart", "add_watch", "remove_watch"]
+__all__ = ["WATCHES", "WatchesPart", "add_watch", "remove_watch", "respell_watches"]
 
 _V1 = (  # version 1: watch registry
     """CREATE TABLE watches (
@@ -25,7 +25,31 @@ _V1 = (  # version 1: watch registry
     )""",
     "CREATE INDEX watches_by_pr ON watches (host, owner, name, number)",
 )
-WATCHES = Tables("review_monitor.watches", (Migration(1, "watch registry", _V1),), legacy=1)
+# version 2: GitHub's names are case-insensitive, so host, owner and name compare with an
+# ASCII case fold (SQLite's NOCASE); a thread's watches of one PR in two spellings become
+# one, its oldest.
+_V2 = (
+    """CREATE TABLE watches_v2 (
+        thread_id TEXT NOT NULL,
+        host TEXT NOT NULL COLLATE NOCASE,
+        owner TEXT NOT NULL COLLATE NOCASE,
+        name TEXT NOT NULL COLLATE NOCASE,
+        number INTEGER NOT NULL,
+        tool TEXT NOT NULL,
+        added_at TEXT NOT NULL,
+        PRIMARY KEY (thread_id, host, owner, name, number, tool)
+    )""",
+    "INSERT OR IGNORE INTO watches_v2 SELECT thread_id, host, owner, name, number, tool, "
+    "added_at FROM watches ORDER BY added_at, rowid",
+    "DROP TABLE watches",
+    "ALTER TABLE watches_v2 RENAME TO watches",
+    "CREATE INDEX watches_by_pr ON watches (host, owner, name, number)",
+)
+WATCHES = Tables(
+    "review_monitor.watches",
+    (Migration(1, "watch registry", _V1), Migration(2, "names compare case-insensitively", _V2)),
+    legacy=1,
+)
 
 
 def add_watch(tx: WriteTx, thread_id: str, pr: PrRef) -> bool:
@@ -46,6 +70,17 @@ def remove_watch(tx: WriteTx, thread_id: str, pr: PrRef) -> bool:
         (thread_id, pr.host, pr.owner, pr.name, pr.number, WATCH_TOOL),
     )
     return cur.rowcount > 0
+
+
+def respell_watches(tx: WriteTx, pr: PrRef) -> int:
+    """Spell every watch of ``pr`` (whatever its letter case) as ``pr`` is spelled, inside
+    ``tx``; how many changed."""
+    cur = tx.execute(
+        "UPDATE watches SET owner = ?, name = ? WHERE host = ? AND owner = ? AND name = ? "
+        "AND number = ? AND (owner != ? COLLATE BINARY OR name != ? COLLATE BINARY)",
+        (pr.owner, pr.name, pr.host, pr.owner, pr.name, pr.number, pr.owner, pr.name),
+    )
+    return cur.rowcount
 
 
 class WatchesPart(Database):
@@ -70,6 +105,12 @@ class WatchesPart(Database):
                 (thread_id, pr.host, pr.owner, pr.name, pr.number, WATCH_TOOL),
             ).fetchone()
         return None if row is None else parse_store_time(row[0])
+
+    def respell(self, pr: PrRef, *, at: datetime) -> int:
+        """Spell ``pr``'s watches as ``pr`` does (GitHub's ``nameWithOwner``); how many
+        changed."""
+        with self.write(at=at) as tx:
+            return respell_watches(tx, pr)
 
     def watches(self) -> tuple[Watch, ...]:
         """Every watch, sorted by PR then thread id."""

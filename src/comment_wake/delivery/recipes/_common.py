@@ -14,7 +14,7 @@ from pathlib import Path
 
 import msgspec
 
-from comment_wake._paths import resolve_state_dir
+from comment_wake._paths import private_dir, resolve_state_dir
 from comment_wake.delivery import EXIT_BUSY, EXIT_DELIVERED, EXIT_GONE, EXIT_REFUSED
 from comment_wake.delivery._text import SESSION_ID_PATTERN
 from review_monitor import Notice
@@ -155,7 +155,7 @@ class DeliveredKeys:
 
     def add(self, key: str, session: str | None, now: datetime | None = None) -> None:
         now = now or datetime.now(UTC)
-        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        private_dir(self.path.parent)
         line = msgspec.json.encode({"key": key, "session": session or "", "at": now.isoformat()})
         fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         with os.fdopen(fd, "ab") as fh:
