@@ -16,7 +16,7 @@ from typing import Any, Final, Literal, get_args
 
 import msgspec
 
-from review_monitor import Notice
+from review_monitor import Notice, PrRef
 from review_monitor.store import (
     Migration,
     ReadTx,
@@ -174,12 +174,21 @@ def _select(tx: ReadTx, where: str, args: Sequence[object]) -> tuple[CommentOutc
     return tuple(_outcome(r) for r in rows)
 
 
-def outcomes(db: SyncStore, *, worker: str | None = None) -> tuple[CommentOutcome, ...]:
-    """Delivered comments (one worker's, or everyone's), in the order they were delivered."""
+def outcomes(
+    db: SyncStore, *, worker: str | None = None, pr: PrRef | None = None
+) -> tuple[CommentOutcome, ...]:
+    """Delivered comments (one worker's, one PR's, or everyone's), in the order they were
+    delivered.  A PR's owner and name compare case-insensitively, as GitHub's do."""
+    where: list[str] = ["1 = 1"]
+    args: list[object] = []
+    if worker is not None:
+        where.append("worker = ?")
+        args.append(worker)
+    if pr is not None:
+        where.append("host = ? AND repo = ? COLLATE NOCASE AND number = ?")
+        args += [pr.host, pr.repo, pr.number]
     with db.read() as tx:
-        if worker is None:
-            return _select(tx, "1 = 1", ())
-        return _select(tx, "worker = ?", (worker,))
+        return _select(tx, " AND ".join(where), args)
 
 
 def address(

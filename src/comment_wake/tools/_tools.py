@@ -10,11 +10,13 @@ Results carry no comment text: URLs, logins, times and outcomes only.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Final, Protocol, get_args
 
+from comment_wake.app._explain import comment_query
 from comment_wake.app._status import read_status
 from comment_wake.delivery import WORKER_MESSAGE_KIND, WORKER_REPORT_KIND
 from comment_wake.delivery._ack import reaction_content
@@ -30,15 +32,16 @@ from comment_wake.store import (
 from comment_wake.wake import NOTICE_KIND, WakeConfig, one_line_title
 from review_monitor import Clock, NoticeItem, NoticePr, PrRef
 from review_monitor.store import SyncStore
-from untrusted_fence import is_blank
+from untrusted_fence import is_blank, one_line
 
-from ._ids import parse_comment_id
 from ._messages import WorkerKind, worker_notice
 
 __all__ = ["ToolLimits", "ToolRefused", "Tools", "UnavailableTools", "WorkerTools"]
 
 _ADDRESSED: Final = get_args(Addressed)
 _ACTIONS: Final = ("status", "watch", "unwatch")
+# A GraphQL node id as GitHub gives comments and reviews (IC_..., PRRC_..., PRR_...).
+_NODE_ID: Final = re.compile(r"[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_-]{4,200}")
 
 
 class ToolRefused(Exception):
@@ -152,7 +155,7 @@ class WorkerTools:
             raise ToolRefused(f"unknown outcome {outcome!r}; use one of {', '.join(_ADDRESSED)}")
         addressed: Addressed = outcome  # type: ignore[assignment]
         rows = self._delivered(record, comment_ids)
-        flat = " ".join(note.split())[:500]
+        flat = one_line(note, 300)  # shown to the operator: cleaned like a title
         pickup = self._pickup
         done = self._done if outcome == "done" else None
         owe = done is not None and done != pickup
@@ -229,14 +232,13 @@ class WorkerTools:
         by_db = {r.database_id: r for r in mine if r.database_id is not None}
         found: dict[str, CommentOutcome] = {}
         for raw in comment_ids:
-            parsed = parse_comment_id(raw)
-            if parsed is None:
+            node, database = comment_query(raw)
+            if node is not None and _NODE_ID.fullmatch(node) is None:
                 raise ToolRefused(
                     f"{_shown(raw)} is not a comment id; give the node id (IC_...), the "
                     "database id or the comment's URL from the notice"
                 )
-            form, value = parsed
-            row = by_node.get(str(value)) if form == "node" else by_db.get(int(value))
+            row = by_node.get(node) if node is not None else by_db.get(database or 0)
             if row is None:
                 raise ToolRefused(
                     f"{_shown(raw)} was not delivered to worker {self.worker} on "
@@ -264,9 +266,9 @@ class WorkerTools:
 
     def _status(self, record: WorkerRecord) -> dict[str, Any]:
         now = self._clock.now()
-        report = read_status(self._store, self._wake, now)
+        report = read_status(self._store, self._wake, now, inbox=self._registry.inbox_root)
         line = next((p for p in report.prs if self.worker in p.workers), None)
-        rows = [r for r in outcomes(self._store, worker=self.worker) if _same(r, record.pr)]
+        rows = outcomes(self._store, worker=self.worker, pr=record.pr)
         summary = outcome_summary(rows)
         watching = line is not None
         result: dict[str, Any] = {
@@ -292,10 +294,6 @@ class WorkerTools:
             "open_comments": [_public(r, r.outcome) for r in rows if r.outcome == "open"],
         }
         return result
-
-
-def _same(row: CommentOutcome, pr: PrRef) -> bool:
-    return (row.host, row.repo.lower(), row.number) == (pr.host, pr.repo.lower(), pr.number)
 
 
 def _public(row: CommentOutcome, outcome: str) -> dict[str, Any]:
