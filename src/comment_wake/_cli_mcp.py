@@ -12,12 +12,8 @@ from typing import Any
 import anyio
 
 from comment_wake._cli_common import add_location_options, load_location
+from comment_wake._mcp_names import SERVER_NAME, TOOL_NAMES
 from comment_wake.config import ConfigError
-
-# The tool names, without importing the MCP SDK: every other command (a hook's ``inbox
-# take`` runs each turn) would pay for it.  ``tests/tools`` checks they match the server.
-SERVER_NAME = "comment-wake"
-TOOL_NAMES = ("message_orchestrator", "report", "pr_review_monitor", "comment_addressed")
 
 __all__ = ["mcp_instructions", "register"]
 

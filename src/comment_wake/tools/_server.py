@@ -9,7 +9,7 @@ and one line saying what to fix; the WORKER argument is asserted, not authentica
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, TypeVar
 
 import anyio.to_thread
@@ -17,16 +17,13 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
+from comment_wake._mcp_names import SERVER_NAME, TOOL_NAMES
 from comment_wake.wake import PR_REVIEW_MONITOR_TOOL_DESCRIPTION
 
 from ._tools import ToolRefused, Tools
 
 __all__ = ["SERVER_NAME", "TOOL_NAMES", "build_server"]
 
-SERVER_NAME = "comment-wake"
-"""The name the server gives itself (Claude Code calls its tools ``mcp__comment-wake__*``)."""
-TOOL_NAMES = ("message_orchestrator", "report", "pr_review_monitor", "comment_addressed")
-"""The tools the server offers."""
 
 _T = TypeVar("_T")
 
@@ -94,14 +91,14 @@ def build_server(tools: Tools) -> MCPServer[Any]:
     ) -> str:
         return _json(await call(lambda: tools.comment_addressed(comment_ids, outcome, note)))
 
-    server.add_tool(message_orchestrator, description=_MESSAGE, structured_output=False)
-    server.add_tool(report, description=_REPORT, structured_output=False)
-    server.add_tool(
-        pr_review_monitor,
-        description=PR_REVIEW_MONITOR_TOOL_DESCRIPTION,
-        structured_output=False,
+    described: tuple[tuple[Callable[..., Awaitable[str]], str], ...] = (
+        (message_orchestrator, _MESSAGE),
+        (report, _REPORT),
+        (pr_review_monitor, PR_REVIEW_MONITOR_TOOL_DESCRIPTION),
+        (comment_addressed, _ADDRESSED),
     )
-    server.add_tool(comment_addressed, description=_ADDRESSED, structured_output=False)
+    for name, (fn, description) in zip(TOOL_NAMES, described, strict=True):
+        server.add_tool(fn, name=name, description=description, structured_output=False)
     return server
 
 
