@@ -125,3 +125,39 @@ async def test_the_server_creates_no_store(world: Any) -> None:
     async with session(world) as s:
         await s.list_tools()
     assert False is (world.state_dir / "state.db").exists()
+
+
+async def test_status_shows_what_became_of_each_delivered_comment(world: Any) -> None:
+    async def during(run: Any) -> None:
+        (woken,) = [d.comment for d in run.events.decisions if d.outcome == "wake"]
+        async with session(world) as s:
+            await s.call_tool(
+                "comment_addressed",
+                {"comment_ids": [woken], "outcome": "declined", "note": "out of scope"},
+            )
+
+    await world.story(during)
+    done = world.cli("status", "--json")
+    (pr,) = json.loads(done.stdout)["prs"]
+    summary = pr["outcomes"]
+    assert ((1, 1, 0), ["declined"]) == (
+        (summary["delivered"], summary["declined"], summary["open"]),
+        [c["outcome"] for c in pr["comments"]],
+    )
+
+
+async def test_explain_shows_the_comments_outcome(world: Any) -> None:
+    async def during(run: Any) -> None:
+        async with session(world) as s:
+            await s.call_tool("comment_addressed", {"comment_ids": [woken[0]], "outcome": "done"})
+
+    woken: list[str] = []
+    world.bind()
+    async with world.running() as run:
+        world.fake.post_comment(world.pr, "maintainer", "please rename the widget")
+        await world.until(lambda: len(world.delivered_texts()) == 1, "the notice")
+        woken.extend(d.comment for d in run.events.decisions if d.outcome == "wake")
+        await during(run)
+    done = world.cli("explain", str(world.pr), woken[0])
+    (line,) = [line for line in done.stdout.splitlines() if line.startswith("delivered to")]
+    assert ("delivered to w1", "; done (as of") == (line[:15], line[line.index(";") :][:13])
