@@ -16,6 +16,8 @@ from typing import Any
 import msgspec
 
 from comment_wake._cli_common import add_location_options, load_location, open_registry
+from comment_wake._cli_mcp import mcp_instructions
+from comment_wake._paths import resolve_state_dir
 from comment_wake.config import AppConfig, ConfigError
 from comment_wake.registry import (
     ClaudeSession,
@@ -255,6 +257,8 @@ def _bind(args: argparse.Namespace, registry: Registry, config: AppConfig) -> in
         f"bound {record.worker} to {record.pr} on {record.pr.host} "
         f"(orchestrator {record.orchestrator}); watching it"
     )
+    state_dir = resolve_state_dir(args.state_dir, config.state_dir)
+    print(mcp_instructions(record.worker, state_dir, args.config))
     return 0
 
 

@@ -25,6 +25,7 @@ _COMMANDS: tuple[str, ...] = (
     "comment_wake._cli_daemon",
     "comment_wake._cli_release",
     "comment_wake._cli_demo",
+    "comment_wake._cli_mcp",
 )
 
 

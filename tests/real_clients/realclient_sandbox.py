@@ -122,7 +122,9 @@ class Sandbox:
 
     # --- Codex ---------------------------------------------------------------------
 
-    def codex_config(self, *, mcp: bool = False) -> None:
+    def codex_config(
+        self, *, mcp: bool = False, extra_mcp: dict[str, dict[str, Any]] | None = None
+    ) -> None:
         home = self.home / ".codex"
         home.mkdir(parents=True, exist_ok=True)
         text = (
@@ -141,6 +143,18 @@ class Sandbox:
                 f"command = {json.dumps(sys.executable)}\n"
                 f"args = [{json.dumps(str(self.mcp))}]\n"
                 f"env = {{ FAKE_MCP_LOG = {json.dumps(str(self.mcp_log))} }}\n"
+            )
+        for name, server in (extra_mcp or {}).items():
+            args = ", ".join(json.dumps(a) for a in server["args"])
+            text += (
+                f"[mcp_servers.{json.dumps(name)}]\n"
+                f"command = {json.dumps(server['command'])}\n"
+                f"args = [{args}]\n"
+                # Python and the MCP SDK take seconds to start on a busy machine.  Codex
+                # 0.171 starts the turn without a server that is not ready unless it is
+                # ``required`` (measured here: "unsupported call" without it).
+                "startup_timeout_sec = 60\n"
+                "required = true\n"
             )
         (home / "config.toml").write_text(text)
 

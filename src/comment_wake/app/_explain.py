@@ -14,7 +14,7 @@ from typing import Literal
 import msgspec
 
 from comment_wake.service._records import DecisionRecord, decode_record, namespace_of
-from comment_wake.store import read_records
+from comment_wake.store import CommentOutcome, read_records
 from comment_wake.wake import RULES as TRUST_RULES
 from review_monitor import PrRef
 from review_monitor.store import SyncStore
@@ -236,9 +236,15 @@ def headline(r: DecisionRecord) -> str:
     return f"{verb.get(r.outcome, r.outcome)} ({r.reason})"
 
 
-def render(pr: PrRef, comment: str, records: Sequence[DecisionRecord]) -> str:
+def render(
+    pr: PrRef,
+    comment: str,
+    records: Sequence[DecisionRecord],
+    addressed: Sequence[CommentOutcome] = (),
+) -> str:
     """``explain``'s text: the latest outcome and its reason first, then what the
-    comment is, then each decision with its rule walk."""
+    comment is, what its worker says became of it once delivered (``addressed``), then
+    each decision with its rule walk."""
     if not records:
         hint = ""
         if "#discussion_r" in comment:
@@ -261,6 +267,12 @@ def render(pr: PrRef, comment: str, records: Sequence[DecisionRecord]) -> str:
     if first.created_at is not None:
         about.append(f"created {first.created_at.isoformat()}")
     lines = [headline(first), ", ".join(about)]
+    for o in addressed:
+        note = f": {o.note}" if o.note else ""
+        lines.append(
+            f"delivered to {o.worker} {o.delivered_at.isoformat()}; {o.outcome} "
+            f"(as of {o.updated_at.isoformat()}){note}"
+        )
     for r in records:
         lines.append("")
         lines.append(f"{r.at.isoformat()}: {_outcome(r)}")

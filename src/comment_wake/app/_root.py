@@ -53,6 +53,7 @@ from comment_wake.registry import Registry
 from comment_wake.service import DECISIONS, BindingSource, CommentWake
 from comment_wake.store import (
     APP_TABLES,
+    prune_outcomes,
     prune_reactions,
     prune_records,
     refuse_two_spellings,
@@ -341,24 +342,27 @@ class App:
 
     async def prune(self, now: datetime) -> int:
         """Delete what is older than ``prune_after``: finished notices with their attempts,
-        finished reactions, decision records.  Returns how many rows went."""
+        finished reactions, decision records, comment outcomes.  Returns how many rows went."""
         before = now - self.config.prune_after
         store = self.monitor.store
         try:
             notices = await store.call(SyncStore.prune, before=before)
             reactions = await store.call(prune_reactions, before=before)
             records = await store.call(prune_records, DECISIONS, before=before)
+            addressed = await store.call(prune_outcomes, before=before)
         except Exception as exc:
             self._store_fault("pruning", exc)
             return 0
-        total = notices + reactions + records
+        total = notices + reactions + records + addressed
         if total:
             _log.info(
-                "pruned what is older than %s: %d notice(s), %d reaction(s), %d decision record(s)",
+                "pruned what is older than %s: %d notice(s), %d reaction(s), "
+                "%d decision record(s), %d comment outcome(s)",
                 before.isoformat(timespec="seconds"),
                 notices,
                 reactions,
                 records,
+                addressed,
             )
         return total
 

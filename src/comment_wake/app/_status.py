@@ -20,7 +20,7 @@ from comment_wake.service import (
     namespace_of,
     rate_evidence,
 )
-from comment_wake.store import reactions, read_records
+from comment_wake.store import OutcomeSummary, outcome_summary, outcomes, reactions, read_records
 from comment_wake.wake import MarkError, WakeConfig, decode_mark
 from review_monitor import PrRef, format_duration
 from review_monitor.store import SyncStore
@@ -29,6 +29,7 @@ from untrusted_fence import one_line
 from ._state import DAEMON_STATE_KEY, DaemonState, FaultLine, pr_key
 
 __all__ = [
+    "CommentLine",
     "InboxLine",
     "ParkedLine",
     "PrStatusLine",
@@ -39,6 +40,7 @@ __all__ = [
 ]
 
 _FINAL = ("wake", "skip", "drop")
+_COMMENTS_SHOWN = 10  # per PR in the text; --json has them all
 _REASON_LIMIT = 300  # characters of a parked notice's reason
 
 
@@ -72,6 +74,17 @@ class ParkedLine(msgspec.Struct, frozen=True, kw_only=True):
     reason: str  # the refusal, as the delivery recorded it
 
 
+class CommentLine(msgspec.Struct, frozen=True, kw_only=True):
+    """A comment delivered on a watched PR and what its worker says became of it."""
+
+    url: str
+    author: str | None
+    worker: str
+    delivered_at: datetime
+    outcome: str  # open, done, declined, handed-off, failed
+    note: str
+
+
 class PrStatusLine(msgspec.Struct, frozen=True, kw_only=True):
     """One watched PR in ``status``: its workers, floor, wakes left, held comments and
     retries."""
@@ -92,6 +105,9 @@ class PrStatusLine(msgspec.Struct, frozen=True, kw_only=True):
     last_poll: datetime | None
     state: str | None = None  # as last read: open, draft, merged, closed, gone
     last_error: FaultLine | None = None  # the last fault or read failure on this PR
+    # What became of the comments delivered on it (the workers' ``comment_addressed``).
+    outcomes: OutcomeSummary = OutcomeSummary()
+    comments: tuple[CommentLine, ...] = ()
 
 
 class StatusReport(msgspec.Struct, frozen=True, kw_only=True):
@@ -215,6 +231,7 @@ def _pr_line(
     rate = rate_evidence(mark, wake, now) if mark is not None else None
     key = pr_key(pr)
     polled = daemon.polled.get(key) if daemon is not None else None
+    delivered = outcomes(store, pr=pr)
     return PrStatusLine(
         pr=str(pr),
         host=pr.host,
@@ -232,6 +249,18 @@ def _pr_line(
         last_poll=polled,
         state=daemon.pr_states.get(key) if daemon is not None else None,
         last_error=daemon.pr_errors.get(key) if daemon is not None else None,
+        outcomes=outcome_summary(delivered),
+        comments=tuple(
+            CommentLine(
+                url=o.url,
+                author=o.author,
+                worker=o.worker,
+                delivered_at=o.delivered_at,
+                outcome=o.outcome,
+                note=o.note,
+            )
+            for o in delivered
+        ),
     )
 
 
@@ -300,6 +329,18 @@ def _pr_lines(pr: PrStatusLine, now: datetime) -> list[str]:
     held = f" until {_t(pr.held_until, now)}" if pr.held_until else ""
     retry = f", next at {_t(pr.next_retry_at, now)}" if pr.next_retry_at else ""
     lines.append(f"  held {pr.held}{held}; permission retries {pr.pending_retries}{retry}")
+    o = pr.outcomes
+    if o.delivered:
+        lines.append(
+            f"  delivered {o.delivered}: {o.done} done, {o.declined} declined, "
+            f"{o.handed_off} handed off, {o.failed} failed, {o.open} open"
+        )
+    shown = pr.comments[-_COMMENTS_SHOWN:]
+    if len(pr.comments) > len(shown):
+        lines.append(f"    ({len(pr.comments) - len(shown)} earlier: status --json)")
+    for c in shown:
+        note = f": {c.note}" if c.note else ""
+        lines.append(f"    {c.outcome} {c.url} (@{c.author or 'ghost'}, {c.worker}){note}")
     return lines
 
 

@@ -25,7 +25,13 @@ from ._errors import (
     PublishTimeoutError,
     WebhookError,
 )
-from ._handoff import HANDOFF_KIND, handoff_notice
+from ._handoff import (
+    HANDOFF_KIND,
+    WORKER_KINDS,
+    WORKER_MESSAGE_KIND,
+    WORKER_REPORT_KIND,
+    handoff_notice,
+)
 from ._inbox import InboxPublisher, backlog, default_inbox_root, take, write_notice
 from ._loop import DeliveryConfig, DeliveryLoop
 from ._signature import sign, verify_signature
@@ -39,6 +45,9 @@ __all__ = [
     "EXIT_REFUSED",
     "HANDOFF_KIND",
     "WITHHELD_ENV",
+    "WORKER_KINDS",
+    "WORKER_MESSAGE_KIND",
+    "WORKER_REPORT_KIND",
     "CallbackError",
     "CallbackPublisher",
     "CommandFailedError",

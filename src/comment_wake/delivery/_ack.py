@@ -23,12 +23,20 @@ from review_monitor.store import Store
 
 from ._backoff import Backoff
 
-__all__ = ["ACK_ITEM_KINDS", "AckPass", "Acknowledger", "ack_subjects", "reaction_content"]
+__all__ = [
+    "ACKED_KIND",
+    "ACK_ITEM_KINDS",
+    "AckPass",
+    "Acknowledger",
+    "ack_subjects",
+    "reaction_content",
+]
 
 _log = logging.getLogger("comment_wake.delivery.ack")
 
 # The notice kind that is acknowledged, and the items in it that are a person's words.
-_ACKED_KIND: Final = "comment-wake"
+ACKED_KIND: Final = "comment-wake"
+"""The notice kind whose comments are acknowledged and tracked once delivered."""
 ACK_ITEM_KINDS: Final = frozenset({"comment", "review", "review-comment"})
 """The notice item kinds that get a pick-up reaction once the worker has the notice."""
 
@@ -64,7 +72,7 @@ def reaction_content(name: str) -> str | None:
 def ack_subjects(notice: Notice) -> tuple[str, ...]:
     """The node ids a delivered ``notice`` acknowledges: the comments, reviews and review
     comments of a comment wake; nothing for any other kind (a hand-off included)."""
-    if notice.kind != _ACKED_KIND:
+    if notice.kind != ACKED_KIND:
         return ()
     return tuple(dict.fromkeys(i.id for i in notice.items if i.kind in ACK_ITEM_KINDS))
 

@@ -7,10 +7,22 @@ from typing import Final
 
 from review_monitor import NOTICE_VERSION, Notice, PrRef, notice_key
 
-__all__ = ["HANDOFF_KIND", "handoff_notice"]
+__all__ = [
+    "HANDOFF_KIND",
+    "WORKER_KINDS",
+    "WORKER_MESSAGE_KIND",
+    "WORKER_REPORT_KIND",
+    "handoff_notice",
+]
 
 HANDOFF_KIND: Final = "handoff"
 """The kind of the notice an orchestrator gets for a worker that cannot take one."""
+WORKER_MESSAGE_KIND: Final = "worker-message"
+"""The kind of a worker's ``message_orchestrator`` notice, addressed to its orchestrator."""
+WORKER_REPORT_KIND: Final = "worker-report"
+"""The kind of a worker's ``report`` notice, addressed to its orchestrator."""
+WORKER_KINDS: Final = frozenset({WORKER_MESSAGE_KIND, WORKER_REPORT_KIND})
+"""The notices a worker sends its orchestrator: never merged, never handed off again."""
 _REASON_MAX = 200
 
 

@@ -39,15 +39,15 @@ from comment_wake.events import (
     NoticeHandedOff,
     NoticeParked,
 )
-from comment_wake.store import owing
+from comment_wake.store import delivering, owing
 from review_monitor import Busy, Clock, Delivered, Duration, Gone, Publisher, Refused, StoreError
 from review_monitor.github import GitHubApi
-from review_monitor.store import OutboxEntry, Store, SyncStore, describe_fault
+from review_monitor.store import OutboxEntry, Store, SyncStore, WriteTx, describe_fault
 
-from ._ack import Acknowledger, ack_subjects, reaction_content
+from ._ack import ACKED_KIND, Acknowledger, ack_subjects, reaction_content
 from ._backoff import Backoff, RetryState
 from ._errors import PublishError
-from ._handoff import HANDOFF_KIND, handoff_notice
+from ._handoff import HANDOFF_KIND, WORKER_KINDS, handoff_notice
 from ._merge import can_merge, merge_notices
 
 __all__ = [
@@ -80,6 +80,11 @@ class DeliveryConfig(BaseModel):
 
     # Reaction on each delivered comment ("eyes", "+1", "rocket"...); "" turns it off.
     reaction: str = "eyes"
+    # Reaction once the worker says a comment is done (its comment_addressed tool);
+    # "" turns it off; it must differ from ``reaction``.
+    done_reaction: str = "+1"
+    # Messages and reports one worker may send its orchestrator in an hour (worker tools).
+    worker_messages_per_hour: int = Field(default=20, ge=1, le=1000)
     # Per-worker retry after busy or a fault: base * 2**(n-1), capped, jittered down.
     backoff_base: Duration = timedelta(seconds=5)
     backoff_cap: Duration = timedelta(minutes=15)
@@ -99,7 +104,13 @@ class DeliveryConfig(BaseModel):
 
     @model_validator(mode="after")
     def _consistent(self) -> Self:
-        reaction_content(self.reaction)  # raises ValueError naming the choices
+        pickup = reaction_content(self.reaction)  # raises ValueError naming the choices
+        done = reaction_content(self.done_reaction)
+        if done is not None and done == pickup:
+            raise ValueError(
+                f"done_reaction ({self.done_reaction!r}) must differ from reaction "
+                f"({self.reaction!r}): the commenter tells picked up from done by it"
+            )
         for name in ("backoff_base", "publisher_timeout", "poll_interval", "reaction_backoff_base"):
             if getattr(self, name) <= timedelta(0):
                 raise ValueError(f"{name} must be positive")
@@ -388,6 +399,8 @@ class DeliveryLoop:
         """The orchestrator that takes ``entry``, or why nobody can."""
         if entry.notice.kind == HANDOFF_KIND:
             return "a hand-off is never handed off again"
+        if entry.notice.kind in WORKER_KINDS:
+            return "a worker's message is for its orchestrator, nobody else"
         of = self._orchestrator_of
         found = None if of is None else await anyio.to_thread.run_sync(of, entry.worker)
         if found is None:
@@ -431,7 +444,14 @@ class DeliveryLoop:
         worker = entry.worker
         if isinstance(outcome, Delivered):
             subjects = ack_subjects(entry.notice) if self._reaction is not None else ()
-            owe = owing(entry.seq, subjects, self._reaction or "", entry.notice.pr.host)
+            owe_reactions = owing(entry.seq, subjects, self._reaction or "", entry.notice.pr.host)
+            track = delivering(entry.seq, entry.notice) if entry.notice.kind == ACKED_KIND else None
+
+            def owe(tx: WriteTx) -> None:
+                owe_reactions(tx)
+                if track is not None:
+                    track(tx)
+
             await self._store.call(
                 SyncStore.mark_delivered,
                 entry.seq,

@@ -10,12 +10,14 @@ from __future__ import annotations
 from comment_wake._limits import NOTICE_TEXT_LIMIT
 from review_monitor import Notice, NoticeItem, PrRef, fold, notice_key
 
+from ._handoff import HANDOFF_KIND, WORKER_KINDS
+
 __all__ = ["can_merge", "merge_notices"]
 
 # A comment wake is the kind that gets acknowledged on GitHub, so a mix that holds one
 # stays a comment wake; any other mix keeps the head's kind.
 _LEADING_KIND = "comment-wake"
-_NEVER_MERGED = frozenset({"handoff"})
+_NEVER_MERGED = frozenset({HANDOFF_KIND, *WORKER_KINDS})
 
 
 def _same_pr(a: Notice, b: Notice) -> bool:
@@ -29,7 +31,8 @@ def _same_pr(a: Notice, b: Notice) -> bool:
 
 
 def can_merge(head: Notice, later: Notice) -> bool:
-    """Same worker, same pull request, neither is a hand-off to the orchestrator, and the
+    """Same worker, same pull request, neither is addressed to the orchestrator (a hand-off, a
+    worker's message or report), and the
     merged text still fits ``NOTICE_TEXT_LIMIT`` (what a hook can hand over whole)."""
     return (
         head.worker == later.worker

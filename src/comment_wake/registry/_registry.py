@@ -342,6 +342,32 @@ class Registry:
         self._forget_publisher(worker)
         return record
 
+    def watching(self, worker: str) -> datetime | None:
+        """Since when ``worker``'s PR is watched for it; None when it is not (unwatched with
+        ``pr_review_monitor``, archived, or no such worker)."""
+        record = self.worker(worker)
+        if record is None:
+            return None
+        return self._store.watched_since(worker, record.pr)
+
+    def set_watching(self, worker: str, on: bool) -> bool:
+        """Start (``on``) or stop watching ``worker``'s PR for it, as the worker's own
+        ``pr_review_monitor`` ``watch`` / ``unwatch`` do; False when nothing changed.
+        Stopping drops its held comments and pending retries as a close does (the service
+        decides them ``unbound``); a watch started again begins from a fresh baseline, so
+        comments posted while unwatched never wake it.  An archived worker cannot watch."""
+        now = self._clock.now()
+        with self._store.write(at=now) as tx:
+            blob = get_record(tx, WORKERS, worker)
+            if blob is None:
+                raise UnknownWorkerError(f"no worker {worker!r} is bound; see `comment-wake list`")
+            record = _decode_worker(blob)
+            if not on:
+                return remove_watch(tx, worker, record.pr)
+            if record.archived:
+                self._refuse(f"worker {worker!r} is archived; bind it again to watch its PR")
+            return add_watch(tx, worker, record.pr)
+
     def update_session(self, worker: str, session_id: str) -> bool:
         """A publisher reported that ``worker`` (or an orchestrator) now answers as
         ``session_id``: its Claude or Codex transcript follows, keeping the old id among
@@ -383,12 +409,14 @@ class Registry:
                 found = record
         if found is None:
             return Binding(pr=pr, worker=None)
+        since = None if found.archived else self._store.watched_since(found.worker, pr)
         return Binding(
             pr=pr,
             worker=found.worker,
             spawned_by=found.orchestrator,
             archived=found.archived,
-            watched=not found.archived,
+            watched=since is not None,
+            watched_since=since,
         )
 
     def transcripts(self, worker: str) -> tuple[TranscriptSource, ...]:

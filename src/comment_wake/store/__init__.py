@@ -1,10 +1,11 @@
 """comment-wake's parts of the monitor's state store, and opening the store with them.
 
 The store (``review_monitor.store.SyncStore`` / ``Store``) is one SQLite file in parts, each
-with its own migrations.  comment-wake registers two: ``RECORDS`` (``app_records``: the
-registry's workers and orchestrators, the decision records) and ``REACTIONS`` (the
-acknowledgements the delivery owes).  Release requests (``comment-wake release``) are
-application records too (``RELEASES``).  Every opener in the app
+with its own migrations.  comment-wake registers three: ``RECORDS`` (``app_records``: the
+registry's workers and orchestrators, the decision records), ``REACTIONS`` (the
+acknowledgements the delivery owes) and ``OUTCOMES`` (what became of each delivered
+comment).  Release requests (``comment-wake release``) are application records too
+(``RELEASES``).  Every opener in the app
 goes through ``open_store`` / ``open_sync_store`` so both are always migrated.
 """
 
@@ -15,6 +16,19 @@ from pathlib import Path
 from review_monitor import Clock
 from review_monitor.store import Executor, Store, SyncStore, Tables, run_in_thread
 
+from ._outcomes import (
+    OUTCOME_ITEM_KINDS,
+    OUTCOMES,
+    Addressed,
+    CommentOutcome,
+    Outcome,
+    OutcomeSummary,
+    address,
+    delivering,
+    outcome_summary,
+    outcomes,
+    prune_outcomes,
+)
 from ._reactions import (
     REACTIONS,
     ReactionEntry,
@@ -50,22 +64,33 @@ from ._spellings import TwoSpellingsError, refuse_two_spellings, two_spellings
 
 __all__ = [
     "APP_TABLES",
+    "OUTCOMES",
+    "OUTCOME_ITEM_KINDS",
     "REACTIONS",
     "RECORDS",
     "RELEASES",
+    "Addressed",
+    "CommentOutcome",
+    "Outcome",
+    "OutcomeSummary",
     "ReactionEntry",
     "ReactionStatus",
     "ReleaseRequest",
     "TwoSpellingsError",
+    "address",
     "clearing_release",
     "delete_record",
+    "delivering",
     "due_reactions",
     "get_record",
     "has_release_request",
     "next_reaction_at",
     "open_store",
     "open_sync_store",
+    "outcome_summary",
+    "outcomes",
     "owing",
+    "prune_outcomes",
     "prune_reactions",
     "prune_records",
     "put_record",
@@ -82,7 +107,7 @@ __all__ = [
     "two_spellings",
 ]
 
-APP_TABLES: tuple[Tables, ...] = (RECORDS, REACTIONS)
+APP_TABLES: tuple[Tables, ...] = (RECORDS, REACTIONS, OUTCOMES)
 """The app's own parts of the store, registered whenever the app opens it."""
 
 

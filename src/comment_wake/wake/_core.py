@@ -202,8 +202,40 @@ def step(
         raise ValueError(f"the badge is for {status.pr} but the binding is for {binding.pr}")
     ctx = _Ctx(binding, status, facts, config, monitor, now, interval=interval, operator=release)
     if not mark.baseline_done:
-        return _baseline(ctx, mark)
-    return _look(ctx, mark, rng)
+        result = _baseline(ctx, mark)
+    elif _watched_again(binding, mark):
+        result = _rebaseline(ctx, mark)
+    else:
+        result = _look(ctx, mark, rng)
+    if result.done and result.mark.watched_since != binding.watched_since:
+        # Remember which watch this mark belongs to (an identity, compared for equality
+        # only, so clocks that disagree or step back never matter).
+        kept = msgspec.structs.replace(result.mark, watched_since=binding.watched_since)
+        result = msgspec.structs.replace(result, mark=kept)
+    return result
+
+
+def _watched_again(binding: Binding, mark: WakeMark) -> bool:
+    """The mark was last written under another watch than the binding's: the PR was
+    unwatched (the worker's own ``pr_review_monitor unwatch``, or an archive) and is
+    watched again.  A mark that names no watch (written before this was kept) or a
+    binding without one is taken as the same watch."""
+    return (
+        binding.watched_since is not None
+        and mark.watched_since is not None
+        and mark.watched_since != binding.watched_since
+    )
+
+
+def _rebaseline(ctx: _Ctx, mark: WakeMark) -> Step:
+    """A watch started again begins from a fresh baseline, so comments posted while the PR
+    was unwatched never wake its worker (only PRs bound to a live, watching worker fire).
+    Whatever the old mark still held is dropped as at the unwatch, when the service has not
+    yet done so."""
+    ended = finish(ctx.binding, mark, None, config=ctx.config, now=ctx.now)
+    decided = {d.comment for d in ended.decisions}
+    fresh = _baseline(ctx, WakeMark(own_posts=mark.own_posts, wakes=mark.wakes), skip=decided)
+    return msgspec.structs.replace(fresh, decisions=(*ended.decisions, *fresh.decisions))
 
 
 def next_due(mark: WakeMark) -> datetime | None:
@@ -249,12 +281,14 @@ def finish(
 # -- the first look ----------------------------------------------------------------
 
 
-def _baseline(ctx: _Ctx, mark: WakeMark) -> Step:
-    """Everything listed at the first look is history: decided ``baseline``, never woken."""
+def _baseline(ctx: _Ctx, mark: WakeMark, skip: frozenset[str] | set[str] = frozenset()) -> Step:
+    """Everything listed at the first look is history: decided ``baseline``, never woken
+    (``skip``: ids already decided in this step)."""
     status = ctx.status
     listing = [*status.comments, *status.reviews]
     for item in listing:
-        ctx.decide(item, "skip", "baseline")
+        if item.id not in skip:
+            ctx.decide(item, "skip", "baseline")
     newest = max((i.created_at for i in listing), default=ctx.now)
     handled = [Handled(i.id, i.created_at) for i in listing]
     whole_from = _unseen_before(status, mark)
@@ -269,6 +303,7 @@ def _baseline(ctx: _Ctx, mark: WakeMark) -> Step:
         reviews_seen_to=_newest(status.reviews, None),
         active=ctx.eligible,
         own_posts=_own_post_state(ctx, mark),
+        wakes=mark.wakes,  # a watch started again keeps the PR's rate-limit windows
     )
     return Step(mark=new_mark, decisions=_ordered(ctx.decisions))
 

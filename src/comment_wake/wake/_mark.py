@@ -95,6 +95,9 @@ class WakeMark(msgspec.Struct, frozen=True, kw_only=True):
     own_posts: bytes = b""  # the own-post matcher's state, opaque here
     # The gap pages read in the last hour (``gap_pages_per_hour``), oldest first.
     gap_spent: tuple[GapSpend, ...] = ()
+    # The watch this mark was written under (its start time, as an identity): a mark of
+    # an earlier watch starts again from a baseline.
+    watched_since: datetime | None = None
 
 
 _encoder = msgspec.json.Encoder()

@@ -70,6 +70,9 @@ class Binding(msgspec.Struct, frozen=True):
     spawned_by: str | None = None  # the orchestrator that spawned the worker
     archived: bool = False
     watched: bool = True  # watched with pr_review_monitor
+    # When the watch began, as its identity: a mark written under another watch (the PR
+    # was unwatched, or its worker archived, in between) starts again from a baseline.
+    watched_since: datetime | None = None
 
     @property
     def is_bound(self) -> bool:

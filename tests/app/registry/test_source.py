@@ -47,9 +47,12 @@ def test_the_registry_is_a_binding_source(registry: Registry) -> None:
     assert Binding(pr=PR, worker=None) == source.binding(PR)
 
 
-def test_a_bound_pr_names_its_worker_and_orchestrator(registry: Registry) -> None:
+def test_a_bound_pr_names_its_worker_and_orchestrator(
+    registry: Registry, clock: FixedClock
+) -> None:
     registry.bind("w1", PR, orchestrator="o1", publisher=InboxSpec())
-    assert Binding(pr=PR, worker="w1", spawned_by="o1") == registry.binding(PR)
+    expected = Binding(pr=PR, worker="w1", spawned_by="o1", watched_since=clock.now())
+    assert expected == registry.binding(PR)
     assert registry.binding(PR).is_bound
 
 

@@ -237,6 +237,17 @@ class OutboxPart(Database):
             rows = tx.execute(sql + " ORDER BY seq", args).fetchall()
         return tuple(_entry(r) for r in rows)
 
+    def count_since(self, pr: PrRef, kinds: Sequence[str], since: datetime) -> int:
+        """How many entries of ``kinds`` about ``pr`` were enqueued at or after ``since``,
+        whatever became of them (a sender's hourly cap counts them)."""
+        with self.read() as tx:
+            row = tx.execute(
+                f"SELECT COUNT(*) FROM outbox WHERE kind IN ({placeholders(kinds)}) "
+                "AND host = ? AND owner = ? AND name = ? AND number = ? AND created_at >= ?",
+                (*kinds, pr.host, pr.owner, pr.name, pr.number, store_time(since)),
+            ).fetchone()
+        return int(row[0])
+
     def attempts(self, seq: int) -> tuple[Attempt, ...]:
         """The attempt log of one entry, oldest first."""
         with self.read() as tx:

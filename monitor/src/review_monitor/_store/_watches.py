@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from review_monitor._listener import WATCH_TOOL, Watch
 from review_monitor._model import PrRef
 
-from ._db import Database, WriteTx
+from ._db import Database, WriteTx, parse_store_time
 from ._schema import Migration, Tables
 
 __all__ = ["WATCHES", "WatchesPart", "add_watch", "remove_watch", "respell_watches"]
@@ -95,6 +95,16 @@ class WatchesPart(Database):
         # Deleting stamps nothing: any time will do for the transaction.
         with self.write(at=_EPOCH) as tx:
             return remove_watch(tx, thread_id, pr)
+
+    def watched_since(self, thread_id: str, pr: PrRef) -> datetime | None:
+        """When ``thread_id`` started watching ``pr``; None when it does not."""
+        with self.read() as tx:
+            row = tx.execute(
+                "SELECT added_at FROM watches WHERE thread_id = ? AND host = ? AND owner = ? "
+                "AND name = ? AND number = ? AND tool = ?",
+                (thread_id, pr.host, pr.owner, pr.name, pr.number, WATCH_TOOL),
+            ).fetchone()
+        return None if row is None else parse_store_time(row[0])
 
     def respell(self, pr: PrRef, *, at: datetime) -> int:
         """Spell ``pr``'s watches as ``pr`` does (GitHub's ``nameWithOwner``); how many

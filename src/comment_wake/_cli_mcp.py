@@ -1,0 +1,77 @@
+"""``comment-wake mcp WORKER``: serve a bound worker's tools over MCP on stdio."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from comment_wake._cli_common import add_location_options, load_location
+from comment_wake._mcp_names import SERVER_NAME, TOOL_NAMES
+from comment_wake.config import ConfigError
+
+__all__ = ["mcp_instructions", "register"]
+
+
+def register(subparsers: argparse._SubParsersAction[Any]) -> None:
+    p = subparsers.add_parser(
+        "mcp",
+        help="serve a worker's tools (message_orchestrator, report, pr_review_monitor, "
+        "comment_addressed) over MCP on stdio",
+        description="Serve the Model Context Protocol on stdin/stdout for one bound worker: "
+        "the tools its notices tell it to use.  Claude Code and Codex start it themselves "
+        "(see `comment-wake bind`'s output and docs/worker-tools.md).  The server writes "
+        "store rows only; the daemon delivers the messages and the reactions.",
+    )
+    p.add_argument("worker", metavar="WORKER", help="the bound worker the tools act for")
+    add_location_options(p)
+    p.set_defaults(handler=_mcp)
+
+
+def _mcp(args: argparse.Namespace) -> int:
+    try:
+        config, state_dir = load_location(args)
+    except ConfigError as exc:
+        print(f"comment-wake: {exc}", file=sys.stderr)
+        return 2
+    from comment_wake.tools import serve  # the SDK, only for this command
+
+    anyio.run(serve, args.worker, config, state_dir)
+    return 0
+
+
+def mcp_instructions(worker: str, state_dir: Path, config: Path | None = None) -> str:
+    """How to register ``worker``'s tool server with Claude Code and with Codex.  The CLIs
+    start it without the operator's environment, so the paths are absolute."""
+    argv = [
+        sys.executable,
+        "-m",
+        "comment_wake",
+        "mcp",
+        worker,
+        "--state-dir",
+        str(state_dir.resolve()),
+    ]
+    if config is not None:
+        argv += ["--config", str(config.resolve())]
+    command = shlex.join(argv)
+    allowed = ",".join(f"mcp__{SERVER_NAME}__{t}" for t in TOOL_NAMES)
+    toml_args = ", ".join(json.dumps(a) for a in argv[1:])
+    return "\n".join(
+        [
+            f"worker tools for {worker} (docs/worker-tools.md):",
+            f"  Claude Code: claude mcp add {SERVER_NAME} -- {command}",
+            f"    headless runs: claude -p ... --allowedTools {allowed}",
+            "  Codex (~/.codex/config.toml):",
+            f"    [mcp_servers.{SERVER_NAME}]",
+            f"    command = {json.dumps(argv[0])}",
+            f"    args = [{toml_args}]",
+            "    startup_timeout_sec = 30",
+            "    required = true  # Codex waits for the server before the turn",
+        ]
+    )

@@ -1,0 +1,33 @@
+"""Worker tools: what a bound worker's notice tells it to use, served over MCP.
+
+``comment-wake mcp WORKER`` (``serve``) offers one worker four tools on stdio:
+``message_orchestrator`` and ``report`` (notices of kinds ``worker-message`` and
+``worker-report`` for its orchestrator), ``pr_review_monitor`` (``status``, ``watch``,
+``unwatch`` of its own PR) and ``comment_addressed`` (what became of a delivered comment;
+``done`` adds the done reaction on GitHub).  ``WorkerTools`` is the same over a store,
+for session managers that serve tools their own way.  See docs/worker-tools.md.
+"""
+
+from comment_wake.delivery import WORKER_MESSAGE_KIND, WORKER_REPORT_KIND
+
+from ._messages import WorkerKind, worker_notice
+from ._serve import serve, worker_tools
+from ._server import SERVER_NAME, TOOL_NAMES, build_server
+from ._tools import ToolLimits, ToolRefused, Tools, UnavailableTools, WorkerTools
+
+__all__ = [
+    "SERVER_NAME",
+    "TOOL_NAMES",
+    "WORKER_MESSAGE_KIND",
+    "WORKER_REPORT_KIND",
+    "ToolLimits",
+    "ToolRefused",
+    "Tools",
+    "UnavailableTools",
+    "WorkerKind",
+    "WorkerTools",
+    "build_server",
+    "serve",
+    "worker_notice",
+    "worker_tools",
+]

@@ -1,0 +1,319 @@
+"""``WorkerTools``: what a bound worker's notice tells it to use, over the state store.
+
+Each tool acts only for its own worker's PR and only on comments delivered to that worker;
+anything else raises ``ToolRefused`` with one line saying what to fix.  The tools write
+store rows only (an outbox entry, an outcome, an owed reaction, a watch); the daemon's
+delivery loop and acknowledger do the rest, so a crash anywhere loses and repeats nothing.
+Results carry no comment text: URLs, logins, times and outcomes only.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Final, Protocol, get_args
+
+from comment_wake.app._explain import comment_query
+from comment_wake.app._status import read_status
+from comment_wake.delivery import WORKER_MESSAGE_KIND, WORKER_REPORT_KIND
+from comment_wake.delivery._ack import reaction_content
+from comment_wake.registry import Registry, WorkerRecord
+from comment_wake.store import (
+    Addressed,
+    CommentOutcome,
+    address,
+    outcome_summary,
+    outcomes,
+    owing,
+)
+from comment_wake.wake import NOTICE_KIND, WakeConfig, one_line_title
+from review_monitor import Clock, NoticeItem, NoticePr, PrRef
+from review_monitor.store import SyncStore
+from untrusted_fence import is_blank, one_line
+
+from ._messages import WorkerKind, worker_notice
+
+__all__ = ["ToolLimits", "ToolRefused", "Tools", "UnavailableTools", "WorkerTools"]
+
+_ADDRESSED: Final = get_args(Addressed)
+_ACTIONS: Final = ("status", "watch", "unwatch")
+# A GraphQL node id as GitHub gives comments and reviews (IC_..., PRRC_..., PRR_...).
+_NODE_ID: Final = re.compile(r"[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_-]{4,200}")
+
+
+class ToolRefused(Exception):
+    """A tool call that cannot be done; the message is one line saying what to fix."""
+
+
+class Tools(Protocol):
+    """What the MCP server serves: ``WorkerTools``, or ``UnavailableTools``."""
+
+    @property
+    def worker(self) -> str: ...
+
+    def message_orchestrator(self, text: str) -> str: ...
+    def report(self, text: str, comment_ids: Sequence[str] = ()) -> str: ...
+    def pr_review_monitor(self, action: str = "status") -> dict[str, Any]: ...
+    def comment_addressed(
+        self, comment_ids: Sequence[str], outcome: str, note: str = ""
+    ) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class UnavailableTools:
+    """The tools of a worker whose state cannot be read (no store at the path, a damaged
+    one): the server still starts, and every call answers ``why``."""
+
+    worker: str
+    why: str
+
+    def message_orchestrator(self, text: str) -> str:
+        raise ToolRefused(self.why)
+
+    def report(self, text: str, comment_ids: Sequence[str] = ()) -> str:
+        raise ToolRefused(self.why)
+
+    def pr_review_monitor(self, action: str = "status") -> dict[str, Any]:
+        raise ToolRefused(self.why)
+
+    def comment_addressed(
+        self, comment_ids: Sequence[str], outcome: str, note: str = ""
+    ) -> dict[str, Any]:
+        raise ToolRefused(self.why)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolLimits:
+    """The caps on what one worker may send its orchestrator."""
+
+    messages_per_hour: int = 20  # message_orchestrator and report together
+    text_max: int = 20_000  # characters of one message or report
+    comment_ids_max: int = 50  # comments one call may name
+
+
+class WorkerTools:
+    """The tools of one worker, ``worker``, over ``store`` (sync; each call a short
+    transaction, safe while the daemon runs)."""
+
+    def __init__(
+        self,
+        worker: str,
+        *,
+        store: SyncStore,
+        registry: Registry,
+        clock: Clock,
+        wake: WakeConfig,
+        pickup_reaction: str = "eyes",
+        done_reaction: str = "+1",
+        limits: ToolLimits = ToolLimits(),
+        rng: random.Random | None = None,
+    ) -> None:
+        self.worker = worker
+        self._store = store
+        self._registry = registry
+        self._clock = clock
+        self._wake = wake
+        self._pickup = reaction_content(pickup_reaction)
+        self._done = reaction_content(done_reaction)
+        self._limits = limits
+        self._rng = rng
+
+    # -- the tools -------------------------------------------------------------------
+
+    def message_orchestrator(self, text: str) -> str:
+        """Send ``text`` to the worker's orchestrator (kind ``worker-message``)."""
+        return self._send(WORKER_MESSAGE_KIND, text, ())
+
+    def report(self, text: str, comment_ids: Sequence[str] = ()) -> str:
+        """Send a report to the orchestrator linked to the delivered ``comment_ids``."""
+        return self._send(WORKER_REPORT_KIND, text, comment_ids)
+
+    def pr_review_monitor(self, action: str = "status") -> dict[str, Any]:
+        """``status`` (the PR as comment-wake sees it), ``watch`` or ``unwatch``."""
+        record = self._record()
+        if action not in _ACTIONS:
+            raise ToolRefused(f"unknown action {action!r}; use one of {', '.join(_ACTIONS)}")
+        if action == "status":
+            return self._status(record)
+        changed = self._registry.set_watching(self.worker, action == "watch")
+        verb = "now watching" if action == "watch" else "stopped watching"
+        if not changed:
+            verb = "already watching" if action == "watch" else "was not watching"
+        result = self._status(record)
+        result["result"] = f"{verb} {_name(record.pr)}"
+        return result
+
+    def comment_addressed(
+        self, comment_ids: Sequence[str], outcome: str, note: str = ""
+    ) -> dict[str, Any]:
+        """Record what became of delivered comments; ``done`` owes the done reaction."""
+        record = self._record()
+        if outcome not in _ADDRESSED:
+            raise ToolRefused(f"unknown outcome {outcome!r}; use one of {', '.join(_ADDRESSED)}")
+        addressed: Addressed = outcome  # type: ignore[assignment]
+        rows = self._delivered(record, comment_ids)
+        flat = one_line(note, 300)  # shown to the operator: cleaned like a title
+        pickup = self._pickup
+        done = self._done if outcome == "done" else None
+        owe = done is not None and done != pickup
+        with self._store.write(at=self._clock.now()) as tx:
+            address(tx, self.worker, [r.subject_id for r in rows], addressed, flat)
+            if owe:
+                for row in rows:
+                    owing(row.seq, [row.subject_id], done or "", row.host)(tx)
+        return {
+            "outcome": outcome,
+            "comments": [_public(r, outcome) for r in rows],
+            "reaction": "owed" if owe else "none",
+        }
+
+    # -- helpers ---------------------------------------------------------------------
+
+    def _record(self) -> WorkerRecord:
+        record = self._registry.worker(self.worker)
+        if record is None:
+            raise ToolRefused(
+                f"no worker {self.worker!r} is bound; bind it with `comment-wake bind` "
+                "and start this server with its id"
+            )
+        if record.archived:
+            raise ToolRefused(f"worker {self.worker!r} is archived; bind it again to use its tools")
+        return record
+
+    def _send(self, kind: WorkerKind, text: str, comment_ids: Sequence[str]) -> str:
+        record = self._record()
+        if is_blank(text):
+            raise ToolRefused("the text is blank; say what the orchestrator should know")
+        if len(text) > self._limits.text_max:
+            raise ToolRefused(
+                f"the text has {len(text)} characters; keep it under {self._limits.text_max}"
+            )
+        linked = self._delivered(record, comment_ids) if comment_ids else ()
+        now = self._clock.now()
+        pr = self._notice_pr(record)
+        notice = worker_notice(
+            kind,
+            worker=self.worker,
+            orchestrator=record.orchestrator,
+            pr=pr,
+            text=text,
+            comments=[
+                NoticeItem(r.subject_id, r.database_id, r.url, r.author, r.item_kind)
+                for r in linked
+            ],
+            at=now,
+            rng=self._rng,
+        )
+        sent = self._store.count_since(
+            record.pr, (WORKER_MESSAGE_KIND, WORKER_REPORT_KIND), now - timedelta(hours=1)
+        )
+        if sent >= self._limits.messages_per_hour and self._store.entry_by_key(notice.key) is None:
+            raise ToolRefused(
+                f"{sent} messages and reports in the last hour, the most a worker may "
+                "send; wait, or put what is left in one message"
+            )
+        if not self._store.enqueue([notice], at=now):
+            return f"already sent to orchestrator {record.orchestrator} (the same text)"
+        noun = "message" if kind == WORKER_MESSAGE_KIND else "report"
+        return f"{noun} queued for orchestrator {record.orchestrator}"
+
+    def _delivered(
+        self, record: WorkerRecord, comment_ids: Sequence[str]
+    ) -> tuple[CommentOutcome, ...]:
+        if not comment_ids:
+            raise ToolRefused("name at least one comment (its node id, database id or URL)")
+        if len(comment_ids) > self._limits.comment_ids_max:
+            raise ToolRefused(f"name at most {self._limits.comment_ids_max} comments per call")
+        mine = outcomes(self._store, worker=self.worker)
+        by_node = {r.subject_id: r for r in mine}
+        by_db = {r.database_id: r for r in mine if r.database_id is not None}
+        found: dict[str, CommentOutcome] = {}
+        for raw in comment_ids:
+            node, database = comment_query(raw)
+            if node is not None and _NODE_ID.fullmatch(node) is None:
+                raise ToolRefused(
+                    f"{_shown(raw)} is not a comment id; give the node id (IC_...), the "
+                    "database id or the comment's URL from the notice"
+                )
+            row = by_node.get(node) if node is not None else by_db.get(database or 0)
+            if row is None:
+                raise ToolRefused(
+                    f"{_shown(raw)} was not delivered to worker {self.worker} on "
+                    f"{_name(record.pr)}; a tool acts only on its own worker's comments"
+                )
+            found[row.subject_id] = row
+        return tuple(found.values())
+
+    def _notice_pr(self, record: WorkerRecord) -> NoticePr:
+        title = ""
+        for entry in reversed(
+            self._store.entries(worker=self.worker, statuses=("delivered", "pending", "parked"))
+        ):
+            if entry.notice.kind == NOTICE_KIND:
+                title = entry.notice.pr.title
+                break
+        pr = record.pr
+        return NoticePr(
+            host=pr.host,
+            repo=pr.repo,
+            number=pr.number,
+            url=f"https://{pr.host}/{pr.repo}/pull/{pr.number}",
+            title=one_line_title(title),
+        )
+
+    def _status(self, record: WorkerRecord) -> dict[str, Any]:
+        now = self._clock.now()
+        report = read_status(self._store, self._wake, now, inbox=self._registry.inbox_root)
+        line = next((p for p in report.prs if self.worker in p.workers), None)
+        rows = outcomes(self._store, worker=self.worker, pr=record.pr)
+        summary = outcome_summary(rows)
+        watching = line is not None
+        result: dict[str, Any] = {
+            "worker": self.worker,
+            "pr": _name(record.pr),
+            "url": self._notice_pr(record).url,
+            "title": self._notice_pr(record).title,
+            "state": "watching" if watching else "not watched",
+            "held": line.held if line else 0,
+            "held_until": _iso(line.held_until) if line else None,
+            "wakes_left_hour": line.wakes_left_hour if line else None,
+            "wakes_left_day": line.wakes_left_day if line else None,
+            "next_wake_at": _iso(line.next_wake_at) if line else None,
+            "pending_retries": line.pending_retries if line else 0,
+            "summary": {
+                "delivered": summary.delivered,
+                "open": summary.open,
+                "done": summary.done,
+                "declined": summary.declined,
+                "handed_off": summary.handed_off,
+                "failed": summary.failed,
+            },
+            "open_comments": [_public(r, r.outcome) for r in rows if r.outcome == "open"],
+        }
+        return result
+
+
+def _public(row: CommentOutcome, outcome: str) -> dict[str, Any]:
+    return {
+        "id": row.subject_id,
+        "url": row.url,
+        "author": row.author,
+        "delivered_at": _iso(row.delivered_at),
+        "outcome": outcome,
+    }
+
+
+def _name(pr: PrRef) -> str:
+    return f"{pr.repo}#{pr.number}"
+
+
+def _iso(t: datetime | None) -> str | None:
+    return None if t is None else t.isoformat().replace("+00:00", "Z")
+
+
+def _shown(raw: str) -> str:
+    flat = "".join(ch if ch.isprintable() else "?" for ch in raw)
+    return repr(flat[:80])
