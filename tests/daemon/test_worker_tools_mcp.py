@@ -161,3 +161,15 @@ async def test_explain_shows_the_comments_outcome(world: Any) -> None:
     done = world.cli("explain", str(world.pr), woken[0])
     (line,) = [line for line in done.stdout.splitlines() if line.startswith("delivered to")]
     assert ("delivered to w1", "; done (as of") == (line[:15], line[line.index(";") :][:13])
+
+
+async def test_status_gives_the_prs_state_as_the_daemon_last_read_it(world: Any) -> None:
+    async def during(run: Any) -> None:
+        await world.rounds(run, 2)  # the daemon's state is written after its rounds
+        async with session(world) as s:
+            result = await s.call_tool("pr_review_monitor", {"action": "status"})
+        states.append(json.loads(text_of(result))["pr_state"])
+
+    states: list[str] = []
+    await world.story(during)
+    assert ["open"] == states

@@ -277,6 +277,8 @@ class WorkerTools:
             "url": self._notice_pr(record).url,
             "title": self._notice_pr(record).title,
             "state": "watching" if watching else "not watched",
+            # As the daemon last read it: open, draft, merged, closed or gone.
+            "pr_state": line.state if line else None,
             "held": line.held if line else 0,
             "held_until": _iso(line.held_until) if line else None,
             "wakes_left_hour": line.wakes_left_hour if line else None,
