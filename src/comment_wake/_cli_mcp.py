@@ -13,7 +13,6 @@ import anyio
 
 from comment_wake._cli_common import add_location_options, load_location
 from comment_wake._mcp_names import SERVER_NAME, TOOL_NAMES
-from comment_wake.config import ConfigError
 
 __all__ = ["mcp_instructions", "register"]
 
@@ -34,11 +33,8 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 
 def _mcp(args: argparse.Namespace) -> int:
-    try:
-        config, state_dir = load_location(args)
-    except ConfigError as exc:
-        print(f"comment-wake: {exc}", file=sys.stderr)
-        return 2
+    # A configuration error is one line from ``main`` (exit 2), as for every command.
+    config, state_dir = load_location(args)
     from comment_wake.tools import serve  # the SDK, only for this command
 
     anyio.run(serve, args.worker, config, state_dir)

@@ -39,7 +39,7 @@ from comment_wake.store import (
 )
 from comment_wake.wake import Binding
 from review_monitor import Clock, Gone, PrRef, Publisher, SystemClock
-from review_monitor.store import SyncStore, add_watch, remove_watch
+from review_monitor.store import ReadTx, SyncStore, add_watch, remove_watch
 
 from ._errors import RefusedInputError, UnknownWorkerError
 from ._model import (
@@ -83,6 +83,13 @@ def id_problem(value: str, what: str) -> str | None:
             "(at most 128, not starting with a dot)"
         )
     return None
+
+
+def _bound_worker(tx: ReadTx, worker: str) -> WorkerRecord:
+    blob = get_record(tx, WORKERS, worker)
+    if blob is None:
+        raise UnknownWorkerError(f"no worker {worker!r} is bound; see `comment-wake list`")
+    return _decode_worker(blob)
 
 
 def _decode_worker(blob: bytes) -> WorkerRecord:
@@ -317,10 +324,7 @@ class Registry:
     def unbind(self, worker: str) -> WorkerRecord:
         """Forget ``worker`` and stop watching its PR, in one transaction."""
         with self._store.write(at=self._clock.now()) as tx:
-            blob = get_record(tx, WORKERS, worker)
-            if blob is None:
-                raise UnknownWorkerError(f"no worker {worker!r} is bound; see `comment-wake list`")
-            record = _decode_worker(blob)
+            record = _bound_worker(tx, worker)
             delete_record(tx, WORKERS, worker)
             remove_watch(tx, worker, record.pr)
         self._forget_publisher(worker)
@@ -331,10 +335,7 @@ class Registry:
         but stop watching its PR; its pending notices go to its orchestrator."""
         now = self._clock.now()
         with self._store.write(at=now) as tx:
-            blob = get_record(tx, WORKERS, worker)
-            if blob is None:
-                raise UnknownWorkerError(f"no worker {worker!r} is bound; see `comment-wake list`")
-            record = _decode_worker(blob)
+            record = _bound_worker(tx, worker)
             if not record.archived:
                 record = msgspec.structs.replace(record, archived=True, archived_at=now)
                 put_record(tx, WORKERS, worker, msgspec.json.encode(record))
@@ -358,10 +359,7 @@ class Registry:
         comments posted while unwatched never wake it.  An archived worker cannot watch."""
         now = self._clock.now()
         with self._store.write(at=now) as tx:
-            blob = get_record(tx, WORKERS, worker)
-            if blob is None:
-                raise UnknownWorkerError(f"no worker {worker!r} is bound; see `comment-wake list`")
-            record = _decode_worker(blob)
+            record = _bound_worker(tx, worker)
             if not on:
                 return remove_watch(tx, worker, record.pr)
             if record.archived:
