@@ -26,7 +26,7 @@ from comment_wake.ownpost import (
     read_transcript,
     scan,
 )
-from comment_wake.registry import claude_project_name
+from comment_wake.registry import InboxSpec, Registry, claude_project_name
 from review_monitor import NOTICE_VERSION, Notice, NoticeItem, NoticePr, PrRef, notice_key
 
 pytestmark = pytest.mark.real_client
@@ -327,6 +327,11 @@ def test_inbox_take_as_a_real_hook_hands_over_whole_notices_and_keeps_one_over_t
     over = make_notice("O" * 9_600, item="IC_3")  # over the limit: never taken by a hook
     for notice in (fits, over, waits):
         assert write_notice(inbox, notice)
+    # ``inbox take`` serves registered ids only; the hook finds the store through the
+    # sandbox's $COMMENT_WAKE_STATE_DIR.
+    with Registry.open(sandbox.state) as registry:
+        registry.add_orchestrator("o-1", InboxSpec(str(inbox)))
+        registry.bind("w-7", "acme/widget#12", orchestrator="o-1", publisher=InboxSpec(str(inbox)))
     take = f"{sys.executable} -m comment_wake inbox take w-7 --root {inbox} --text"
     settings = {"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": take}]}]}}
     path = sandbox.home / ".claude" / "settings.json"

@@ -313,7 +313,7 @@ def test_an_int_literal_beyond_32_bits_is_refused_as_github_refuses_it(gql: Gql)
                     "typeName": "Field",
                     "argumentName": "number",
                 },
-                "locations": [{"line": 4, "column": 30}],
+                "locations": [{"line": 5, "column": 30}],
                 "message": "Argument 'number' on Field 'pullRequest' has an invalid value "
                 "(3000000000). Expected type 'Int!'.",
             }
