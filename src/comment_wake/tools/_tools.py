@@ -271,11 +271,12 @@ class WorkerTools:
         rows = outcomes(self._store, worker=self.worker, pr=record.pr)
         summary = outcome_summary(rows)
         watching = line is not None
+        pr = self._notice_pr(record)
         result: dict[str, Any] = {
             "worker": self.worker,
             "pr": _name(record.pr),
-            "url": self._notice_pr(record).url,
-            "title": self._notice_pr(record).title,
+            "url": pr.url,
+            "title": pr.title,
             "state": "watching" if watching else "not watched",
             # As the daemon last read it: open, draft, merged, closed or gone.
             "pr_state": line.state if line else None,
