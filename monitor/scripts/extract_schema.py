@@ -52,7 +52,7 @@ _EDGE = ("cursor", "node")
 # Object and interface types, with the fields kept.  Unions list nothing (their members
 # are filtered to the subset).
 SUBSET: dict[str, tuple[str, ...]] = {
-    "Query": ("node", "rateLimit", "repository", "viewer"),
+    "Query": ("node", "nodes", "rateLimit", "repository", "viewer"),
     "Mutation": ("addReaction",),
     "Node": ("id",),
     "Actor": ("login",),
@@ -79,6 +79,7 @@ SUBSET: dict[str, tuple[str, ...]] = {
         "state",
         "statusCheckRollup",
         "title",
+        "updatedAt",
         "url",
     ),
     "IssueComment": (

@@ -167,8 +167,14 @@ def _pr_status(pr: PrRef, node: Mapping[str, Any], c_window: int, r_window: int)
     if not isinstance(node.get("merged"), bool) or not isinstance(node.get("isDraft"), bool):
         raise ValueError("merged or isDraft is not a boolean")
     rollup = node.get("statusCheckRollup")
-    comments, c_page, c_from = _listing("comment", node.get("comments"), c_window, where)
-    reviews, r_page, r_from = _listing("review", node.get("reviews"), r_window, where)
+    raw_comments, raw_reviews = node.get("comments"), node.get("reviews")
+    comments, c_page, c_from = _listing("comment", raw_comments, c_window, where)
+    reviews, r_page, r_from = _listing("review", raw_reviews, r_window, where)
+    listed = sum(
+        len(nodes)
+        for conn in (raw_comments, raw_reviews)
+        if isinstance(conn, Mapping) and isinstance(nodes := conn.get("nodes"), list)
+    )
     froms = [t for t in (c_from, r_from) if t is not None]
     return PrStatus(
         pr=pr,
@@ -185,6 +191,9 @@ def _pr_status(pr: PrRef, node: Mapping[str, Any], c_window: int, r_window: int)
         person_comments_from=max(froms) if froms else None,
         comments_page=c_page,
         reviews_page=r_page,
+        node_id=_str(node.get("id")) or "",
+        updated_at=parse_time(node.get("updatedAt")),
+        left_off=listed - len(comments) - len(reviews),
     )
 
 

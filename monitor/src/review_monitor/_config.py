@@ -63,6 +63,14 @@ class MonitorConfig(BaseModel):
     # within ``hint_share`` of the hourly budget (the governor's hint bucket).
     hint_min_gap: Duration = timedelta(seconds=10)
     hint_share: float = Field(default=0.1, gt=0.0, le=1.0, strict=True)
+    # The sweep (docs/monitor.md): one query of only connection-free fields for up to
+    # ``sweep_size`` PRs; full badges only where it saw a change, for ``sweep_grace``
+    # after an ``updatedAt`` (GitHub lists some comments late), and for every PR at least
+    # once per ``full_badge_interval``.  ``sweep = false``: every PR's badge every round.
+    sweep: bool = Field(default=True, strict=True)
+    sweep_size: int = Field(default=1000, ge=1, le=1000, strict=True)
+    sweep_grace: Duration = timedelta(seconds=30)
+    full_badge_interval: Duration = timedelta(minutes=10)
     missing_pr_interval: Duration = timedelta(minutes=15)
     # Permissions: shared by the verdict notices and the comment wake.
     permission_ttl: Duration = timedelta(minutes=10)
@@ -73,6 +81,23 @@ class MonitorConfig(BaseModel):
     )
     trusted_permissions: tuple[Permission, ...] = ("admin", "write")
     review_bots: tuple[str, ...] = ()
+
+    @field_validator("sweep_grace")
+    @classmethod
+    def _sweep_grace_range(cls, value: timedelta) -> timedelta:
+        if not timedelta(0) <= value <= timedelta(minutes=10):
+            raise ValueError("sweep_grace must be from 0s to 10m")
+        return value
+
+    @field_validator("full_badge_interval")
+    @classmethod
+    def _full_badge_range(cls, value: timedelta) -> timedelta:
+        if not timedelta(seconds=1) <= value <= timedelta(minutes=10):
+            raise ValueError(
+                "full_badge_interval must be from 1s to 10m (the safety net against a "
+                "change that updatedAt misses)"
+            )
+        return value
 
     @field_validator("hint_min_gap")
     @classmethod

@@ -43,15 +43,17 @@ class PollRound(msgspec.Struct, frozen=True, kw_only=True, tag="poll-round"):
     """One poll round finished: every planned batch read (or failed) and told."""
 
     at: datetime
-    prs: tuple[PrRef, ...]  # the PRs whose badges were asked for, in order
+    prs: tuple[PrRef, ...]  # the PRs read: their badge asked for, or the sweep's look
     batches: int
-    cost: int  # badge points GitHub charged
+    cost: int  # points GitHub charged for the round's badges and sweep
     remaining: int | None  # points left in the hour; None: GitHub did not say
     reset_at: datetime | None = None
     interval: timedelta | None = None  # the round's pace; None: a one-shot round
     failed_batches: int = 0
     unread: int = 0  # PRs of a read batch whose own answer was an error
     missing: int = 0  # PRs GitHub says are gone
+    sweeps: int = 0  # sweep queries sent
+    swept: int = 0  # PRs the sweep showed unchanged, so their badges were not read
 
 
 class Fault(msgspec.Struct, frozen=True, kw_only=True, tag="fault"):
@@ -85,13 +87,16 @@ def fault_of(exc: GitHubError, at: datetime, pr: PrRef | None = None) -> Fault:
 class PollObserver(Protocol):
     """What the poller reports as it goes; the monitor turns it into ``PollRound`` events.
 
-    ``round_planned`` starts a paced round; ``batch_read``/``batch_failed`` follow each
+    ``round_planned`` starts a paced round; ``sweep_read`` follows once the listeners of
+    the PRs the sweep showed unchanged have run; ``batch_read``/``batch_failed`` follow each
     badge query, and ``batch_told`` comes once that batch's listeners have all run, so a
     round's figures include what its last listeners did.  ``pr_gone`` is called once per
     PR when it first goes missing.
     """
 
     def round_planned(self, batches: int, pace: Pace | None) -> None: ...
+
+    def sweep_read(self, quiet: Sequence[PrRef], requests: int, cost: int) -> None: ...
 
     def batch_read(self, batch: Sequence[PrRef], result: BadgeBatch) -> None: ...
 
@@ -117,9 +122,15 @@ def describe_event(event: MonitorEvent) -> str:
     if event.missing:
         faults.append(f"{event.missing} PR(s) missing")
     interval = f", interval {format_duration(event.interval)}" if event.interval else ""
+    if event.sweeps:
+        read = (
+            f"{event.batches} badge batch(es) and {event.sweeps} sweep(s) "
+            f"({event.swept} unchanged), {event.cost} points"
+        )
+    else:
+        read = f"{event.batches} batch(es), {event.cost} badge points"
     return (
-        f"poll round: {len(event.prs)} PRs in {event.batches} batch(es), {event.cost} badge "
-        f"points, {left} points left{resets}{interval}"
+        f"poll round: {len(event.prs)} PRs in {read}, {left} points left{resets}{interval}"
         + ("; " + ", ".join(faults) if faults else "")
     )
 

@@ -129,11 +129,12 @@ class BudgetGovernor:
 
     # -- rounds --------------------------------------------------------------------------
 
-    def plan(self, batches: int, now: datetime) -> Pace:
-        """The interval for a round of ``batches`` badge queries starting at ``now``."""
+    def plan(self, batches: int, now: datetime, *, spent: float = 0.0) -> Pace:
+        """The interval for a round of ``batches`` badge queries starting at ``now``, after
+        the round's sweep cost ``spent`` points."""
         known = [c for i, c in self._costs.items() if i < batches]
         per_batch = sum(known) / len(known) if known else 1.0
-        round_cost = sum(self._costs.get(i, per_batch) for i in range(batches))
+        round_cost = spent + sum(self._costs.get(i, per_batch) for i in range(batches))
         base = self.base_interval.total_seconds()
         allowed_per_hour = self.budget_share * self.hourly_budget
         needed = [base, round_cost * 3600 / allowed_per_hour]
@@ -145,7 +146,7 @@ class BudgetGovernor:
         seconds = min(max(needed), _LONGEST.total_seconds())
         interval = timedelta(seconds=math.ceil(seconds)) if seconds > base else self.base_interval
         stretched = interval > self.base_interval
-        per_hour = round_cost * 3600 / interval.total_seconds() if batches else 0.0
+        per_hour = round_cost * 3600 / interval.total_seconds() if round_cost else 0.0
         note = None
         if stretched != self._stretched:
             self._stretched = stretched

@@ -26,6 +26,8 @@ __all__ = [
     "PermissionAnswer",
     "PrRef",
     "PrStatus",
+    "SweepBatch",
+    "SweepEntry",
     "fold",
     "pr_number_problem",
 ]
@@ -219,6 +221,9 @@ class PrStatus(msgspec.Struct, frozen=True):
     person_comments_from: datetime | None
     comments_page: PageInfo = PageInfo()
     reviews_page: PageInfo = PageInfo()
+    node_id: str = ""  # the PR's global id, which the sweep asks by ("" when unknown)
+    updated_at: datetime | None = None  # GitHub's updatedAt at this read
+    left_off: int = 0  # listed items left off the badge (malformed), so it is not whole
 
     @property
     def is_open(self) -> bool:
@@ -247,6 +252,49 @@ class ItemDetail(msgspec.Struct, frozen=True):
     last_edited_at: datetime | None = None
     inline: tuple[InlineComment, ...] = ()
     is_minimized: bool = False  # a maintainer hid it (read with the body)
+
+
+class SweepEntry(msgspec.Struct, frozen=True):
+    """One PR as the sweep saw it: only fields without connections."""
+
+    node_id: str
+    updated_at: datetime
+    state: str
+    merged: bool
+    is_draft: bool
+    head_ref_oid: str
+    review_decision: str | None
+    check_state: str | None
+
+    @classmethod
+    def of(cls, status: PrStatus) -> SweepEntry | None:
+        """The entry a sweep would give for what ``status`` read (None: the badge did not
+        give the PR's id or ``updatedAt``, or left a listed item off)."""
+        if not status.node_id or status.updated_at is None or status.left_off:
+            return None
+        return cls(
+            node_id=status.node_id,
+            updated_at=status.updated_at,
+            state=status.state,
+            merged=status.merged,
+            is_draft=status.is_draft,
+            head_ref_oid=status.head_ref_oid,
+            review_decision=status.review_decision,
+            check_state=status.check_state,
+        )
+
+
+class SweepBatch(msgspec.Struct, frozen=True):
+    """What one sweep query found.  ``entries`` by node id; ``missing``: ids GitHub
+    resolves to nothing (NOT_FOUND, or not a pull request); ``unread``: ids whose part of
+    the answer carried another error or was malformed (partial data)."""
+
+    entries: dict[str, SweepEntry]
+    missing: tuple[str, ...] = ()
+    unread: tuple[str, ...] = ()
+    cost: int | None = None
+    remaining: int | None = None
+    reset_at: datetime | None = None
 
 
 class BadgeBatch(msgspec.Struct, frozen=True):

@@ -45,6 +45,7 @@ from ._notices import MonitorNotices
 from ._permissions import Permissions, is_valid_login
 from ._poller import Poller
 from ._split import BatchSplitter
+from ._sweep import read_sweep
 from ._token import find_token
 from .store import Store, SyncStore, Tables
 
@@ -70,6 +71,8 @@ class _Round:
         self.prs: list[PrRef] = []
         self.unread = 0  # PRs of a successful batch whose own answer was an error
         self.missing = 0
+        self.sweeps = 0
+        self.swept = 0
         self.cost = 0
         self.remaining: int | None = None
         self.reset_at: datetime | None = None
@@ -102,6 +105,15 @@ class _Tally:
         if self._round is None:
             self._round = _Round(None)
         return self._round
+
+    def sweep_read(self, quiet: Sequence[PrRef], requests: int, cost: int) -> None:
+        r = self._current()
+        r.sweeps += requests
+        r.swept += len(quiet)
+        r.prs.extend(quiet)
+        r.cost += cost
+        if r.expected == 0:
+            self.report()  # no badge batch follows
 
     def batch_read(self, batch: Sequence[PrRef], result: BadgeBatch) -> None:
         r = self._current()
@@ -146,7 +158,7 @@ class _Tally:
 
     def report(self) -> None:
         r, self._round = self._round, None
-        if r is None or r.batches == 0:
+        if r is None or (r.batches == 0 and r.sweeps == 0):
             return
         remaining, reset_at = r.remaining, r.reset_at
         latest = self._client.rate_limit
@@ -164,6 +176,8 @@ class _Tally:
                 failed_batches=r.failed_batches,
                 unread=r.unread,
                 missing=r.missing,
+                sweeps=r.sweeps,
+                swept=r.swept,
             )
         )
 
@@ -481,6 +495,7 @@ class Monitor:
         self._poller = Poller(
             watches=_Watches(self.store, self.client, self.permissions, self.clock, prefetch),
             read_badges=read,
+            read_sweep=functools.partial(read_sweep, self.client),
             listeners=self._all_listeners(),
             clock=self.clock,
             config=c,

@@ -2,6 +2,11 @@
 
 One round polls every batch once; the batches' polls are spread evenly over the
 round's interval (which the budget governor may stretch) instead of firing in a burst.
+With a sweep reader, a round starts with the sweep (``_sweep.py``): one cheap query for
+up to 1,000 PRs, and only the PRs whose full badge is due (``SweepBook``: first look,
+changed, settling after an ``updatedAt``, unswept, or the safety net) are read in the
+batches; the listeners of the others are told their last badge again, which the sweep
+proved current.
 Hinted polls (``poll_now``) come between rounds: each PR at most once per
 ``hint_min_gap``, all of them within the governor's hint share of the budget.
 A batch that fails calls no listener for its PRs, so no mark moves on a failure.
@@ -25,8 +30,10 @@ from ._errors import GitHubError, RateLimitedError, TransientError
 from ._events import PollObserver
 from ._governor import BudgetGovernor
 from ._listener import Listener, Watch
-from ._model import BadgeBatch, PrRef, PrStatus
+from ._model import BadgeBatch, PrRef, PrStatus, SweepEntry
 from ._store._faults import describe_fault
+from ._sweep import Sweeper, SweepRead
+from ._sweep_book import SweepBook
 
 __all__ = ["BadgeReader", "Poller", "WatchSource"]
 
@@ -69,6 +76,7 @@ class Poller:
         hint_delay: timedelta = timedelta(seconds=2),
         logger: logging.Logger | None = None,
         observer: PollObserver | None = None,
+        read_sweep: SweepRead | None = None,
     ) -> None:
         self._source = watches
         self._read = read_badges
@@ -90,6 +98,16 @@ class Poller:
         self._hint_cost = 1.0  # points one hinted badge query cost last time
         self._paused_until: datetime | None = None
         self._woken = anyio.Event()
+        self._sweeper = (
+            Sweeper(read_sweep, size=self._config.sweep_size)
+            if read_sweep is not None and self._config.sweep
+            else None
+        )
+        self.book = SweepBook(
+            grace=self._config.sweep_grace, full_interval=self._config.full_badge_interval
+        )
+        self._badges: dict[PrRef, PrStatus] = {}  # the last full badge of each PR
+        self._interval = self._config.poll_interval  # the last round's, for the safety net
 
     # -- hints ---------------------------------------------------------------------
 
@@ -121,16 +139,66 @@ class Poller:
                 await self._wait(start + self._config.poll_interval)
                 continue
             self._forget_unwatched(by_pr)
-            batches = self._batches([pr for pr in by_pr if self._is_due(pr, start)])
-            pace = self.governor.plan(len(batches), start)
+            due = [pr for pr in by_pr if self._is_due(pr, start)]
+            swept = await self._sweep(due, start)
+            if swept is None:  # rate limited: nothing is read until GitHub allows it
+                await self._wait(start + self._interval)
+                continue
+            quiet, sweep_cost, requests = swept
+            quiet_set = set(quiet)
+            batches = self._batches([pr for pr in due if pr not in quiet_set])
+            pace = self.governor.plan(len(batches), start, spent=sweep_cost)
+            self._interval = pace.interval
             if self._observer is not None:
                 self._observer.round_planned(len(batches), pace)
             if pace.note:
                 self._log.warning(pace.note)
+            for pr in quiet:
+                # The sweep proved this badge current: the listeners hear it again (their
+                # retries and timers run on it), and GitHub is not asked.
+                await self._tell(by_pr[pr], self._badges[pr], self._clock.now())
+            if requests and self._observer is not None:
+                self._observer.sweep_read(quiet, requests, round(sweep_cost))
             for i, batch in enumerate(batches):
                 await self._wait(start + pace.interval * i / len(batches))
                 await self._poll(batch, by_pr, index=i)
             await self._wait(start + pace.interval)
+
+    async def _sweep(
+        self, prs: Sequence[PrRef], now: datetime
+    ) -> tuple[list[PrRef], float, int] | None:
+        """Sweep ``prs``: the PRs whose badge need not be read this round (in order), the
+        points the sweep cost and the requests it took; None when GitHub rate-limited the
+        sweep (the round is skipped)."""
+        if self._sweeper is None:
+            return [], 0.0, 0
+        ids = self.book.node_ids(prs)
+        if not ids:
+            return [], 0.0, 0
+        found: dict[PrRef, SweepEntry | None] = {}
+        cost = 0.0
+        requests = 0
+        try:
+            result, requests = await self._sweeper.sweep(list(ids))
+        except RateLimitedError as exc:
+            if exc.retry_at is not None:
+                self._paused_until = exc.retry_at
+            self._log.warning("the sweep failed: %s; the round waits", _reason(exc))
+            return None
+        except GitHubError as exc:
+            # Nothing is lost: every PR is read by its full badge this round.
+            self._log.warning("the sweep failed: %s; every badge is read", _reason(exc))
+        else:
+            for node_id, entry in result.entries.items():
+                found[ids[node_id]] = entry
+            cost = float(result.cost if result.cost is not None else requests)
+            self.governor.record(
+                batch=None, cost=None, remaining=result.remaining, reset_at=result.reset_at
+            )
+        self.book.swept(found)
+        interval = self._interval
+        quiet = [pr for pr in prs if pr in self._badges and not self.book.due(pr, now, interval)]
+        return quiet, cost, requests
 
     async def poll_round(self) -> None:
         """Poll every batch once, back to back (a one-shot poll, and tests)."""
@@ -156,6 +224,9 @@ class Poller:
     def _forget_unwatched(self, by_pr: dict[PrRef, tuple[Watch, ...]]) -> None:
         for key in [k for k in self._previous if k[1] not in by_pr]:
             del self._previous[key]
+        for pr in [pr for pr in self._badges if pr not in by_pr]:
+            del self._badges[pr]
+        self.book.forget(by_pr)
         for pr in [pr for pr in self._missing if pr not in by_pr]:
             del self._missing[pr]
 
@@ -277,6 +348,8 @@ class Poller:
             status = result.statuses.get(pr)
             if status is None:
                 continue
+            self._badges[pr] = status
+            self.book.badge_read(status, now)
             if self._missing.pop(pr, None) is not None:
                 self._log.info("%s is readable again", pr)
             watches = by_pr.get(pr)

@@ -18,6 +18,8 @@ __all__ = [
     "MAX_BADGE_PRS",
     "MAX_DETAIL_IDS",
     "MAX_REACTIONS",
+    "MAX_SWEEP_IDS",
+    "MAX_SWEEP_PRS",
     "OPERATION_KINDS",
     "REACTION_CONTENTS",
     "BadgeLayout",
@@ -29,6 +31,7 @@ __all__ = [
     "failing_checks_query",
     "gap_query",
     "inline_page_query",
+    "sweep_query",
 ]
 
 Variables = dict[str, Any]
@@ -36,6 +39,11 @@ Variables = dict[str, Any]
 MAX_BADGE_PRS: Final = 100
 MAX_DETAIL_IDS: Final = 100
 MAX_REACTIONS: Final = 30
+# ``nodes(ids:)`` refuses more than 100 ids (the whole request, no data at all); a sweep
+# document asks at most ten such fields, so GitHub's warning about queries for thousands
+# of objects does not apply.
+MAX_SWEEP_IDS: Final = 100
+MAX_SWEEP_PRS: Final = 1000
 GAP_PAGE: Final = 100
 
 # A pending review is visible only to its author and belongs to nobody yet.
@@ -47,6 +55,7 @@ REACTION_CONTENTS: Final = frozenset(
 
 OPERATION_KINDS: Final[dict[str, str]] = {
     "Badge": "badge",
+    "Sweep": "sweep",
     "Detail": "detail",
     "InlinePage": "detail",
     "GapComments": "gap",
@@ -70,7 +79,7 @@ fragment BadgeReview on PullRequestReview {{
 
 _BADGE_PR = f"""\
 fragment BadgePr on PullRequest {{
-  number title url state merged isDraft headRefOid reviewDecision
+  id number title url state merged isDraft headRefOid reviewDecision updatedAt
   statusCheckRollup {{ state }}
   comments(last: $c) {{
     pageInfo {{ hasPreviousPage startCursor }}
@@ -150,6 +159,34 @@ def badge_query(
         )
     body = "\n".join(blocks)
     doc = f"query Badge({', '.join(declared)}) {{\n{body}\n  {_RATE_LIMIT}\n}}\n{_BADGE_PR}"
+    return doc, variables
+
+
+def sweep_query(node_ids: Sequence[str]) -> tuple[str, Variables]:
+    """The sweep of up to 1,000 PRs by node id: only fields without connections, so GitHub's
+    formula charges it one point however many PRs it names.  The ids travel as one list
+    variable per ``nodes`` field of at most 100 (``s0``, ``s1``...)."""
+    if not node_ids:
+        raise ValueError("a sweep query needs at least one pull request node id")
+    if len(node_ids) > MAX_SWEEP_PRS:
+        raise ValueError(f"a sweep query reads at most {MAX_SWEEP_PRS} PRs, not {len(node_ids)}")
+    groups = [node_ids[i : i + MAX_SWEEP_IDS] for i in range(0, len(node_ids), MAX_SWEEP_IDS)]
+    declared = ", ".join(f"$s{k}: [ID!]!" for k in range(len(groups)))
+    variables: Variables = {f"s{k}": list(group) for k, group in enumerate(groups)}
+    fields = "\n".join(f"  s{k}: nodes(ids: $s{k}) {{ ...SweepPr }}" for k in range(len(groups)))
+    doc = f"""\
+query Sweep({declared}) {{
+{fields}
+  {_RATE_LIMIT}
+}}
+fragment SweepPr on Node {{
+  __typename
+  id
+  ... on PullRequest {{
+    updatedAt state merged isDraft headRefOid reviewDecision
+    statusCheckRollup {{ state }}
+  }}
+}}"""
     return doc, variables
 
 
@@ -309,6 +346,7 @@ def all_documents() -> list[tuple[str, str]]:
     ids = ["IC_kwDOAAAAAc5Aaaaa", "PRR_kwDOAAAAAc5Bbbbb", "IC_kwDOAAAAAc5Ccccc"]
     return [
         ("badge", badge_query(prs)[0]),
+        ("sweep", sweep_query(["PR_kwDOAAAAAc5Ddddd", "PR_kwDOAAAAAc5Eeeee"])[0]),
         ("detail", detail_query(ids)[0]),
         ("inline-page", inline_page_query(ids[1], "Y3Vyc29yOnYyOpK5")[0]),
         ("gap-comments", gap_query(prs[0], "comments", "Y3Vyc29yOnYyOpK5")[0]),

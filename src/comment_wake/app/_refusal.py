@@ -60,7 +60,7 @@ class TokenRefusal:
         elif isinstance(event, PollRound):
             if self._in_round:
                 self.rounds += 1
-            elif event.batches > event.failed_batches:
+            elif event.batches > event.failed_batches or event.swept:
                 self.rounds, self.since = 0, None
             self._in_round = False
         return self.refused(event.at)

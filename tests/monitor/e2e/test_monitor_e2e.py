@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import anyio
 import pytest
 
-from review_monitor import Monitor, PrRef, PrStatus, StoreLockedError, Watch
+from review_monitor import Monitor, MonitorConfig, PrRef, PrStatus, StoreLockedError, Watch
 from review_monitor.store import Store
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ async def test_a_tiny_budget_stretches_the_interval_and_says_so_once(
 ) -> None:
     await prs_in(world, 150, repos=3)
     start = world.clock.now()
-    async with world.monitor() as monitor, world.running(monitor):
+    async with world.monitor(config=MonitorConfig(sweep=False)) as monitor, world.running(monitor):
         await world.run_for(20 * M)
     rounds = world.badge_requests()[::3]  # three batches a round, the first opens it
     notes = [line for line in lines_of(logs, "review_monitor.poller") if "poll budget" in line]
@@ -58,7 +58,7 @@ async def test_a_tiny_budget_stretches_the_interval_and_says_so_once(
 @pytest.mark.parametrize("graphql_limit", [60])
 async def test_poll_interval_is_the_interval_the_governor_stretched_to(world: World) -> None:
     await prs_in(world, 150, repos=3)
-    async with world.monitor() as monitor, world.running(monitor):
+    async with world.monitor(config=MonitorConfig(sweep=False)) as monitor, world.running(monitor):
         before = monitor.poll_interval
         await world.run_for(2 * M)
         after = monitor.poll_interval
@@ -88,13 +88,15 @@ async def test_each_round_logs_one_summary_line_without_any_author_or_text(
     world.fake.post_comment(prs[0], "alice", "COMMENT-TEXT")
     async with world.monitor() as monitor, world.running(monitor):
         await world.run_for(2 * M + 50 * S)
+    # The PRs of the first batch were read less than 30 s after they were opened (their
+    # updatedAt), so they stay dirty for one more round; then the sweep alone reads them all.
     assert [
         "poll round: 120 PRs in 2 batch(es), 2 badge points, 4998 points left (resets 10:00:00Z), "
         "interval 1m",
-        "poll round: 120 PRs in 2 batch(es), 2 badge points, 4996 points left (resets 10:00:00Z), "
-        "interval 1m",
-        "poll round: 120 PRs in 2 batch(es), 2 badge points, 4994 points left (resets 10:00:00Z), "
-        "interval 1m",
+        "poll round: 120 PRs in 1 badge batch(es) and 1 sweep(s) (46 unchanged), 2 points, "
+        "4996 points left (resets 10:00:00Z), interval 1m",
+        "poll round: 120 PRs in 0 badge batch(es) and 1 sweep(s) (120 unchanged), 1 points, "
+        "4995 points left (resets 10:00:00Z), interval 1m",
     ] == lines_of(logs, "review_monitor.poll")
 
 
@@ -105,7 +107,7 @@ async def test_a_round_with_a_failed_batch_says_so_in_its_summary(
     from review_monitor.testing import Fault
 
     await prs_in(world, 3)
-    async with world.monitor() as monitor, world.running(monitor):
+    async with world.monitor(config=MonitorConfig(sweep=False)) as monitor, world.running(monitor):
         await world.run_for(30 * S)
         world.fake.inject(Fault(status=503, kind="badge", times=2))
         await world.run_for(M)

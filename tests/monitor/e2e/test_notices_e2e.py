@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from review_monitor import PrRef
+from review_monitor import MonitorConfig, PrRef
 from untrusted_fence import clean
 
 if TYPE_CHECKING:
@@ -85,10 +85,12 @@ async def test_many_prs_give_each_notice_once_and_nothing_for_strangers_or_basel
 
 
 @pytest.mark.anyio
-async def test_the_badge_poll_reads_150_prs_in_three_queries_a_round(world: World) -> None:
+async def test_without_the_sweep_the_poll_reads_150_prs_in_three_queries_a_round(
+    world: World,
+) -> None:
     prs = populate(world)
     await world.watch(list(prs.values()))
-    async with world.monitor() as monitor, world.running(monitor):
+    async with world.monitor(config=MonitorConfig(sweep=False)) as monitor, world.running(monitor):
         start = len(world.badge_requests())
         await world.run_for(5 * M)
     assert 15 == len(world.badge_requests()) - start

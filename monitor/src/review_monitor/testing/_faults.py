@@ -16,7 +16,9 @@ from ._http import DOCS, Answer, json_answer
 
 __all__ = ["Fault", "Faults", "RecordedRequest", "RequestKind", "RequestLog", "Timeout"]
 
-RequestKind = Literal["badge", "detail", "gap", "checks", "reaction", "permission", "other"]
+RequestKind = Literal[
+    "badge", "sweep", "detail", "gap", "checks", "reaction", "permission", "other"
+]
 """What a request FakeGitHub saw was for, by its operation or path."""
 
 _SECONDARY = (

@@ -43,6 +43,7 @@ from graphql.language import (
     OperationDefinitionNode,
     SelectionSetNode,
     VariableDefinitionNode,
+    VariableNode,
     print_ast,
 )
 from graphql.language.location import get_location
@@ -108,7 +109,11 @@ class GraphQLEndpoint:
             record(kind, "POST", path, 401, 0, operation, variables)
             return unauthorised
         schema = schema_subset()
-        problems = problems or _int_variable_errors(document, variables, operation)
+        problems = (
+            problems
+            or _int_variable_errors(document, variables, operation)
+            or _too_many_node_ids(document, variables, operation)
+        )
         if problems:
             record(kind, "POST", path, 200, 0, operation, variables)
             return json_answer(200, {"errors": problems})
@@ -310,6 +315,39 @@ def _operation_name(document: DocumentNode, wanted: object) -> str | None:
         if wanted is None or name == wanted:
             return name
     return None
+
+
+MAX_NODE_IDS = 100
+
+
+def _too_many_node_ids(
+    document: DocumentNode, variables: Mapping[str, Any], operation: str | None
+) -> list[dict[str, Any]]:
+    """GitHub refuses a ``nodes(ids:)`` of more than 100 ids: the whole request, no data."""
+    for op in document.definitions:
+        if not isinstance(op, OperationDefinitionNode):
+            continue
+        if operation is not None and (op.name is None or op.name.value != operation):
+            continue
+        for selection in op.selection_set.selections:
+            if not isinstance(selection, FieldNode) or selection.name.value != "nodes":
+                continue
+            for argument in selection.arguments or ():
+                value = argument.value
+                if argument.name.value != "ids":
+                    continue
+                if isinstance(value, VariableNode):
+                    ids = variables.get(value.name.value)
+                    count = len(ids) if isinstance(ids, list) else 0
+                else:
+                    count = len(getattr(value, "values", ()))
+                if count > MAX_NODE_IDS:
+                    message = (
+                        f"You may not provide more than {MAX_NODE_IDS} node ids; "
+                        f"you provided {count}."
+                    )
+                    return [{"message": message, "locations": _locations(argument)}]
+    return []
 
 
 def _format_error(error: GraphQLError) -> dict[str, Any]:

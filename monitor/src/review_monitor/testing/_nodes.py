@@ -66,6 +66,9 @@ class Item:
     created_at: datetime
     url: str
     last_edited_at: datetime | None = None
+    # GitHub may list an item a few seconds after it exists (``listed_late``): until
+    # then the connections leave it out, though the PR's ``updatedAt`` has moved.
+    listed_at: datetime | None = None
     is_minimized: bool = False
     deleted: bool = False
     reactions: list[tuple[str, str]] = field(default_factory=list)
@@ -139,6 +142,7 @@ class Pr:
     title: str
     author: Actor | None
     head_ref_oid: str
+    updated_at: datetime
     state: str = "OPEN"
     merged: bool = False
     is_draft: bool = False
@@ -225,6 +229,16 @@ class Nodes:
         if found is None:
             raise KeyError(f"no pull request {pr} in FakeGitHub")
         return found
+
+    def touch(self, pr: Pr) -> Pr:
+        """Move the PR's ``updatedAt`` to now, as GitHub does on a new comment, review or
+        review comment, a push, a state change, a title or draft change."""
+        pr.updated_at = max(pr.updated_at, self.now())
+        return pr
+
+    def listed(self, item: Item) -> bool:
+        """Whether a connection lists ``item`` now (not deleted, not still listed late)."""
+        return not item.deleted and (item.listed_at is None or item.listed_at <= self.now())
 
     def item(self, item_id: str) -> Item:
         """A comment or review that is not deleted."""

@@ -120,6 +120,7 @@ class Resolvers:
         self._special: dict[tuple[str, str], Callable[..., Any]] = {
             ("Query", "repository"): self._repository,
             ("Query", "node"): self._node,
+            ("Query", "nodes"): self._nodes_by_id,
             ("Query", "viewer"): lambda _s, _i, **_a: nodes.viewer,
             ("Query", "rateLimit"): lambda _s, info, **_a: info.context["rate"],
             ("Query", "id"): lambda _s, _i, **_a: "Q_fake",
@@ -186,8 +187,19 @@ class Resolvers:
             raise NotFound(f"Could not resolve to a node with the global id of '{args['id']}'")
         return node
 
+    def _nodes_by_id(self, _s: Any, info: _Info, **args: Any) -> list[Any]:
+        # An id that resolves to nothing is a null in the list with its own NOT_FOUND
+        # error (path: the field's alias and the index), as GitHub answers it.
+        found: list[Any] = []
+        for node_id in args["ids"]:
+            try:
+                found.append(self._node(_s, info, id=node_id))
+            except NotFound as exc:
+                found.append(exc)
+        return found
+
     def _comments(self, pr: Pr, _i: _Info, **args: Any) -> dict[str, Any]:
-        listed = [c for c in pr.comments if not c.deleted]
+        listed = [c for c in pr.comments if self._nodes.listed(c)]
         return _connection("comments", listed, args)
 
     def _reviews(self, pr: Pr, _i: _Info, **args: Any) -> dict[str, Any]:
@@ -197,7 +209,7 @@ class Resolvers:
         listed = [
             r
             for r in pr.reviews
-            if not r.deleted
+            if self._nodes.listed(r)
             and (states is None or r.state in states)
             # A pending review is visible to its author only.
             and (r.state != "PENDING" or (r.author is not None and r.author.login == viewer))
@@ -206,7 +218,7 @@ class Resolvers:
         return _connection("reviews", listed, args)
 
     def _inline(self, review: Review, _i: _Info, **args: Any) -> dict[str, Any]:
-        return _connection("comments", [c for c in review.inline if not c.deleted], args)
+        return _connection("comments", [c for c in review.inline if self._nodes.listed(c)], args)
 
     def _rollup(self, pr: Pr, _i: _Info, **_a: Any) -> dict[str, Any] | None:
         checks = pr.checks.get(pr.head_ref_oid)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from review_monitor._model import PrRef
@@ -88,6 +88,7 @@ class World:
                 title=title,
                 author=Actor.of(author, None, seq),
                 head_ref_oid=head_oid or hashlib.sha1(f"head{seq}".encode()).hexdigest(),
+                updated_at=nodes.now(),
                 is_draft=draft,
             )
             r.prs[number] = pr
@@ -121,10 +122,13 @@ class World:
         at: datetime | None = None,
         node_id: str | None = None,
         database_id: int | None = None,
+        listed_late: timedelta | None = None,
     ) -> str:
         """Post an issue comment; returns its node id.  ``author=None``: a deleted account.
         A login ending in ``[bot]`` is a Bot unless ``author_type`` says otherwise.
-        ``node_id`` and ``database_id`` choose the ids (replays name their comments)."""
+        ``node_id`` and ``database_id`` choose the ids (replays name their comments).
+        ``listed_late``: the PR's ``updatedAt`` moves now, but the comments connection
+        lists the comment only that much later (GitHub sometimes lists one late)."""
         nodes = self._nodes
         with nodes.lock:
             p = nodes.pr(pr)
@@ -133,9 +137,11 @@ class World:
             item = Comment(
                 id=node_id or f"IC_fake{f['seq']}",
                 url=f"{p.url}#issuecomment-{f['database_id']}",
+                listed_at=None if listed_late is None else nodes.now() + listed_late,
                 **f,
             )
             p.comments.append(item)
+            nodes.touch(p)
             nodes.add(item)
             return item.id
 
@@ -152,11 +158,13 @@ class World:
         node_id: str | None = None,
         database_id: int | None = None,
         inline_ids: Sequence[tuple[str | None, int | None]] = (),
+        listed_late: timedelta | None = None,
     ) -> str:
         """Submit a review (``APPROVED``, ``CHANGES_REQUESTED``, ``COMMENTED``, or
         ``PENDING``: not submitted) with inline comments ``(path, line, body)``.
         ``node_id``, ``database_id`` and ``inline_ids`` (node id, database id per inline
-        comment, None parts assigned) choose the ids."""
+        comment, None parts assigned) choose the ids.  ``listed_late`` as for
+        ``post_comment``; a submitted review moves the PR's ``updatedAt``."""
         if state not in ("APPROVED", "CHANGES_REQUESTED", "COMMENTED", "DISMISSED", "PENDING"):
             raise ValueError(f"not a review state: {state!r}")
         nodes = self._nodes
@@ -171,6 +179,7 @@ class World:
                 url=f"{p.url}#pullrequestreview-{f['database_id']}",
                 state=state,
                 submitted_at=None if state == "PENDING" else f["created_at"],
+                listed_at=None if listed_late is None else nodes.now() + listed_late,
                 **f,
             )
             for k, (path, line, text) in enumerate(inline):
@@ -188,6 +197,8 @@ class World:
                 nodes.add(comment)
             p.reviews.append(review)
             nodes.add(review)
+            if state != "PENDING":
+                nodes.touch(p)
             return review.id
 
     def edit(self, item_id: str, body: str, *, at: datetime | None = None) -> None:
@@ -223,16 +234,16 @@ class World:
 
     def merge(self, pr: PrRef) -> None:
         with self._nodes.lock:
-            p = self._nodes.pr(pr)
+            p = self._nodes.touch(self._nodes.pr(pr))
             p.state, p.merged = "MERGED", True
 
     def close(self, pr: PrRef) -> None:
         with self._nodes.lock:
-            self._unmerged(pr).state = "CLOSED"
+            self._nodes.touch(self._unmerged(pr)).state = "CLOSED"
 
     def reopen(self, pr: PrRef) -> None:
         with self._nodes.lock:
-            self._unmerged(pr).state = "OPEN"
+            self._nodes.touch(self._unmerged(pr)).state = "OPEN"
 
     def _unmerged(self, pr: PrRef) -> Pr:
         p = self._nodes.pr(pr)
@@ -242,17 +253,17 @@ class World:
 
     def set_draft(self, pr: PrRef, draft: bool) -> None:
         with self._nodes.lock:
-            self._nodes.pr(pr).is_draft = draft
+            self._nodes.touch(self._nodes.pr(pr)).is_draft = draft
 
     def set_review_decision(self, pr: PrRef, decision: str | None) -> None:
         with self._nodes.lock:
-            self._nodes.pr(pr).review_decision = decision
+            self._nodes.touch(self._nodes.pr(pr)).review_decision = decision
 
     def push(self, pr: PrRef, oid: str | None = None) -> str:
         """Move the PR's head to a new commit (checks belong to a head commit)."""
         nodes = self._nodes
         with nodes.lock:
-            p = nodes.pr(pr)
+            p = nodes.touch(nodes.pr(pr))
             p.head_ref_oid = oid or hashlib.sha1(f"push{nodes.next()}".encode()).hexdigest()
             return p.head_ref_oid
 
