@@ -4,10 +4,12 @@ the poller reports as it goes."""
 
 from ._events import PollObserver
 from ._governor import BudgetGovernor, Pace
-from ._model import BadgeBatch
+from ._model import BadgeBatch, SweepBatch, SweepEntry
 from ._notices import CheckReader, DetailReader, MonitorNotices, NoticesMark
 from ._poller import BadgeReader, Poller, WatchSource
 from ._split import BatchSplitter
+from ._sweep import Sweeper, SweepRead, SweepRefused, parse_sweep, read_sweep
+from ._sweep_book import DueReason, SweepBook
 
 __all__ = [
     "BadgeBatch",
@@ -16,10 +18,19 @@ __all__ = [
     "BudgetGovernor",
     "CheckReader",
     "DetailReader",
+    "DueReason",
     "MonitorNotices",
     "NoticesMark",
     "Pace",
     "PollObserver",
     "Poller",
+    "SweepBatch",
+    "SweepBook",
+    "SweepEntry",
+    "SweepRead",
+    "SweepRefused",
+    "Sweeper",
     "WatchSource",
+    "parse_sweep",
+    "read_sweep",
 ]

@@ -1,0 +1,143 @@
+"""The sweep through the assembled Monitor on FakeGitHub: full badges only where something
+changed, late listings, the safety net and a failed sweep."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+import pytest
+
+from review_monitor import MonitorConfig, PollRound, PrRef, PrStatus, Watch
+from review_monitor.testing import Fault
+
+if TYPE_CHECKING:
+    from conftest import World
+
+S = timedelta(seconds=1)
+M = timedelta(minutes=1)
+
+pytestmark = pytest.mark.anyio
+
+
+class Listed:
+    """Records, per PR, the comment ids each telling listed."""
+
+    name = "listed"
+
+    def __init__(self) -> None:
+        self.told: list[tuple[int, tuple[str, ...]]] = []
+
+    async def on_poll(
+        self, watches: Sequence[Watch], new: PrStatus, old: PrStatus | None, now: datetime
+    ) -> None:
+        self.told.append((new.pr.number, tuple(c.id for c in new.comments)))
+
+    def first_listing(self, number: int, comment: str) -> int | None:
+        """The index of the first telling of PR ``number`` that listed ``comment``."""
+        tellings = [ids for n, ids in self.told if n == number]
+        return next((k for k, ids in enumerate(tellings) if comment in ids), None)
+
+
+async def opened(world: World, count: int) -> list[PrRef]:
+    prs = [world.fake.add_pr(f"octo-org/repo{i % 2}", i + 1) for i in range(count)]
+    await world.watch(prs)
+    await world.clock.advance_to(world.clock.now() + 10 * M)  # opened a while ago
+    return prs
+
+
+def kinds_since(world: World, start: int) -> list[str]:
+    return [r.kind for r in world.fake.requests[start:] if r.path == "/graphql"]
+
+
+async def test_a_quiet_round_is_one_sweep_and_no_badge(world: World) -> None:
+    await opened(world, 150)
+    async with world.monitor() as monitor, world.running(monitor):
+        await world.run_for(50 * S)  # the baseline: three batches, 20 s apart
+        start = len(world.fake.requests)
+        await world.run_for(3 * M)
+    assert ["sweep"] * 3 == kinds_since(world, start)
+
+
+async def test_a_new_comment_gets_its_pr_one_badge_and_its_listeners_hear_it(
+    world: World,
+) -> None:
+    prs = await opened(world, 150)
+    listed = Listed()
+    rounds: list[PollRound] = []
+    on_event = lambda e: rounds.append(e) if isinstance(e, PollRound) else None  # noqa: E731
+    async with world.monitor(on_event=on_event) as monitor:
+        monitor.add_listener(listed)
+        async with world.running(monitor):
+            await world.run_for(50 * S)
+            comment = world.fake.post_comment(prs[80], "alice", "please rename")
+            start = len(world.fake.requests)
+            await world.run_for(M)
+    # One badge batch (of that PR: 149 are unchanged), then the new comment's body (the
+    # monitor's prefetch); the listener hears the comment at its second telling.
+    assert (["sweep", "badge", "detail"], (1, 1, 149), 1) == (
+        kinds_since(world, start),
+        (rounds[-1].batches, rounds[-1].sweeps, rounds[-1].swept),
+        listed.first_listing(81, comment),
+    )
+
+
+async def test_a_comment_listed_late_is_read_at_the_next_round_after_the_grace(
+    world: World,
+) -> None:
+    prs = await opened(world, 3)
+    listed = Listed()
+    async with world.monitor() as monitor:
+        monitor.add_listener(listed)
+        async with world.running(monitor):
+            await world.run_for(50 * S)
+            comment = world.fake.post_comment(prs[0], "alice", "late", listed_late=20 * S)
+            await world.run_for(2 * M)
+    # Tellings of PR 1: the baseline, the round 10 s after the comment (not listed yet,
+    # still settling), and the round 70 s after it, which lists it.
+    assert 2 == listed.first_listing(1, comment)
+
+
+async def test_a_check_that_fails_without_moving_updated_at_is_seen_by_the_sweep(
+    world: World,
+) -> None:
+    prs = await opened(world, 3)
+    async with world.monitor() as monitor, world.running(monitor):
+        await world.run_for(30 * S)
+        world.fake.add_check_run(prs[2], "ci", conclusion="FAILURE")
+        start = len(world.fake.requests)
+        await world.run_for(M)
+    assert ["sweep", "badge", "checks"] == kinds_since(world, start)
+
+
+async def test_the_safety_net_reads_every_badge_within_the_full_badge_interval(
+    world: World,
+) -> None:
+    await opened(world, 3)
+    config = MonitorConfig(full_badge_interval=5 * M)
+    async with world.monitor(config=config) as monitor, world.running(monitor):
+        start = world.clock.now()
+        await world.run_for(11 * M + 30 * S)
+    assert [start, start + 5 * M, start + 10 * M] == world.badge_requests()
+
+
+async def test_a_failed_sweep_reads_every_badge_that_round(world: World) -> None:
+    await opened(world, 3)
+    async with world.monitor() as monitor, world.running(monitor):
+        await world.run_for(30 * S)
+        # Errors and no data: a refusal that halving cannot help.
+        world.fake.inject(Fault.graphql_errors({"message": "Something went wrong"}, kind="sweep"))
+        start = len(world.fake.requests)
+        await world.run_for(M)
+    assert ["sweep", "badge"] == kinds_since(world, start)
+
+
+async def test_without_the_sweep_every_round_reads_every_badge(world: World) -> None:
+    await opened(world, 3)
+    config = MonitorConfig(sweep=False)
+    async with world.monitor(config=config) as monitor, world.running(monitor):
+        await world.run_for(30 * S)
+        start = len(world.fake.requests)
+        await world.run_for(2 * M)
+    assert ["badge", "badge"] == kinds_since(world, start)

@@ -1,0 +1,120 @@
+"""Which PRs need a full badge, from what the sweep saw (pure; time is an argument)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import msgspec
+
+from review_monitor import PrRef, PrStatus
+from review_monitor._sweep_book import SweepBook
+from review_monitor.poll import SweepEntry
+
+T0 = datetime(2030, 1, 2, 3, 0, tzinfo=UTC)
+S = timedelta(seconds=1)
+M = timedelta(minutes=1)
+PR = PrRef("octo-org", "app", 7)
+
+
+def badge(updated_at: datetime, **changes: object) -> PrStatus:
+    status = PrStatus(
+        pr=PR,
+        title="a change",
+        url="https://github.com/octo-org/app/pull/7",
+        state="OPEN",
+        merged=False,
+        is_draft=False,
+        head_ref_oid="a" * 40,
+        review_decision=None,
+        check_state="SUCCESS",
+        comments=(),
+        reviews=(),
+        person_comments_from=None,
+        node_id="PR_7",
+        updated_at=updated_at,
+    )
+    return msgspec.structs.replace(status, **changes)
+
+
+def entry(status: PrStatus, **changes: object) -> SweepEntry:
+    found = SweepEntry.of(status)
+    assert found is not None
+    return msgspec.structs.replace(found, **changes)
+
+
+def book() -> SweepBook:
+    return SweepBook(grace=30 * S, full_interval=10 * M)
+
+
+def test_a_pr_never_badged_is_due_first() -> None:
+    assert "first" == book().due(PR, T0, M)
+
+
+def test_a_pr_swept_unchanged_and_settled_needs_no_badge() -> None:
+    b = book()
+    status = badge(T0 - 5 * M)
+    b.badge_read(status, T0)
+    b.swept({PR: entry(status)})
+    assert None is b.due(PR, T0 + M, M)
+
+
+def test_a_pr_the_sweep_did_not_read_is_due_unswept() -> None:
+    b = book()
+    b.badge_read(badge(T0 - 5 * M), T0)
+    b.swept({PR: None})
+    assert "unswept" == b.due(PR, T0 + M, M)
+
+
+def test_a_moved_updated_at_makes_the_pr_changed() -> None:
+    b = book()
+    status = badge(T0 - 5 * M)
+    b.badge_read(status, T0)
+    b.swept({PR: entry(status, updated_at=T0 + 10 * S)})
+    assert "changed" == b.due(PR, T0 + M, M)
+
+
+def test_a_check_state_the_sweep_shows_changed_makes_the_pr_changed() -> None:
+    b = book()
+    status = badge(T0 - 5 * M)
+    b.badge_read(status, T0)
+    b.swept({PR: entry(status, check_state="FAILURE")})
+    assert "changed" == b.due(PR, T0 + M, M)
+
+
+def test_a_badge_read_within_the_grace_of_updated_at_leaves_the_pr_settling() -> None:
+    b = book()
+    status = badge(T0 - 29 * S)
+    b.badge_read(status, T0)
+    b.swept({PR: entry(status)})
+    assert "settling" == b.due(PR, T0 + M, M)
+
+
+def test_a_badge_read_the_grace_after_updated_at_settles_the_pr() -> None:
+    b = book()
+    status = badge(T0 - 30 * S)
+    b.badge_read(status, T0)
+    b.swept({PR: entry(status)})
+    assert None is b.due(PR, T0 + M, M)
+
+
+def test_the_safety_net_reads_a_badge_before_it_would_pass_the_full_interval() -> None:
+    b = book()
+    status = badge(T0 - 5 * M)
+    b.badge_read(status, T0)
+    b.swept({PR: entry(status)})
+    assert (None, "safety-net") == (b.due(PR, T0 + 9 * M, M), b.due(PR, T0 + 9 * M + S, M))
+
+
+def test_a_badge_that_left_an_item_off_is_not_vouched_for_by_the_sweep() -> None:
+    b = book()
+    status = badge(T0 - 5 * M, left_off=1)
+    b.badge_read(status, T0)
+    b.swept({PR: entry(badge(T0 - 5 * M))})
+    assert "first" == b.due(PR, T0 + M, M)
+
+
+def test_a_forgotten_pr_is_due_first_again() -> None:
+    b = book()
+    b.badge_read(badge(T0 - 5 * M), T0)
+    b.forget([])
+    assert ({}, "first") == (b.node_ids([PR]), b.due(PR, T0 + M, M))
