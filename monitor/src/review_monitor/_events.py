@@ -129,9 +129,8 @@ def describe_event(event: MonitorEvent) -> str:
         )
     else:
         read = f"{event.batches} batch(es), {event.cost} badge points"
-    return (
-        f"poll round: {len(event.prs)} PRs in {read}, {left} points left{resets}{interval}"
-        + ("; " + ", ".join(faults) if faults else "")
+    return f"poll round: {len(event.prs)} PRs in {read}, {left} points left{resets}{interval}" + (
+        "; " + ", ".join(faults) if faults else ""
     )
 
 

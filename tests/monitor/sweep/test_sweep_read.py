@@ -12,7 +12,7 @@ from review_monitor import PrRef
 from review_monitor._queries import sweep_query
 from review_monitor.github import GitHubClient, RetryPolicy, read_badges
 from review_monitor.poll import Sweeper, SweepRefused, read_sweep
-from review_monitor.testing import Fault, FakeGitHub, FixedClock
+from review_monitor.testing import FakeGitHub, Fault, FixedClock
 
 START = datetime(2030, 1, 2, 3, 0, tzinfo=UTC)
 
