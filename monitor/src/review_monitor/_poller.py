@@ -144,9 +144,8 @@ class Poller:
             if swept is None:  # rate limited: nothing is read until GitHub allows it
                 await self._wait(start + self._interval)
                 continue
-            quiet, sweep_cost, requests = swept
-            quiet_set = set(quiet)
-            batches = self._batches([pr for pr in due if pr not in quiet_set])
+            quiet, to_read, sweep_cost, requests = swept
+            batches = self._batches(to_read)
             pace = self.governor.plan(len(batches), start, spent=sweep_cost)
             self._interval = pace.interval
             if self._observer is not None:
@@ -166,15 +165,16 @@ class Poller:
 
     async def _sweep(
         self, prs: Sequence[PrRef], now: datetime
-    ) -> tuple[list[PrRef], float, int] | None:
-        """Sweep ``prs``: the PRs whose badge need not be read this round (in order), the
-        points the sweep cost and the requests it took; None when GitHub rate-limited the
-        sweep (the round is skipped)."""
+    ) -> tuple[list[PrRef], list[PrRef], float, int] | None:
+        """Sweep ``prs``: the PRs whose badge need not be read this round, those whose
+        badge must be (changed ones first, then the safety net's, so fresh changes are
+        read early in the round), the points the sweep cost and the requests it took;
+        None when GitHub rate-limited the sweep (the round is skipped)."""
         if self._sweeper is None:
-            return [], 0.0, 0
+            return [], list(prs), 0.0, 0
         ids = self.book.node_ids(prs)
         if not ids:
-            return [], 0.0, 0
+            return [], list(prs), 0.0, 0
         found: dict[PrRef, SweepEntry | None] = {}
         cost = 0.0
         requests = 0
@@ -196,9 +196,13 @@ class Poller:
                 batch=None, cost=None, remaining=result.remaining, reset_at=result.reset_at
             )
         self.book.swept(found)
-        interval = self._interval
-        quiet = [pr for pr in prs if pr in self._badges and not self.book.due(pr, now, interval)]
-        return quiet, cost, requests
+        quiet: list[PrRef] = []
+        changed: list[PrRef] = []
+        net: list[PrRef] = []
+        for pr in prs:
+            reason = self.book.due(pr, now, self._interval) if pr in self._badges else "first"
+            (quiet if reason is None else net if reason == "safety-net" else changed).append(pr)
+        return quiet, changed + net, cost, requests
 
     async def poll_round(self) -> None:
         """Poll every batch once, back to back (a one-shot poll, and tests)."""
