@@ -1,23 +1,31 @@
 """Poll cost over a simulated hour against FakeGitHub (a script, not a test).
 
-    .venv/bin/python tests/bench/poll_cost.py [--prs 1000] [--interval 60] [--readers]
+    .venv/bin/python tests/bench/poll_cost.py [--prs 1000] [--interval 60]
 
-1,000 PRs in batches of 100, polled every 60 s for an hour of simulated time by the
-assembled ``Monitor``: the real ``Poller`` (with its budget governor and the monitor's own
+1,000 PRs, polled every 60 s for an hour of simulated time by the assembled ``Monitor``:
+the real ``Poller`` (the sweep, its book and the budget governor, with the monitor's own
 notices listener), the real store in a temporary directory and the real ``GitHubClient``
-on FakeGitHub's in-process transport, all on a ``VirtualClock``.  A second listener reads
-the bodies of new comments as the comment wake does.  FakeGitHub prices each query with
-GitHub's formula, so the points are what GitHub would charge.  ``--readers`` also runs the
-same hour by calling ``read_badges`` and ``read_details`` directly, as a cross-check.
+on FakeGitHub's in-process transport, all on a ``VirtualClock``.  The PRs were opened an
+hour before the monitor starts; its first round (the baseline, every badge) is outside the
+measured hour.  FakeGitHub prices each query with GitHub's formula, so the points are what
+GitHub would charge.
 
-- ``points_per_hour``: quiet polls (nothing new).
-- ``busy_points_per_hour``: 1% of the PRs get a new comment before every poll, and every
-  poll reads their bodies (one detail query per 30 new comments).
-- ``naive_points_per_hour``: one badge query per PR per poll.
-- ``quiet_poll_extra_calls``: requests beyond the badge queries on a quiet poll.
-- ``cpu_ms_per_poll``: CPU time to decode the answers of one quiet poll of all PRs, parse
-  them into ``PrStatus`` and find the new items against the previous poll (the median of
-  several runs; FakeGitHub's own work is not counted).
+- ``points_per_hour``: a quiet hour (nothing changes).
+- ``busy_points_per_hour``: 1% of the PRs change before every round.  A change is, in
+  turn: a new comment, a new comment GitHub lists 20 s late, a review, a check that fails,
+  a merge or a close.  A listener reads the bodies of new comments, as the comment wake
+  does.
+- ``badge_only_points_per_hour``: the quiet hour with ``sweep = false`` (every badge every
+  round), the first stage's figure.
+- ``naive_points_per_hour``: one badge query per PR per round.
+- ``quiet_poll_extra_calls``: requests in the quiet hour beyond the sweeps and the
+  safety net's scheduled badges (``ceil(prs / batch_size)`` per ``full_badge_interval``).
+- ``cpu_ms_per_poll``: CPU to decode one quiet round's sweep answer, parse it and decide
+  which badges are due (the median of several runs; FakeGitHub's own work not counted).
+- ``missed_changes``: changes of the busy hour that no listener heard by two rounds after
+  the hour.
+- ``max_notice_delay_s``: the longest time from a change to the first telling of a
+  listener that shows it.
 
 The last line printed is one JSON object with those figures.
 """
@@ -26,11 +34,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import statistics
 import sys
 import tempfile
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -38,104 +48,103 @@ import anyio
 import msgspec
 
 from review_monitor import GitHubConfig, Monitor, MonitorConfig, PrRef, PrStatus, Watch
-from review_monitor._queries import badge_query
-from review_monitor.github import GitHubClient, RetryPolicy, parse_badge, read_badges, read_details
+from review_monitor._queries import badge_query, sweep_query
+from review_monitor.github import GitHubClient, RetryPolicy, read_badges
+from review_monitor.poll import SweepBook, parse_sweep
 from review_monitor.store import SyncStore
 from review_monitor.testing import FakeGitHub, FixedClock, VirtualClock
 
 START = datetime(2030, 1, 2, 3, 0, tzinfo=UTC)
-BATCH = MonitorConfig().batch_size  # the default: the largest one-point batch
+HOUR = timedelta(hours=1)
+CONFIG = MonitorConfig()
+LATE = timedelta(seconds=20)
+KINDS = ("comment", "late-comment", "review", "failing-check", "merge", "close")
 
 
-def new_items(previous: dict[PrRef, PrStatus], current: dict[PrRef, PrStatus]) -> list[str]:
-    """The ids of comments and reviews listed now but not at the previous poll."""
-    found: list[str] = []
-    for pr, status in current.items():
-        before = previous.get(pr)
-        seen = set() if before is None else {i.id for i in (*before.comments, *before.reviews)}
-        found.extend(i.id for i in (*status.comments, *status.reviews) if i.id not in seen)
-    return found
-
-
-def batches(prs: Sequence[PrRef]) -> list[Sequence[PrRef]]:
-    return [prs[i : i + BATCH] for i in range(0, len(prs), BATCH)]
-
-
-def populate(fake: FakeGitHub, clock: FixedClock | VirtualClock, count: int) -> list[PrRef]:
+def populate(fake: FakeGitHub, count: int) -> list[PrRef]:
     prs = [fake.add_pr(f"octo-org/repo-{i % 40}", i + 1) for i in range(count)]
     for k, pr in enumerate(prs):
         for j in range(k % 4):
             fake.post_comment(pr, "alice" if j % 2 else "renovate[bot]", f"note {j}")
         if k % 5 == 0:
             fake.post_review(pr, "bob", "APPROVED", "")
-    if isinstance(clock, FixedClock):
-        clock.advance(timedelta(minutes=1))
     return prs
 
 
-async def poll(api: GitHubClient, prs: Sequence[PrRef]) -> dict[PrRef, PrStatus]:
-    statuses: dict[PrRef, PrStatus] = {}
-    for batch in batches(prs):
-        statuses.update((await read_badges(api, batch)).statuses)
-    return statuses
+@dataclass
+class Change:
+    pr: PrRef
+    kind: str
+    at: datetime
+    item: str | None = None  # the comment or review id
+    seen_at: datetime | None = None
+
+    def shown_by(self, status: PrStatus) -> bool:
+        if self.kind in ("comment", "late-comment"):
+            return any(c.id == self.item for c in status.comments)
+        if self.kind == "review":
+            return any(r.id == self.item for r in status.reviews)
+        if self.kind == "failing-check":
+            return status.check_state == "FAILURE"
+        return status.state == ("MERGED" if self.kind == "merge" else "CLOSED")
 
 
-async def simulate_hour(count: int, interval: int, busy_share: float) -> tuple[int, int, int]:
-    """Points spent in an hour, requests beyond badges on the last poll, polls made."""
-    clock = FixedClock(START)
-    fake = FakeGitHub(clock=clock, graphql_limit=1_000_000)
-    prs = populate(fake, clock, count)
-    busy = max(1, round(count * busy_share)) if busy_share else 0
-    retry = RetryPolicy()
-    async with GitHubClient(
-        "bench-token", transport=fake.transport(), clock=clock, retry=retry
-    ) as api:
-        previous = await poll(api, prs)  # the baseline look, outside the measured hour
-        first = len(fake.requests)
-        polls = 3600 // interval
-        extra = 0
-        for n in range(polls):
-            clock.advance(timedelta(seconds=interval))
-            for k in range(busy):
-                fake.post_comment(prs[(n * busy + k) % count], "alice", f"poll {n} item {k}")
-            before = len(fake.requests)
-            current = await poll(api, prs)
-            fresh = new_items(previous, current)
-            if fresh:
-                await read_details(api, fresh)
-            extra = sum(1 for r in fake.requests[before:] if r.kind != "badge")
-            previous = current
-        spent = sum(r.cost for r in fake.requests[first:] if r.path == "/graphql")
-        return spent, extra, polls
+class Witness:
+    """A listener that notes when each change is first shown to listeners, and reads the
+    bodies of new comments through ``Monitor.read_details`` as the comment wake does."""
 
-
-class BodyReader:
-    """A listener that reads the bodies of new comments, as the comment wake does, through
-    ``Monitor.read_details`` (served from the bodies the monitor read for the batch)."""
-
-    name = "bench-bodies"
+    name = "bench-witness"
 
     def __init__(self, monitor: Monitor) -> None:
         self._monitor = monitor
+        self.waiting: dict[PrRef, list[Change]] = {}
 
     async def on_poll(
         self, watches: Sequence[Watch], new: PrStatus, old: PrStatus | None, now: datetime
     ) -> None:
+        for change in self.waiting.get(new.pr, ()):
+            if change.seen_at is None and change.shown_by(new):
+                change.seen_at = now
         if old is None:
             return
-        fresh = new_items({new.pr: old}, {new.pr: new})
+        before = {i.id for i in (*old.comments, *old.reviews)}
+        fresh = [i.id for i in (*new.comments, *new.reviews) if i.id not in before]
         if fresh:
             await self._monitor.read_details(fresh)
 
 
-async def poller_hour(count: int, interval: int, busy_share: float) -> tuple[int, int, int, int]:
-    """Through the assembled Monitor: points spent in an hour, requests beyond badges on
-    the last round, rounds, and how many rounds the governor stretched."""
+def make_change(fake: FakeGitHub, pr: PrRef, kind: str, at: datetime) -> Change:
+    change = Change(pr=pr, kind=kind, at=at)
+    if kind == "comment":
+        change.item = fake.post_comment(pr, "alice", "please rename this")
+    elif kind == "late-comment":
+        change.item = fake.post_comment(pr, "alice", "and this", listed_late=LATE)
+    elif kind == "review":
+        change.item = fake.post_review(pr, "carol", "COMMENTED", "a question")
+    elif kind == "failing-check":
+        fake.add_check_run(pr, "ci", conclusion="FAILURE")
+    elif kind == "merge":
+        fake.merge(pr)
+    else:
+        fake.close(pr)
+    return change
+
+
+@dataclass
+class Hour:
+    points: int
+    requests: dict[str, int]
+    changes: list[Change]
+
+
+async def monitor_hour(count: int, interval: int, busy_share: float, *, sweep: bool) -> Hour:
     clock = VirtualClock(START)
     fake = FakeGitHub(clock=clock)
-    prs = populate(fake, clock, count)
+    prs = populate(fake, count)
+    await clock.advance_to(START + HOUR)  # the PRs were opened a while ago
     busy = max(1, round(count * busy_share)) if busy_share else 0
-    config = MonitorConfig(poll_interval=timedelta(seconds=interval), batch_size=BATCH)
+    config = MonitorConfig(poll_interval=timedelta(seconds=interval), sweep=sweep)
+    changes: list[Change] = []
     with tempfile.TemporaryDirectory() as tmp:
         monitor = Monitor(
             store_path=Path(tmp) / "state.db",
@@ -148,32 +157,37 @@ async def poller_hour(count: int, interval: int, busy_share: float) -> tuple[int
         async with monitor:
             for k, pr in enumerate(prs):
                 await monitor.store.call(SyncStore.add_watch, f"worker-{k}", pr, at=clock.now())
-            monitor.add_listener(BodyReader(monitor))
+            witness = Witness(monitor)
+            monitor.add_listener(witness)
             async with anyio.create_task_group() as tg:
                 tg.start_soon(monitor.run)
-                await clock.advance(timedelta(seconds=interval - 1))  # the baseline round
+                # The baseline round, then the measured hour: rounds at interval, 2 x
+                # interval... 3600 s after the baseline.
+                await clock.advance(timedelta(seconds=interval - 1))
                 first = len(fake.requests)
                 rounds = 3600 // interval
-                extra = 0
                 for n in range(rounds):
                     for k in range(busy):
                         pr = prs[(n * busy + k) % count]
-                        fake.post_comment(pr, "alice", f"poll {n} item {k}")
-                    before = len(fake.requests)
+                        change = make_change(
+                            fake, pr, KINDS[(n * busy + k) % len(KINDS)], clock.now()
+                        )
+                        changes.append(change)
+                        witness.waiting.setdefault(pr, []).append(change)
                     await clock.advance(timedelta(seconds=interval))
-                    extra = sum(1 for r in fake.requests[before:] if r.kind != "badge")
+                last = len(fake.requests)
+                await clock.advance(timedelta(seconds=2 * interval))  # let the last ones show
                 tg.cancel_scope.cancel()
-            stretched = (
-                1 if monitor.poller.governor.plan(count // BATCH, clock.now()).stretched else 0
-            )
-    spent = sum(r.cost for r in fake.requests[first:] if r.path == "/graphql")
-    return spent, extra, rounds, stretched
+    measured = [r for r in fake.requests[first:last] if r.path == "/graphql"]
+    kinds: dict[str, int] = {}
+    for r in measured:
+        kinds[r.kind] = kinds.get(r.kind, 0) + 1
+    return Hour(points=sum(r.cost for r in measured), requests=kinds, changes=changes)
 
 
 def naive_points(count: int, interval: int) -> int:
-    """One badge query per PR per poll, each priced by FakeGitHub."""
-    clock = FixedClock(START)
-    fake = FakeGitHub(clock=clock)
+    """One badge query per PR per round, each priced by FakeGitHub."""
+    fake = FakeGitHub(clock=FixedClock(START))
     pr = fake.add_pr("octo-org/repo", 1)
     doc, variables = badge_query([pr])
     body = json.dumps({"query": doc, "variables": variables}).encode()
@@ -181,39 +195,41 @@ def naive_points(count: int, interval: int) -> int:
     return fake.requests[-1].cost * count * (3600 // interval)
 
 
-def cpu_ms_per_poll(count: int, runs: int = 7) -> float:
-    """CPU to decode, parse and diff one quiet poll's answers (FakeGitHub's work excluded)."""
+async def _badges(fake: FakeGitHub, prs: Sequence[PrRef]) -> dict[PrRef, PrStatus]:
+    found: dict[PrRef, PrStatus] = {}
+    async with GitHubClient(
+        "bench-token", transport=fake.transport(), clock=FixedClock(START), retry=RetryPolicy()
+    ) as api:
+        for k in range(0, len(prs), CONFIG.batch_size):
+            found.update((await read_badges(api, prs[k : k + CONFIG.batch_size])).statuses)
+    return found
+
+
+def cpu_ms_per_poll(count: int, interval: int, runs: int = 7) -> float:
+    """CPU to decode, parse and judge one quiet round's sweep answer."""
     clock = FixedClock(START)
     fake = FakeGitHub(clock=clock, graphql_limit=1_000_000)
-    prs = populate(fake, clock, count)
-    answers: list[tuple[Sequence[PrRef], bytes]] = []
-    for batch in batches(prs):
-        doc, variables = badge_query(batch)
-        body = json.dumps({"query": doc, "variables": variables}).encode()
-        answers.append((batch, fake.handle("POST", "/graphql", {}, body).body))
-
-    def decode_all() -> dict[PrRef, PrStatus]:
-        out: dict[PrRef, PrStatus] = {}
-        for batch, raw in answers:
-            payload = msgspec.json.decode(raw)
-            parsed = parse_badge(
-                payload.get("data"),
-                batch,
-                comments_window=10,
-                reviews_window=20,
-                errors=payload.get("errors") or (),
-            )
-            out.update(parsed.statuses)
-        return out
-
-    previous = decode_all()
+    prs = populate(fake, count)
+    clock.advance(HOUR)
+    statuses = anyio.run(_badges, fake, prs)
+    book = SweepBook(grace=CONFIG.sweep_grace, full_interval=CONFIG.full_badge_interval)
+    for status in statuses.values():
+        book.badge_read(status, clock.now())
+    ids = book.node_ids(prs)
+    doc, variables = sweep_query(list(ids))
+    body = json.dumps({"query": doc, "variables": variables}).encode()
+    raw = fake.handle("POST", "/graphql", {}, body).body
+    now, step = clock.now() + timedelta(seconds=interval), timedelta(seconds=interval)
     samples = []
     for _ in range(runs):
         start = time.process_time()
-        current = decode_all()
-        fresh = new_items(previous, current)
+        payload = msgspec.json.decode(raw)
+        batch = parse_sweep(payload.get("data"), list(ids), errors=payload.get("errors") or ())
+        book.swept({ids[node]: entry for node, entry in batch.entries.items()})
+        due = [pr for pr in prs if book.due(pr, now, step) is not None]
         samples.append((time.process_time() - start) * 1000)
-        assert not fresh
+        assert not due
+        assert len(batch.entries) == count
     return round(statistics.median(samples), 1)
 
 
@@ -221,28 +237,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--prs", type=int, default=1000)
     parser.add_argument("--interval", type=int, default=60)
-    parser.add_argument(
-        "--readers", action="store_true", help="also run the hour with the readers directly"
-    )
     args = parser.parse_args(argv)
-    quiet, quiet_extra, polls, q_stretch = anyio.run(poller_hour, args.prs, args.interval, 0.0)
-    print(f"poller, quiet hour: {polls} rounds, {quiet} points", file=sys.stderr)
-    busy, _, _, b_stretch = anyio.run(poller_hour, args.prs, args.interval, 0.01)
-    print(f"poller, busy hour: {busy} points", file=sys.stderr)
-    if q_stretch or b_stretch:
-        print("the budget governor stretched the interval", file=sys.stderr)
-    if args.readers:
-        r_quiet, _, _ = anyio.run(simulate_hour, args.prs, args.interval, 0.0)
-        r_busy, _, _ = anyio.run(simulate_hour, args.prs, args.interval, 0.01)
-        print(f"readers: quiet {r_quiet} points, busy {r_busy} points", file=sys.stderr)
+    quiet = anyio.run(lambda: monitor_hour(args.prs, args.interval, 0.0, sweep=True))
+    print(f"quiet hour: {quiet.points} points, requests {quiet.requests}", file=sys.stderr)
+    busy = anyio.run(lambda: monitor_hour(args.prs, args.interval, 0.01, sweep=True))
+    print(f"busy hour: {busy.points} points, requests {busy.requests}", file=sys.stderr)
+    badge_only = anyio.run(lambda: monitor_hour(args.prs, args.interval, 0.0, sweep=False))
+    print(f"badge-only quiet hour: {badge_only.points} points", file=sys.stderr)
+    net = (HOUR // CONFIG.full_badge_interval) * math.ceil(args.prs / CONFIG.batch_size)
+    extra = sum(quiet.requests.values()) - quiet.requests.get("sweep", 0) - net
+    missed = [c for c in busy.changes if c.seen_at is None]
+    delays = [(c.seen_at - c.at).total_seconds() for c in busy.changes if c.seen_at is not None]
+    worst = max(busy.changes, key=lambda c: (c.seen_at or c.at) - c.at, default=None)
+    if worst is not None:
+        print(f"slowest change: {worst.kind} on {worst.pr}", file=sys.stderr)
     result = {
         "prs": args.prs,
         "interval_s": args.interval,
-        "points_per_hour": quiet,
-        "busy_points_per_hour": busy,
+        "points_per_hour": quiet.points,
+        "busy_points_per_hour": busy.points,
+        "badge_only_points_per_hour": badge_only.points,
         "naive_points_per_hour": naive_points(args.prs, args.interval),
-        "quiet_poll_extra_calls": quiet_extra,
-        "cpu_ms_per_poll": cpu_ms_per_poll(args.prs),
+        "quiet_poll_extra_calls": extra,
+        "cpu_ms_per_poll": cpu_ms_per_poll(args.prs, args.interval),
+        "changes": len(busy.changes),
+        "missed_changes": len(missed),
+        "max_notice_delay_s": max(delays, default=0.0),
     }
     print(json.dumps(result))
     return 0
