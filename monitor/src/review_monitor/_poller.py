@@ -170,7 +170,9 @@ class Poller:
         badge must be (changed ones first, then the safety net's, so fresh changes are
         read early in the round), the points the sweep cost and the requests it took;
         None when GitHub rate-limited the sweep (the round is skipped)."""
-        if self._sweeper is None:
+        # With every badge in one batch the sweep would cost as much as reading them all
+        # (one point), and a change would cost a second query: read the badges.
+        if self._sweeper is None or len(prs) <= self._config.batch_size:
             return [], list(prs), 0.0, 0
         ids = self.book.node_ids(prs)
         if not ids:

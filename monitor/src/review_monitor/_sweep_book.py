@@ -31,6 +31,7 @@ from ._model import PrRef, PrStatus, SweepEntry
 __all__ = ["DueReason", "SweepBook"]
 
 DueReason = Literal["first", "unswept", "changed", "settling", "safety-net"]
+"""Why a PR's full badge is read this round (``SweepBook.due``)."""
 
 
 @dataclass

@@ -86,7 +86,7 @@ async def test_a_new_comment_gets_its_pr_one_badge_and_its_listeners_hear_it(
 async def test_a_comment_listed_late_is_read_at_the_next_round_after_the_grace(
     world: World,
 ) -> None:
-    prs = await opened(world, 3)
+    prs = await opened(world, 150)
     listed = Listed()
     async with world.monitor() as monitor:
         monitor.add_listener(listed)
@@ -102,9 +102,9 @@ async def test_a_comment_listed_late_is_read_at_the_next_round_after_the_grace(
 async def test_a_check_that_fails_without_moving_updated_at_is_seen_by_the_sweep(
     world: World,
 ) -> None:
-    prs = await opened(world, 3)
+    prs = await opened(world, 150)
     async with world.monitor() as monitor, world.running(monitor):
-        await world.run_for(30 * S)
+        await world.run_for(50 * S)
         world.fake.add_check_run(prs[2], "ci", conclusion="FAILURE")
         start = len(world.fake.requests)
         await world.run_for(M)
@@ -114,30 +114,42 @@ async def test_a_check_that_fails_without_moving_updated_at_is_seen_by_the_sweep
 async def test_the_safety_net_reads_every_badge_within_the_full_badge_interval(
     world: World,
 ) -> None:
-    await opened(world, 3)
+    await opened(world, 150)
     config = MonitorConfig(full_badge_interval=5 * M)
     async with world.monitor(config=config) as monitor, world.running(monitor):
         start = world.clock.now()
         await world.run_for(11 * M + 30 * S)
-    assert [start, start + 5 * M, start + 10 * M] == world.badge_requests()
+    # Three batches (74, 74 and 2 PRs) a full round, 20 s apart.
+    assert [start + k * M + h * 20 * S for k in (0, 5, 10) for h in (0, 1, 2)] == (
+        world.badge_requests()
+    )
 
 
 async def test_a_failed_sweep_reads_every_badge_that_round(world: World) -> None:
-    await opened(world, 3)
+    await opened(world, 150)
     async with world.monitor() as monitor, world.running(monitor):
-        await world.run_for(30 * S)
+        await world.run_for(50 * S)
         # Errors and no data: a refusal that halving cannot help.
         world.fake.inject(Fault.graphql_errors({"message": "Something went wrong"}, kind="sweep"))
         start = len(world.fake.requests)
         await world.run_for(M)
-    assert ["sweep", "badge"] == kinds_since(world, start)
+    assert ["sweep", "badge", "badge", "badge"] == kinds_since(world, start)
 
 
 async def test_without_the_sweep_every_round_reads_every_badge(world: World) -> None:
-    await opened(world, 3)
+    await opened(world, 150)
     config = MonitorConfig(sweep=False)
     async with world.monitor(config=config) as monitor, world.running(monitor):
-        await world.run_for(30 * S)
+        await world.run_for(50 * S)
+        start = len(world.fake.requests)
+        await world.run_for(2 * M)
+    assert ["badge"] * 6 == kinds_since(world, start)
+
+
+async def test_prs_that_fit_one_badge_batch_are_read_without_a_sweep(world: World) -> None:
+    await opened(world, 74)
+    async with world.monitor() as monitor, world.running(monitor):
+        await world.run_for(50 * S)
         start = len(world.fake.requests)
         await world.run_for(2 * M)
     assert ["badge", "badge"] == kinds_since(world, start)
