@@ -59,6 +59,7 @@ MATCH = "src/comment_wake/ownpost/_match.py"
 PERMISSIONS = "monitor/src/review_monitor/_permissions.py"
 SEEN = "monitor/src/review_monitor/_seen.py"
 NOTICES = "monitor/src/review_monitor/_notices.py"
+SWEEP_BOOK = "monitor/src/review_monitor/_sweep_book.py"
 
 WAKE_SUITES = ("tests/wake", "tests/replay")
 OWNPOST_SUITES = ("tests/ownpost", "tests/replay")
@@ -66,6 +67,7 @@ CLIENT_SUITES = ("tests/monitor/client", "tests/replay")
 TRUST_SUITES = ("tests/wake", "tests/service")
 NOTICES_SUITES = ("tests/monitor/notices",)
 EXPLAIN_SUITES = ("tests/daemon/test_records.py",)
+SWEEP_SUITES = ("tests/monitor/sweep", "tests/monitor/e2e/test_sweep_e2e.py")
 # Source roots put ahead of the editable install when running on a scratch copy.
 SOURCE_ROOTS = ("src", "monitor/src", "fence/src")
 PYTEST_TIMEOUT_S = 1200
@@ -320,6 +322,30 @@ MUTATIONS: tuple[Mutation, ...] = (
         "    return tuple(sorted(min(w, now) for w in wakes if w > now - keep))\n",
         "    return tuple(sorted(w for w in wakes if w > now - keep))\n",
         WAKE_SUITES,
+    ),
+    Mutation(
+        "sweep-settling-skipped",
+        "issue: a PR stays dirty until a badge is read sweep_grace after its updatedAt",
+        SWEEP_BOOK,
+        "        if look.badge_at < swept.updated_at + self.grace:\n",
+        "        if False:\n",
+        SWEEP_SUITES,
+    ),
+    Mutation(
+        "sweep-safety-net-off",
+        "issue: every badge is read at least once per full_badge_interval",
+        SWEEP_BOOK,
+        "        if now + interval > look.badge_at + self.full_interval:\n",
+        "        if False:\n",
+        SWEEP_SUITES,
+    ),
+    Mutation(
+        "sweep-fields-ignored",
+        "issue: a field the sweep shows changed (a failing check) gets a full badge",
+        SWEEP_BOOK,
+        "        if swept != look.badge:\n",
+        "        if swept.updated_at != look.badge.updated_at:\n",
+        SWEEP_SUITES,
     ),
 )
 
