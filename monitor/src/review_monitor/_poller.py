@@ -152,16 +152,26 @@ class Poller:
                 self._observer.round_planned(len(batches), pace)
             if pace.note:
                 self._log.warning(pace.note)
-            for pr in quiet:
-                # The sweep proved this badge current: the listeners hear it again (their
-                # retries and timers run on it), and GitHub is not asked.
-                await self._tell(by_pr[pr], self._badges[pr], self._clock.now())
+            if not batches:
+                await self._tell_quiet(quiet, by_pr)
+            # Before the first batch is told (or, with none, after the quiet PRs were), so
+            # the round's event counts the sweep.
             if requests and self._observer is not None:
                 self._observer.sweep_read(quiet, requests, round(sweep_cost))
             for i, batch in enumerate(batches):
                 await self._wait(start + pace.interval * i / len(batches))
-                await self._poll(batch, by_pr, index=i)
+                # The changed PRs' first batch is read before the quiet PRs are told, so
+                # a fresh change does not wait for a thousand listeners' looks.
+                await self._poll(batch, by_pr, index=i, then=quiet if i == 0 else ())
             await self._wait(start + pace.interval)
+
+    async def _tell_quiet(
+        self, quiet: Sequence[PrRef], by_pr: dict[PrRef, tuple[Watch, ...]]
+    ) -> None:
+        """The sweep proved these PRs' last badges current: their listeners hear them again
+        (their retries and timers run on them), and GitHub is not asked."""
+        for pr in quiet:
+            await self._tell(by_pr[pr], self._badges[pr], self._clock.now())
 
     async def _sweep(
         self, prs: Sequence[PrRef], now: datetime
@@ -298,11 +308,19 @@ class Poller:
     # -- one batch -----------------------------------------------------------------
 
     async def _poll(
-        self, batch: list[PrRef], by_pr: dict[PrRef, tuple[Watch, ...]], *, index: int | None
+        self,
+        batch: list[PrRef],
+        by_pr: dict[PrRef, tuple[Watch, ...]],
+        *,
+        index: int | None,
+        then: Sequence[PrRef] = (),
     ) -> float | None:
-        """Poll one batch; the points it cost (None when it failed or GitHub did not say)."""
+        """Poll one batch, then tell the quiet PRs ``then``; the points it cost (None when
+        it failed or GitHub did not say)."""
         try:
-            return await self._poll_batch(batch, by_pr, index=index)
+            cost = await self._poll_batch(batch, by_pr, index=index)
+            await self._tell_quiet(then, by_pr)
+            return cost
         finally:
             if self._observer is not None:
                 self._observer.batch_told(index)
