@@ -12,6 +12,8 @@ import itertools
 import re
 from bisect import bisect_left, bisect_right
 
+from . import _html5
+
 __all__ = ["MARK_CLOSE", "MARK_OPEN", "hidden_spans", "mark_spans", "merge"]
 
 MARK_OPEN = "\u27e6hidden: "
@@ -38,15 +40,13 @@ _BLANK_LINE_RE = re.compile(r"\n[ \t]*+\n")
 _HTML_BLOCK_START_RE = re.compile(r"[ \t]{0,3}+<[A-Za-z/!?]")
 _HTML_START_RE = re.compile(r"<(?:!--|\?|!\[CDATA\[|![A-Za-z])")
 _HTML_END = {"<!--": "-->", "<?": "?>", "<![CDATA[": "]]>"}
+# An inline open or closing tag as CommonMark reads raw HTML in a paragraph (a complete tag;
+# anything else is escaped and shows as text).  Group 2 holds the attributes.
 _ATTR = (
     r"[ \t\n]++[A-Za-z_:][A-Za-z0-9_.:-]*+"
     r"""(?:[ \t\n]*+=[ \t\n]*+(?:"[^"]*+"|'[^']*+'|[^ \t\n"'=<>`]++))?"""
 )
-_TAG_RE = re.compile(rf"<([A-Za-z][A-Za-z0-9-]*+)(?:{_ATTR})++[ \t\n]*+/?>")
-# Tags GitHub's tag filter escapes: they show as literal text.
-_FILTERED_TAGS = {
-    "title", "textarea", "style", "xmp", "iframe", "noembed", "noframes", "script", "plaintext",
-}  # fmt: skip
+_TAG_RE = re.compile(rf"</?+([A-Za-z][A-Za-z0-9-]*+)((?:{_ATTR})*+)[ \t\n]*+/?>")
 _NO_BLANK = r"\n(?![ \t]*+\n)"
 _TITLE = (
     rf"""(?:"(?:[^"\n]|{_NO_BLANK})*+"|'(?:[^'\n]|{_NO_BLANK})*+'"""
@@ -378,41 +378,162 @@ def _footnotes(text: str, code: _Code) -> list[tuple[int, int]]:
     return [m.span() for m in defs if m.group(1).casefold() not in refs]
 
 
-_DETAILS_OPEN_RE = re.compile(r"<details(?=[\s>/])([^<>]*+)>", re.I)
-_DETAILS_CLOSE_RE = re.compile(r"</details\s*+>", re.I)
-_SUMMARY_CLOSE_RE = re.compile(r"</summary\s*+>", re.I)
-_SUMMARY_OPEN_RE = re.compile(r"\s*+<summary(?=[\s>/])", re.I)
-_OPEN_ATTR_RE = re.compile(r"(?:^|\s)open(?:\s|=|/|$)", re.I)
-_RP_RE = re.compile(r"<rp(?=[\s>/])[^<>]*+>[^<]*+(?:</rp\s*+>)?", re.I)
+def _verbatim_blocks(text: str, html: _HtmlBlocks) -> list[tuple[int, int]]:
+    """The HTML blocks whose lines GitHub passes through verbatim, in order: a candidate line
+    inside an earlier block is part of that block, not a new one (``html`` is finished)."""
+    blocks: list[tuple[int, int]] = []
+    reach = 0
+    for start, end in html.spans:
+        start -= 1  # the spans start one past the block's first character
+        if start >= reach:
+            reach = min(end, len(text))
+            blocks.append((start, reach))
+    return blocks
+
+
+def _hides(text: str, token: _html5.Token) -> bool:
+    """Whether a token's own source does not show (every token but an allowed element's tag
+    without attributes)."""
+    return not _html5.shows(token)
+
+
+def _block_html(text: str, html: _HtmlBlocks) -> list[tuple[int, int]]:
+    """Raw HTML inside HTML blocks, read by the HTML5 tokenizer (GitHub renders the block
+    verbatim and the page is parsed as HTML5): comments, bogus comments (``<! x>``, ``</3 x>``,
+    ``<!-x->``, ``<?``), DOCTYPE, tags the sanitizer strips or that carry attributes, and script
+    or style text.  A token still open where its block ends (an unclosed attribute value or
+    comment) swallows the Markdown after it: it runs to the end of the text."""
+    spans: list[tuple[int, int]] = []
+    for start, end in _verbatim_blocks(text, html):
+        for token in _html5.tokens(text, start, end):
+            if not token.closed:
+                spans.append((token.start, len(text)))
+                return spans
+            if _hides(text, token):
+                spans.append((token.start, token.end))
+    return spans
+
+
+# Type parameters that are also framing words (``Option<Context>``, ``List<User>``): the marker
+# rules accept them only right after an identifier, which a hidden mark around the tag would
+# hide from them, so these stay unmarked there (GitHub hides one such word; nothing more).
+_GENERIC_WORDS = frozenset(
+    {"context", "document", "documents", "information", "prompt", "user", "parameter"}
+)
+
+
+def _after_identifier(text: str, pos: int) -> bool:
+    return pos > 0 and (text[pos - 1].isalnum() or text[pos - 1] in "_:.")
+
+
+def _inline_tags(text: str, code: _Code) -> list[tuple[int, int]]:
+    """Inline open and closing tags outside code (CommonMark's raw HTML) that do not show: with
+    attributes, or of an element the sanitizer strips (``<payload>``, ``List<Data>``: GitHub
+    renders nothing of them).  Tags cmark-gfm's tag filter escapes show as text."""
+    spans = []
+    for m in _TAG_RE.finditer(text):
+        name = _html5.ascii_lower(m.group(1))
+        if not m.group(2) and name in _GENERIC_WORDS and _after_identifier(text, m.start()):
+            continue
+        shown = not m.group(2) and name in _html5.ALLOWED_ELEMENTS
+        if not shown and not _html5.tag_filtered(text, m.start()) and not code.contains(m.start()):
+            spans.append(m.span())
+    return spans
+
+
+_ELEMENT_TAG_RE = {
+    name: re.compile(rf"</?+{name}(?=[\t\n\f\r />])", re.I) for name in ("details", "rp")
+}
+_SUMMARY_CLOSE_RE = re.compile(r"</summary(?=[\t\n\f\r />])[^>]*+>", re.I)
+_SUMMARY_OPEN_RE = re.compile(r"[ \t\n\f\r]*+<summary(?=[\t\n\f\r />])", re.I)
+_RUBY_CLOSE_RE = re.compile(r"</ruby(?=[\t\n\f\r />])", re.I)
+
+
+def _element_tags(text: str, code: _Code, name: str) -> list[_html5.Token]:
+    """The open and closing tags of one element outside code, read as the tokenizer reads
+    them (a closing tag is a token of kind ``end``)."""
+    found = []
+    pos = 0
+    while (m := _ELEMENT_TAG_RE[name].search(text, pos)) is not None:
+        token = next(_html5.tokens(text, m.start(), len(text)), None)
+        pos = m.end()
+        if token is None or token.start != m.start() or code.contains(m.start()):
+            continue
+        found.append(token)
+        pos = token.end
+    return found
+
+
+def _trimmed(text: str, start: int, end: int) -> tuple[int, int]:
+    """``(start, end)`` without the whitespace at either side (a mark holds the stripped text
+    anyway, so a body that is only a mark already is that mark)."""
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
 
 
 def _details(text: str, code: _Code) -> list[tuple[int, int]]:
-    """The bodies of collapsed ``<details>`` (without ``open``): a reader must open them to
-    see them, so they are marked (the ``<summary>`` shows)."""
-    closes = [m.start() for m in _DETAILS_CLOSE_RE.finditer(text)]
-    summaries = [m.end() for m in _SUMMARY_CLOSE_RE.finditer(text)]
-    spans = []
-    trimmed: dict[int, int] = {}
-    for m in _DETAILS_OPEN_RE.finditer(text):
-        if code.contains(m.start()) or _OPEN_ATTR_RE.search(m.group(1)):
-            continue
-        i = bisect_left(closes, m.end())
-        end = closes[i] if i < len(closes) else len(text)
-        body = m.end()
-        if _SUMMARY_OPEN_RE.match(text, body):
-            j = bisect_left(summaries, body)
-            if j < len(summaries) and summaries[j] <= end:
-                body = summaries[j]
-        # Without the whitespace around it (a mark holds the stripped text anyway), so that
-        # a body that is only a mark already is that mark.
-        while body < end and text[body].isspace():
-            body += 1
-        if end not in trimmed:  # many bodies can share one end: trim it once
-            stop = end
-            while stop > 0 and text[stop - 1].isspace():
-                stop -= 1
-            trimmed[end] = stop
-        spans.append((body, max(body, trimmed[end])))
+    """The bodies of collapsed ``<details>`` (without an ``open`` attribute): a reader must
+    open them to see them, so they are marked (a ``<summary>`` right at the start shows).
+    Nested elements pair up as the tree builder pairs them; a collapsed one hides all it
+    holds, and one never closed runs to the end of the text."""
+    spans: list[tuple[int, int]] = []
+    stack: list[tuple[int, bool]] = []  # (body start, collapsed)
+    for token in _element_tags(text, code, "details"):
+        if token.kind == _html5.START:
+            if not token.closed:
+                break
+            body = token.end
+            if _SUMMARY_OPEN_RE.match(text, body):
+                close = _SUMMARY_CLOSE_RE.search(text, body)
+                if close is not None:
+                    body = close.end()
+            stack.append((body, "open" not in _html5.attribute_names(text, token)))
+        elif stack:
+            body, collapsed = stack.pop()
+            if collapsed:
+                spans.append(_trimmed(text, body, max(body, token.start)))
+    spans += [_trimmed(text, body, len(text)) for body, collapsed in stack if collapsed]
+    return spans
+
+
+def _rp(text: str, code: _Code) -> list[tuple[int, int]]:
+    """``<rp>`` elements with their content (shown only where ruby is not supported): to the
+    matching ``</rp>``, nested ones counted, or the next ``</ruby>``, or the end of the text."""
+    spans: list[tuple[int, int]] = []
+    ruby_closes = [m.start() for m in _RUBY_CLOSE_RE.finditer(text)]
+    depth, opened = 0, 0
+    for token in [*_element_tags(text, code, "rp"), None]:
+        at = len(text) if token is None else token.start
+        if depth:
+            i = bisect_left(ruby_closes, opened)
+            if i < len(ruby_closes) and ruby_closes[i] < at:
+                spans.append((opened, ruby_closes[i]))  # </ruby> closes every open <rp>
+                depth = 0
+            elif token is None:
+                spans.append((opened, len(text)))
+        if token is None:
+            break
+        if token.kind == _html5.START:
+            opened = token.start if depth == 0 else opened
+            depth += 1
+        elif depth:
+            depth -= 1
+            if depth == 0:
+                spans.append((opened, token.end))
+    return spans
+
+
+def _raw_html(text: str, code: _Code, html: _HtmlBlocks) -> list[tuple[int, int]]:
+    """Every span of raw HTML that GitHub does not show (``text`` holds a ``<``)."""
+    spans = _html(text, code) + _block_html(text, html) + _inline_tags(text, code)
+    lowered = text.casefold() if not text.isascii() else text.lower()
+    if "<details" in lowered:
+        spans += _details(text, code)
+    if "<rp" in lowered:
+        spans += _rp(text, code)
     return spans
 
 
@@ -425,17 +546,7 @@ def hidden_spans(text: str) -> list[tuple[int, int]]:
     if "```" in text or "~~~" in text:
         spans += _container_info_tails(text)
     if "<" in text:
-        spans += _html(text, code)
-        lowered = text.casefold() if not text.isascii() else text.lower()
-        if "<details" in lowered:
-            spans += _details(text, code)
-        if "<rp" in lowered:
-            spans += [m.span() for m in _RP_RE.finditer(text) if not code.contains(m.start())]
-        spans += [
-            m.span()
-            for m in _TAG_RE.finditer(text)
-            if m.group(1).casefold() not in _FILTERED_TAGS and not code.contains(m.start())
-        ]
+        spans += _raw_html(text, code, html)
     if "](" in text or "![" in text:
         spans += [m.span() for m in _IMAGE_RE.finditer(text) if not code.contains(m.start())]
         tails = [(m.start() + 1, m.end()) for m in _LINK_TAIL_RE.finditer(text)]
