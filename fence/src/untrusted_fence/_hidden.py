@@ -40,13 +40,14 @@ _BLANK_LINE_RE = re.compile(r"\n[ \t]*+\n")
 _HTML_BLOCK_START_RE = re.compile(r"[ \t]{0,3}+<[A-Za-z/!?]")
 _HTML_START_RE = re.compile(r"<(?:!--|\?|!\[CDATA\[|![A-Za-z])")
 _HTML_END = {"<!--": "-->", "<?": "?>", "<![CDATA[": "]]>"}
-# An inline open or closing tag as CommonMark reads raw HTML in a paragraph (a complete tag;
-# anything else is escaped and shows as text).  Group 2 holds the attributes.
+# An inline open or closing tag as cmark-gfm reads raw HTML in a paragraph (a complete tag;
+# anything else is escaped and shows as text; its whitespace includes VT and FF).  Group 2
+# holds the attributes.
 _ATTR = (
-    r"[ \t\n]++[A-Za-z_:][A-Za-z0-9_.:-]*+"
-    r"""(?:[ \t\n]*+=[ \t\n]*+(?:"[^"]*+"|'[^']*+'|[^ \t\n"'=<>`]++))?"""
+    r"[ \t\n\v\f\r]++[A-Za-z_:][A-Za-z0-9_.:-]*+"
+    r"""(?:[ \t\n\v\f\r]*+=[ \t\n\v\f\r]*+(?:"[^"]*+"|'[^']*+'|[^ \t\n\v\f\r"'=<>`]++))?"""
 )
-_TAG_RE = re.compile(rf"</?+([A-Za-z][A-Za-z0-9-]*+)((?:{_ATTR})*+)[ \t\n]*+/?>")
+_TAG_RE = re.compile(rf"</?+([A-Za-z][A-Za-z0-9-]*+)((?:{_ATTR})*+)[ \t\n\v\f\r]*+/?>")
 _NO_BLANK = r"\n(?![ \t]*+\n)"
 _TITLE = (
     rf"""(?:"(?:[^"\n]|{_NO_BLANK})*+"|'(?:[^'\n]|{_NO_BLANK})*+'"""
@@ -112,7 +113,7 @@ _HTML_LINE_RE = re.compile(r"\n[ \t]{0,3}+<[A-Za-z/!?]")
 
 # The HTML block types 1-5 of the CommonMark spec, by their start, and their end conditions.
 _HTML_KIND_RE = re.compile(
-    r"[ \t]{0,3}+<(!--|\?|!\[CDATA\[|![A-Za-z]|(?:script|pre|style|textarea)(?=[ \t>\n]|$))",
+    r"[ \t]{0,3}+<(!--|\?|!\[CDATA\[|![A-Za-z]|(?:script|pre|style|textarea)(?=[ \t\v\f\r>\n]|$))",
     re.I,
 )
 _HTML_KIND_END = {
@@ -151,6 +152,7 @@ class _HtmlBlocks:
             self.starts += [m.start() + 1 for m in _HTML_LINE_RE.finditer(text)]
         self.spans: list[tuple[int, int]] = []
         self.regions = _Regions([])
+        self._closes: dict[str, tuple[int, int]] = {}  # end condition: (searched from, found)
         self._next = 0  # the first candidate not yet accepted or dropped
         self.reach = 0  # the furthest end of an accepted block
 
@@ -164,13 +166,23 @@ class _HtmlBlocks:
             # Types 1-5 end at the line holding their end condition, blank lines or not.
             opener = kind.group(1).casefold()
             close = _HTML_KIND_END.get(opener, ">")  # "<!" and a letter: type 4
-            found = _find_ci(text, close, kind.start(1))
+            found = self._close(close, kind.start(1))
             if found < 0:
                 end = len(text) + 1
             else:
                 line_end = text.find("\n", found)
                 end = len(text) + 1 if line_end < 0 else line_end + 1
         return end
+
+    def _close(self, close: str, pos: int) -> int:
+        """``_find_ci(text, close, pos)``, remembering the last answer for each end condition:
+        blocks are asked for in order, so one search serves every later start it covers."""
+        searched = self._closes.get(close)
+        if searched is not None and searched[0] <= pos and (searched[1] < 0 or searched[1] >= pos):
+            return searched[1]
+        found = _find_ci(self.text, close, pos)
+        self._closes[close] = (pos, found)
+        return found
 
     def accept(self, before: int) -> None:
         """Accept the candidates that start before ``before`` (outside fenced code)."""
@@ -351,21 +363,40 @@ def _html(text: str, code: _Code) -> list[tuple[int, int]]:
             pos = start + 1
             continue
         opener = m.group()
-        if opener.startswith("<!") and opener[2:3].isalpha():
-            close, skip = ">", 2
+        if opener == "<!--":
+            end = _comment_close(text, start, start + 2)
+            while end >= 0 and code.contains(end):
+                # cmark-gfm escapes code, so a close inside code never ends the comment.
+                end = _comment_close(text, start, end + 1)
+            if end >= 0:
+                end = text.index(">", end) + 1
         else:
-            # "<!-->" and "<!--->" are complete comments, so the search starts inside the opener.
-            close, skip = _HTML_END[opener], 2
-        end = text.find(close, start + skip)
-        while end >= 0 and code.contains(end):
-            # cmark-gfm escapes code, so a close inside code never ends the comment.
-            end = text.find(close, end + 1)
+            close = ">" if opener.startswith("<!") and opener[2:3].isalpha() else _HTML_END[opener]
+            end = text.find(close, start + 2)
+            while end >= 0 and code.contains(end):
+                end = text.find(close, end + 1)
+            if end >= 0:
+                end += len(close)
         if end < 0:
             spans.append((start, len(text)))  # unterminated: GitHub hides the rest
             break
-        spans.append((start, end + len(close)))
-        pos = end + len(close)
+        spans.append((start, end))
+        pos = end
     return spans
+
+
+_COMMENT_CLOSE_RE = re.compile(r"--!?+>")
+
+
+def _comment_close(text: str, start: int, pos: int) -> int:
+    """Where the first close of the comment opened at ``start`` begins, searching from ``pos``
+    (-1: none), by the HTML5 comment states: ``-->`` from inside the opener (so ``<!-->`` and
+    ``<!--->`` close at once), and ``--!>`` after it."""
+    while (m := _COMMENT_CLOSE_RE.search(text, pos)) is not None:
+        if m.end() - m.start() == 3 or m.start() >= start + 4:
+            return m.start()
+        pos = m.start() + 1
+    return -1
 
 
 def _footnotes(text: str, code: _Code) -> list[tuple[int, int]]:
@@ -378,17 +409,30 @@ def _footnotes(text: str, code: _Code) -> list[tuple[int, int]]:
     return [m.span() for m in defs if m.group(1).casefold() not in refs]
 
 
-def _verbatim_blocks(text: str, html: _HtmlBlocks) -> list[tuple[int, int]]:
-    """The HTML blocks whose lines GitHub passes through verbatim, in order: a candidate line
-    inside an earlier block is part of that block, not a new one (``html`` is finished)."""
-    blocks: list[tuple[int, int]] = []
-    reach = 0
+def _verbatim_blocks(text: str, html: _HtmlBlocks) -> list[list[tuple[int, int]]]:
+    """Two readings of the HTML blocks whose lines GitHub passes through verbatim (``html``
+    is finished); the truth is one of them, so the marks of both are taken.
+
+    In the first, a candidate line inside an earlier block is part of that block (as inside
+    a real block).  In the second, every candidate starts a block and cuts the one before it
+    (as when the earlier candidate was really a paragraph line, which types 1-6 interrupt),
+    except inside a block of types 1-5, which runs to its end condition."""
+    nested: list[tuple[int, int]] = []
+    cut: list[tuple[int, int]] = []
+    reach = closed_kind = 0  # the nested block's end; the end of a type 1-5 block
     for start, end in html.spans:
         start -= 1  # the spans start one past the block's first character
+        end = min(end, len(text))
         if start >= reach:
-            reach = min(end, len(text))
-            blocks.append((start, reach))
-    return blocks
+            reach = end
+            nested.append((start, end))
+        if start >= closed_kind:
+            if cut and cut[-1][1] > start:
+                cut[-1] = (cut[-1][0], start)
+            cut.append((start, end))
+            if _HTML_KIND_RE.match(text, start) is not None:
+                closed_kind = end
+    return [nested, cut]
 
 
 def _hides(text: str, token: _html5.Token) -> bool:
@@ -404,7 +448,33 @@ def _block_html(text: str, html: _HtmlBlocks) -> list[tuple[int, int]]:
     or style text.  A token still open where its block ends (an unclosed attribute value or
     comment) swallows the Markdown after it: it runs to the end of the text."""
     spans: list[tuple[int, int]] = []
-    for start, end in _verbatim_blocks(text, html):
+    for reading in _verbatim_blocks(text, html):
+        spans += _tokenized(text, reading)
+    return spans
+
+
+# A line inside block quotes or list items that starts like HTML ("> <div @x=...>"): an HTML
+# block inside the container, which cmark-gfm also passes through.
+_CONTAINER_HTML_RE = re.compile(
+    r"^(?:[ \t]{0,3}+(?:>[ \t]?+|(?:[-+*]|[0-9]{1,9}+[.)])[ \t]++))++(?=<[A-Za-z/!?])", re.M
+)
+
+
+def _container_html(text: str, code: _Code) -> list[tuple[int, int]]:
+    """The first line of each HTML block inside a container, tokenized (its later lines carry
+    the container's markers, which a browser never sees, so a token still open at the end of
+    the line hides the rest of the text)."""
+    blocks = []
+    for m in _CONTAINER_HTML_RE.finditer(text):
+        if not code.contains(m.end()):
+            line_end = text.find("\n", m.end())
+            blocks.append((m.end(), len(text) if line_end < 0 else line_end))
+    return _tokenized(text, blocks)
+
+
+def _tokenized(text: str, blocks: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    spans: list[tuple[int, int]] = []
+    for start, end in blocks:
         for token in _html5.tokens(text, start, end):
             if not token.closed:
                 spans.append((token.start, len(text)))
@@ -431,14 +501,32 @@ def _inline_tags(text: str, code: _Code) -> list[tuple[int, int]]:
     attributes, or of an element the sanitizer strips (``<payload>``, ``List<Data>``: GitHub
     renders nothing of them).  Tags cmark-gfm's tag filter escapes show as text."""
     spans = []
+    raw_reach = 0
     for m in _TAG_RE.finditer(text):
         name = _html5.ascii_lower(m.group(1))
         if not m.group(2) and name in _GENERIC_WORDS and _after_identifier(text, m.start()):
             continue
         shown = not m.group(2) and name in _html5.ALLOWED_ELEMENTS
-        if not shown and not _html5.tag_filtered(text, m.start()) and not code.contains(m.start()):
+        if shown or _html5.tag_filtered(text, m.start()) or code.contains(m.start()):
+            continue
+        if name in _html5.REMOVED_WITH_CONTENT and m.group()[1] != "/":
+            if m.start() >= raw_reach:  # not inside the text of an earlier one
+                raw_reach = _raw_text_end(text, code, m.end(), name)
+                spans.append((m.start(), raw_reach))
+        else:
             spans.append(m.span())
     return spans
+
+
+def _raw_text_end(text: str, code: _Code, pos: int, name: str) -> int:
+    """Where script or style text after an inline start tag ends (its end tag, outside code,
+    where it is verbatim), or the end of the text."""
+    end = pos
+    while (end := _html5.raw_text_end(text, end, len(text), name)) >= 0:
+        if not code.contains(end):
+            return end
+        end += 1
+    return len(text)
 
 
 _ELEMENT_TAG_RE = {
@@ -481,15 +569,15 @@ def _details(text: str, code: _Code) -> list[tuple[int, int]]:
     holds, and one never closed runs to the end of the text."""
     spans: list[tuple[int, int]] = []
     stack: list[tuple[int, bool]] = []  # (body start, collapsed)
+    summaries = [m.end() for m in _SUMMARY_CLOSE_RE.finditer(text)]
     for token in _element_tags(text, code, "details"):
         if token.kind == _html5.START:
             if not token.closed:
                 break
             body = token.end
             if _SUMMARY_OPEN_RE.match(text, body):
-                close = _SUMMARY_CLOSE_RE.search(text, body)
-                if close is not None:
-                    body = close.end()
+                i = bisect_left(summaries, body)
+                body = summaries[i] if i < len(summaries) else body
             stack.append((body, "open" not in _html5.attribute_names(text, token)))
         elif stack:
             body, collapsed = stack.pop()
@@ -529,6 +617,7 @@ def _rp(text: str, code: _Code) -> list[tuple[int, int]]:
 def _raw_html(text: str, code: _Code, html: _HtmlBlocks) -> list[tuple[int, int]]:
     """Every span of raw HTML that GitHub does not show (``text`` holds a ``<``)."""
     spans = _html(text, code) + _block_html(text, html) + _inline_tags(text, code)
+    spans += _container_html(text, code)
     lowered = text.casefold() if not text.isascii() else text.lower()
     if "<details" in lowered:
         spans += _details(text, code)

@@ -29,6 +29,7 @@ __all__ = [
     "Token",
     "ascii_lower",
     "attribute_names",
+    "raw_text_end",
     "shows",
     "tag_filtered",
     "tokens",
@@ -222,12 +223,12 @@ def tokens(text: str, pos: int = 0, stop: int | None = None) -> Iterator[Token]:
         yield token
         pos = token.end
         if token.kind == START and token.closed and token.name in REMOVED_WITH_CONTENT:
-            raw = _raw_text_end(text, pos, stop, token.name)
+            raw = raw_text_end(text, pos, stop, token.name)
             yield Token(BOGUS, pos, stop if raw < 0 else raw, closed=raw >= 0)
             pos = stop if raw < 0 else raw
 
 
-def _raw_text_end(text: str, pos: int, stop: int, name: str) -> int:
+def raw_text_end(text: str, pos: int, stop: int, name: str) -> int:
     """Where script or style text that starts at ``pos`` ends, or -1 when it runs to
     ``stop``.  A comment opener inside it (the script data escaped states) can move the end
     later: it runs to ``stop`` then too (marking more rather than less)."""
