@@ -456,7 +456,7 @@ def _block_html(text: str, html: _HtmlBlocks) -> list[tuple[int, int]]:
 # A line inside block quotes or list items that starts like HTML ("> <div @x=...>"): an HTML
 # block inside the container, which cmark-gfm also passes through.
 _CONTAINER_HTML_RE = re.compile(
-    r"^(?:[ \t]{0,3}+(?:>[ \t]?+|(?:[-+*]|[0-9]{1,9}+[.)])[ \t]++))++(?=<[A-Za-z/!?])", re.M
+    r"^(?:[ \t]{0,3}+(?:>[ \t]?+|(?:[-+*]|[0-9]{1,9}+[.)])[ \t]++))++[ \t]*+(?=<[A-Za-z/!?])", re.M
 )
 
 
@@ -618,6 +618,11 @@ def _raw_html(text: str, code: _Code, html: _HtmlBlocks) -> list[tuple[int, int]
     """Every span of raw HTML that GitHub does not show (``text`` holds a ``<``)."""
     spans = _html(text, code) + _block_html(text, html) + _inline_tags(text, code)
     spans += _container_html(text, code)
+    if "[^" in text and any(end >= len(text) for _, end in spans):
+        # cmark-gfm renders footnote definitions after everything else, so what hides the rest
+        # of the text (an unclosed comment, attribute value or <details>) hides them too.
+        defs = _FOOTNOTE_DEF_RE.finditer(text)
+        spans += [m.span() for m in defs if not code.contains(m.start())]
     lowered = text.casefold() if not text.isascii() else text.lower()
     if "<details" in lowered:
         spans += _details(text, code)
