@@ -50,6 +50,12 @@ VERBATIM = [
     ("<div>\n<script\f>payload</script\f>\n", "<script\f>payload</script\f>", "payload"),
     ("<div>\n<style/x>payload</style/x>\n", "<style/x>payload</style/x>", "payload"),
     ("<div>\n<!-- a\n\npayload --> b\n", "<!-- a\n<p>payload --&gt; b", "payload"),
+    ("<script\f>\n\npayload\n", "<script\f>\n\npayload", "payload"),
+    ("x <script\f>payload</script\f> y", "<script\f>payload</script\f>", "payload"),
+    ('x <a\vtitle="payload">y</a>', '<a\vtitle="payload">', "payload"),
+    ('> <div @x="payload">\n', '<div @x="payload">', "payload"),
+    ('- <div @x="payload">\n', '<div @x="payload">', "payload"),
+    ("Note[^1]\n\n[^1]: payload\n\n<div title='x\n", "<div title='x\n<section", "payload"),
     ("a <payload> b", "<payload>", "payload"),
     ("a </payload> b", "</payload>", "payload"),
     ("a <Input/> b", "<Input/>", "Input"),
@@ -74,6 +80,12 @@ def test_a_generic_in_prose_is_marked_not_deleted() -> None:
         rendered("List<Data> x").strip(),
         uf.clean("List<Data> x"),
     )
+
+
+def test_a_framing_word_as_a_type_parameter_stays_unmarked() -> None:
+    # GitHub hides "<Context>" here too, but the marker rules accept it only right after an
+    # identifier, which a hidden mark would hide from them.
+    assert [] == uf.hidden_regions("Option<Context> and List<User>")
 
 
 def test_a_tag_the_tag_filter_escapes_shows_as_text() -> None:
