@@ -375,12 +375,25 @@ _PIECES = [*"<>/!-?\"'= \t\n\f\vabDOCTYPE[3", "<!--", "<!DOCTYPE", "<![CDATA[", 
 html_like = st.lists(st.sampled_from(_PIECES), max_size=30).map("".join)
 
 
+def _plain(text: str, token: tuple[str, int, int, str, bool, bool]) -> bool:
+    """Whether a token is an allowed element's tag written as ``<b>`` or ``</b>``, which shows
+    as it is and which the tokenizer skips in its search for the next ``<``."""
+    kind, start, end, name, _, _ = token
+    source = text[start:end].lower()
+    return (
+        kind in ("start", "end")
+        and source in (f"<{name}>", f"</{name}>")
+        and (name in _html5.ALLOWED_ELEMENTS)
+    )
+
+
 @given(html_like)
 def test_the_tokenizer_equals_the_state_by_state_transcription(text: str) -> None:
+    expected = [t for t in _reference_tokens(text) if not _plain(text, t)]
     ours = [
         (t.kind, t.start, t.end, t.name, t.has_attributes, t.closed) for t in _html5.tokens(text)
     ]
-    assert _reference_tokens(text) == ours
+    assert expected == ours
 
 
 def test_end_of_file_in_a_tag_cuts_the_tag_to_the_end() -> None:

@@ -355,7 +355,13 @@ class _Code:
 
 
 def _html(text: str, code: _Code) -> list[tuple[int, int]]:
+    """Comments, processing instructions, declarations and CDATA outside code, each to the
+    close cmark-gfm gives it as inline raw HTML (a close inside code does not count), or to the
+    end of the text when there is none.  A browser ends such a chunk earlier (a comment at
+    ``--!>``, the others at the first ``>``, as bogus comments) and reads the rest of it as
+    HTML, which is tokenized too: a ``<style/x>`` there swallows the rest of the text."""
     spans: list[tuple[int, int]] = []
+    rests: list[tuple[int, int]] = []
     pos = 0
     while (m := _HTML_START_RE.search(text, pos)) is not None:
         start = m.start()
@@ -363,26 +369,30 @@ def _html(text: str, code: _Code) -> list[tuple[int, int]]:
             pos = start + 1
             continue
         opener = m.group()
+        close = ">" if opener.startswith("<!") and opener[2:3].isalpha() else _HTML_END[opener]
+        # "<!-->" and "<!--->" are complete comments, so the search starts inside the opener.
+        end = text.find(close, start + 2)
+        raw_end = end + len(close)  # the chunk's end by the first close, code or not
+        while end >= 0 and code.contains(end):
+            # cmark-gfm escapes code, so a close inside code never ends the comment.
+            end = text.find(close, end + 1)
         if opener == "<!--":
-            end = _comment_close(text, start, start + 2)
-            while end >= 0 and code.contains(end):
-                # cmark-gfm escapes code, so a close inside code never ends the comment.
-                end = _comment_close(text, start, end + 1)
-            if end >= 0:
-                end = text.index(">", end) + 1
+            browser = _comment_close(text, start, start + 2)
+            browser = -1 if browser < 0 else text.index(">", browser) + 1
         else:
-            close = ">" if opener.startswith("<!") and opener[2:3].isalpha() else _HTML_END[opener]
-            end = text.find(close, start + 2)
-            while end >= 0 and code.contains(end):
-                end = text.find(close, end + 1)
-            if end >= 0:
-                end += len(close)
+            browser = text.find(">", start + 2) + 1 or -1
         if end < 0:
-            spans.append((start, len(text)))  # unterminated: GitHub hides the rest
-            break
+            if browser < 0 or opener != "<!--":
+                spans.append((start, len(text)))  # unterminated: GitHub hides the rest
+                break
+            end = browser  # "<!-- a --!>" with no "-->" after it: a comment in an HTML block
+        else:
+            end += len(close)
+            if 0 <= browser < raw_end:
+                rests.append((browser, raw_end))
         spans.append((start, end))
         pos = end
-    return spans
+    return spans + _tokenized(text, rests)[0]
 
 
 _COMMENT_CLOSE_RE = re.compile(r"--!?+>")
@@ -446,11 +456,34 @@ def _block_html(text: str, html: _HtmlBlocks) -> list[tuple[int, int]]:
     verbatim and the page is parsed as HTML5): comments, bogus comments (``<! x>``, ``</3 x>``,
     ``<!-x->``, ``<?``), DOCTYPE, tags the sanitizer strips or that carry attributes, and script
     or style text.  A token still open where its block ends (an unclosed attribute value or
-    comment) swallows the Markdown after it: it runs to the end of the text."""
-    spans: list[tuple[int, int]] = []
-    for reading in _verbatim_blocks(text, html):
-        spans += _tokenized(text, reading)
-    return spans
+    comment) swallows the Markdown after it: it runs to the end of the text.
+
+    Both readings of ``_verbatim_blocks`` count.  The second is not tokenized again where it
+    reads as the first: from a block start outside any token, both read the same tokens, so
+    only a start or end of its blocks inside a token of the first (a token cut short there),
+    and the parts of its blocks beyond the first's, can add marks."""
+    nested, cut = _verbatim_blocks(text, html)
+    spans, extents, finished = _tokenized(text, nested)
+    if not finished:
+        return spans  # the rest of the text is marked already
+    # The first token of the first reading that a block of the second starts or ends inside.
+    bounds = sorted({b for block in cut for b in block})
+    i = 0
+    for start, end in extents:
+        i = bisect_right(bounds, start, i)
+        if i < len(bounds) and bounds[i] < end:
+            spans.append((start, len(text)))
+            return spans
+    # The parts of the second reading's blocks beyond the end of the first's block they start
+    # in (its state there is the data state, as the first's is).
+    beyond = []
+    j = 0
+    for start, end in cut:
+        while j + 1 < len(nested) and nested[j + 1][0] <= start:
+            j += 1
+        if end > nested[j][1]:
+            beyond.append((max(start, nested[j][1]), end))
+    return spans + _tokenized(text, beyond)[0]
 
 
 # A line inside block quotes or list items that starts like HTML ("> <div @x=...>"): an HTML
@@ -469,19 +502,26 @@ def _container_html(text: str, code: _Code) -> list[tuple[int, int]]:
         if not code.contains(m.end()):
             line_end = text.find("\n", m.end())
             blocks.append((m.end(), len(text) if line_end < 0 else line_end))
-    return _tokenized(text, blocks)
+    return _tokenized(text, blocks)[0]
 
 
-def _tokenized(text: str, blocks: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def _tokenized(
+    text: str, blocks: list[tuple[int, int]]
+) -> tuple[list[tuple[int, int]], list[tuple[int, int]], bool]:
+    """The hidden spans of the tokens in ``blocks``, the extent of every token, and whether
+    every token closed (a token open at its block's end hides the rest of the text, and the
+    scan stops there)."""
     spans: list[tuple[int, int]] = []
+    extents: list[tuple[int, int]] = []
     for start, end in blocks:
         for token in _html5.tokens(text, start, end):
             if not token.closed:
                 spans.append((token.start, len(text)))
-                return spans
+                return spans, extents, False
+            extents.append((token.start, token.end))
             if _hides(text, token):
                 spans.append((token.start, token.end))
-    return spans
+    return spans, extents, True
 
 
 # Type parameters that are also framing words (``Option<Context>``, ``List<User>``): the marker
@@ -543,9 +583,9 @@ def _element_tags(text: str, code: _Code, name: str) -> list[_html5.Token]:
     found = []
     pos = 0
     while (m := _ELEMENT_TAG_RE[name].search(text, pos)) is not None:
-        token = next(_html5.tokens(text, m.start(), len(text)), None)
+        token = _html5.token_at(text, m.start())
         pos = m.end()
-        if token is None or token.start != m.start() or code.contains(m.start()):
+        if token is None or code.contains(m.start()):
             continue
         found.append(token)
         pos = token.end

@@ -32,6 +32,7 @@ __all__ = [
     "raw_text_end",
     "shows",
     "tag_filtered",
+    "token_at",
     "tokens",
 ]
 
@@ -89,6 +90,12 @@ _FILTER_RE = re.compile(
 # escaped the forms it knows: only FF or a "/" not followed by ">" is left after the name.
 _RAW_END_RE = {name: re.compile(rf"</{name}(?:\f|/(?!>))", re.I) for name in REMOVED_WITH_CONTENT}
 _ATTRIBUTE_RE = re.compile(r"[^\t\n\f\r /]")
+# The next "<" that is not an allowed element's plain tag ("<b>", "</div>"), which shows as
+# it is: the data state skips those in one search (ASCII case only, as HTML folds it).
+_NOT_PLAIN_RE = re.compile(
+    "<(?!/?+(?:" + "|".join(sorted(ALLOWED_ELEMENTS, key=len, reverse=True)) + ")>)",
+    re.I | re.A,
+)
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
@@ -206,13 +213,19 @@ def _one(text: str, lt: int, stop: int) -> Token | None:
     return None
 
 
+def token_at(text: str, lt: int, stop: int | None = None) -> Token | None:
+    """The token that the ``<`` at ``lt`` opens, read up to ``stop`` (None: it is text)."""
+    return _one(text, lt, len(text) if stop is None else stop)
+
+
 def tokens(text: str, pos: int = 0, stop: int | None = None) -> Iterator[Token]:
     """The tokens of ``text[pos:stop]`` read from the data state, in order (text between
     them is character data).  A tag that cmark-gfm's tag filter escapes is text.  After a
     script or style start tag the text up to its end tag is one ``bogus`` token (removed
     with its content); an end that never comes runs to ``stop``."""
     stop = len(text) if stop is None else stop
-    while (lt := text.find("<", pos, stop)) >= 0:
+    while (found := _NOT_PLAIN_RE.search(text, pos, stop)) is not None:
+        lt = found.start()
         if tag_filtered(text, lt):
             pos = lt + 1
             continue
