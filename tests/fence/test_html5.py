@@ -469,7 +469,7 @@ html_documents = st.lists(
 def test_raw_html_a_browser_does_not_show_is_never_left_unmarked(
     choices: list[tuple[str, str]],
 ) -> None:
-    doc, tokens = "", []
+    doc, tokens = "", list[str]()
     for piece, sep in choices:
         while "{t}" in piece:
             tokens.append(f"tok{len(tokens)}q")

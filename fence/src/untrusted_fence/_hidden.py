@@ -445,12 +445,6 @@ def _verbatim_blocks(text: str, html: _HtmlBlocks) -> list[list[tuple[int, int]]
     return [nested, cut]
 
 
-def _hides(text: str, token: _html5.Token) -> bool:
-    """Whether a token's own source does not show (every token but an allowed element's tag
-    without attributes)."""
-    return not _html5.shows(token)
-
-
 def _block_html(text: str, html: _HtmlBlocks) -> list[tuple[int, int]]:
     """Raw HTML inside HTML blocks, read by the HTML5 tokenizer (GitHub renders the block
     verbatim and the page is parsed as HTML5): comments, bogus comments (``<! x>``, ``</3 x>``,
@@ -519,7 +513,7 @@ def _tokenized(
                 spans.append((token.start, len(text)))
                 return spans, extents, False
             extents.append((token.start, token.end))
-            if _hides(text, token):
+            if not _html5.shows(token):  # all but an allowed tag without attributes
                 spans.append((token.start, token.end))
     return spans, extents, True
 
@@ -592,14 +586,30 @@ def _element_tags(text: str, code: _Code, name: str) -> list[_html5.Token]:
     return found
 
 
-def _trimmed(text: str, start: int, end: int) -> tuple[int, int]:
-    """``(start, end)`` without the whitespace at either side (a mark holds the stripped text
-    anyway, so a body that is only a mark already is that mark)."""
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end
+class _Trim:
+    """Spans without the whitespace at either side (a mark holds the stripped text anyway, so
+    a body that is only a mark already is that mark).  Many bodies can share a start or an
+    end: each is trimmed once."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts: dict[int, int] = {}
+        self.ends: dict[int, int] = {}
+
+    def __call__(self, start: int, end: int) -> tuple[int, int]:
+        text = self.text
+        if start not in self.starts:
+            pos = start
+            while pos < len(text) and text[pos].isspace():
+                pos += 1
+            self.starts[start] = pos
+        if end not in self.ends:
+            pos = end
+            while pos > 0 and text[pos - 1].isspace():
+                pos -= 1
+            self.ends[end] = pos
+        first = min(self.starts[start], end)
+        return first, max(first, self.ends[end])
 
 
 def _details(text: str, code: _Code) -> list[tuple[int, int]]:
@@ -610,6 +620,7 @@ def _details(text: str, code: _Code) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     stack: list[tuple[int, bool]] = []  # (body start, collapsed)
     summaries = [m.end() for m in _SUMMARY_CLOSE_RE.finditer(text)]
+    trim = _Trim(text)
     for token in _element_tags(text, code, "details"):
         if token.kind == _html5.START:
             if not token.closed:
@@ -622,8 +633,8 @@ def _details(text: str, code: _Code) -> list[tuple[int, int]]:
         elif stack:
             body, collapsed = stack.pop()
             if collapsed:
-                spans.append(_trimmed(text, body, max(body, token.start)))
-    spans += [_trimmed(text, body, len(text)) for body, collapsed in stack if collapsed]
+                spans.append(trim(body, max(body, token.start)))
+    spans += [trim(body, len(text)) for body, collapsed in stack if collapsed]
     return spans
 
 
@@ -658,16 +669,18 @@ def _raw_html(text: str, code: _Code, html: _HtmlBlocks) -> list[tuple[int, int]
     """Every span of raw HTML that GitHub does not show (``text`` holds a ``<``)."""
     spans = _html(text, code) + _block_html(text, html) + _inline_tags(text, code)
     spans += _container_html(text, code)
-    if "[^" in text and any(end >= len(text) for _, end in spans):
-        # cmark-gfm renders footnote definitions after everything else, so what hides the rest
-        # of the text (an unclosed comment, attribute value or <details>) hides them too.
-        defs = _FOOTNOTE_DEF_RE.finditer(text)
-        spans += [m.span() for m in defs if not code.contains(m.start())]
     lowered = text.casefold() if not text.isascii() else text.lower()
     if "<details" in lowered:
         spans += _details(text, code)
     if "<rp" in lowered:
         spans += _rp(text, code)
+    if "[^" in text:
+        tail = len(text.rstrip())
+        if any(end >= tail for _, end in spans):
+            # cmark-gfm renders footnote definitions after everything else, so what hides the
+            # rest of the text (an unclosed comment, attribute value or <details>) hides them.
+            defs = _FOOTNOTE_DEF_RE.finditer(text)
+            spans += [m.span() for m in defs if not code.contains(m.start())]
     return spans
 
 
