@@ -104,12 +104,7 @@ def _reference_hidden_spans(text: str) -> list[tuple[int, int]]:
     code = Eager(text, html, blocks)
     spans = list(info_tails)
     if "<" in text:
-        spans += _hidden._html(text, code)
-        spans += [
-            m.span()
-            for m in _hidden._TAG_RE.finditer(text)
-            if m.group(1).casefold() not in _hidden._FILTERED_TAGS and not code.contains(m.start())
-        ]
+        spans += _hidden._raw_html(text, code, html)
     if "](" in text or "![" in text:
         for rx in (_hidden._IMAGE_RE, _LINK_TAIL_RE):
             spans += [m.span() for m in rx.finditer(text) if not code.contains(m.start())]

@@ -141,9 +141,16 @@ ORDINARY = [
 ]  # fmt: skip
 
 
+def _unmarked(cleaned: str) -> str:
+    """The cleaned text with each hidden mark replaced by what it holds."""
+    return cleaned.replace(uf.HIDDEN_OPEN, "").replace(uf.HIDDEN_CLOSE, "")
+
+
 @pytest.mark.parametrize("text", ORDINARY)
 def test_ordinary_review_text_is_left_unchanged(text: str) -> None:
-    assert text == uf.clean(text)
+    # A tag the sanitizer strips ("<Data>" after "List") is marked hidden, as GitHub hides
+    # it, but never rewritten: only hidden marks may be added.
+    assert text == _unmarked(uf.clean(text))
 
 
 def test_a_cyrillic_u_in_untrusted_still_reads_as_untrusted() -> None:
