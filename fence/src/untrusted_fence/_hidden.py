@@ -8,9 +8,10 @@ a left-to-right walk; nothing rescans from every position.
 
 from __future__ import annotations
 
-import itertools
 import re
 from bisect import bisect_left, bisect_right
+
+from ._blocks import Blocks, blocks
 
 __all__ = ["MARK_CLOSE", "MARK_OPEN", "hidden_spans", "mark_spans", "merge"]
 
@@ -19,9 +20,6 @@ MARK_CLOSE = "\u27e7"
 # The fence's own hidden marks, as it renders them; recognised first so cleaning is idempotent.
 _MARK_RE = re.compile("\u27e6hidden: [^\u27e6\u27e7]*+\u27e7")
 
-# Indented by spaces only: a tab reaches column 4, which makes the line indented code.
-_FENCE_RE = re.compile(r" {0,3}+(`{3,}+|~{3,}+)([^\n]*+)")
-_FENCE_AFTER_NEWLINE_RE = re.compile(r"\n {0,3}+(`{3,}+|~{3,}+)([^\n]*+)")
 # A fence line after block-quote or list-item markers ("> ```js", "- ```py", "1. > ~~~"):
 # cmark-gfm opens fenced code there too, and does not show the info string after the language.
 _LIST_ITEM_RE = re.compile(r"^[ \t]*+(?:[-+*]|[0-9]{1,9}+[.)])[ \t]", re.M)
@@ -35,7 +33,6 @@ _BACKTICKS_RE = re.compile(r"``*+")
 # a language name is treated as hidden text like the rest of the info string.
 _LANGUAGE_RE = re.compile(r"[A-Za-z0-9+#._-]{1,32}")
 _BLANK_LINE_RE = re.compile(r"\n[ \t]*+\n")
-_HTML_BLOCK_START_RE = re.compile(r"[ \t]{0,3}+<[A-Za-z/!?]")
 _HTML_START_RE = re.compile(r"<(?:!--|\?|!\[CDATA\[|![A-Za-z])")
 _HTML_END = {"<!--": "-->", "<?": "?>", "<![CDATA[": "]]>"}
 _ATTR = (
@@ -59,18 +56,23 @@ _IMAGE_RE = re.compile(
 # A link's "(destination title)" after the "]" (the match includes the "]", which is not
 # hidden; starting on a literal instead of a lookbehind lets the engine skip ahead quickly).
 _LINK_TAIL_RE = re.compile(rf"\]\([ \t\n]*+(?:{_DEST})?(?:[ \t\n]++{_TITLE})?[ \t\n]*+\)")
-_CONTAINER = r"^(?:[ \t]{0,3}+>[ \t]?+)*+[ \t]{0,3}+"
+# Block quotes and list items before a definition (an item's marker, then its text).
+_CONTAINER = r"^(?:[ \t]{0,3}+(?:>[ \t]?+|(?:[-+*]|[0-9]{1,9}+[.)])[ \t]++))*+[ \t]{0,3}+"
 _NEXT = r"(?:\n(?:[ \t]{0,3}+>[ \t]?+)*+)?[ \t]*+"
-_LINK_DEF_RE = re.compile(
-    rf"{_CONTAINER}\[(?!\^)(?:[^\[\]\\\n]|\\.){{1,999}}+\]:[ \t]*+{_NEXT}(?:{_DEST})?"
-    rf"(?:[ \t]*+{_NEXT}{_TITLE})?[^\n]*+",
-    re.M,
+# A label may run over lines (not over a blank one): cmark-gfm joins them with a space.
+_LABEL = r"(?:[^\[\]\\\n]|\\.|\n(?![ \t]*+\n))"
+_LINK_DEF_BODY = (
+    rf"\[(?!\^){_LABEL}{{1,999}}+\]:[ \t]*+{_NEXT}(?:{_DEST})?"
+    rf"(?:[ \t]*+{_NEXT}{_TITLE})?[^\n]*+"
 )
-_FOOTNOTE_DEF_RE = re.compile(
-    rf"{_CONTAINER}\[\^([^\]\n]++)\]:[^\n]*+"
-    rf"(?:\n(?![ \t]*+\n)(?![ \t]{{0,3}}\[\^)[^\n]++|\n[ \t]*+\n(?=[ \t]{{4}})[^\n]++)*+",
-    re.M,
+_LINK_DEF_RE = re.compile(rf"{_CONTAINER}{_LINK_DEF_BODY}", re.M)
+_LINK_DEF_AT_RE = re.compile(_LINK_DEF_BODY)
+_FOOTNOTE_DEF_BODY = (
+    r"\[\^([^\]\n]++)\]:[^\n]*+"
+    r"(?:\n(?![ \t]*+\n)(?![ \t]{0,3}\[\^)[^\n]++|\n[ \t]*+\n(?=[ \t]{4})[^\n]++)*+"
 )
+_FOOTNOTE_DEF_RE = re.compile(rf"{_CONTAINER}{_FOOTNOTE_DEF_BODY}", re.M)
+_FOOTNOTE_DEF_AT_RE = re.compile(_FOOTNOTE_DEF_BODY)
 _FOOTNOTE_REF_RE = re.compile(r"\[\^([^\]\n]++)\](?!:)")
 
 
@@ -107,106 +109,29 @@ def mark_spans(text: str) -> list[tuple[int, int]]:
     return [m.span() for m in _MARK_RE.finditer(text)]
 
 
-_HTML_LINE_RE = re.compile(r"\n[ \t]{0,3}+<[A-Za-z/!?]")
-
-
-# The HTML block types 1-5 of the CommonMark spec, by their start, and their end conditions.
-_HTML_KIND_RE = re.compile(
-    r"[ \t]{0,3}+<(!--|\?|!\[CDATA\[|![A-Za-z]|(?:script|pre|style|textarea)(?=[ \t>\n]|$))",
-    re.I,
-)
-_HTML_KIND_END = {
-    "!--": "-->", "?": "?>", "![cdata[": "]]>", "script": "</script>", "pre": "</pre>",
-    "style": "</style>", "textarea": "</textarea>",
-}  # fmt: skip
-
-
-def _find_ci(text: str, needle: str, start: int) -> int:
-    """``text.find(needle, start)`` with ASCII case ignored (needle is lower case)."""
-    if needle.startswith("</"):
-        m = re.compile(re.escape(needle), re.I).search(text, start)
-        return -1 if m is None else m.start()
-    return text.find(needle, start)
-
-
 class _HtmlBlocks:
-    """Whether a position lies in a block that starts like raw HTML (GitHub passes such a
-    block through as HTML up to the next blank line, so code syntax inside it is inert).
+    """Whether a position lies in an HTML block (GitHub passes such a block through as HTML,
+    so code syntax inside it is inert).  The blocks come from the block walk (``_blocks``),
+    which starts them by cmark-gfm's seven start conditions, outside fenced code, and ends
+    them by its end conditions."""
 
-    The candidates are every line that starts like HTML; ``_code_fences`` accepts the ones
-    that start outside a fenced code block, in one left-to-right walk with the fences (a line
-    inside fenced code is code, whatever it looks like, as in cmark-gfm)."""
-
-    def __init__(self, text: str) -> None:
-        # A block starts at a line that starts like HTML: at a paragraph start, and also inside
-        # a paragraph, since HTML blocks of types 1-6 interrupt one (treating every such line
-        # as a start errs towards making code syntax inert, hence towards marking more).
-        self.text = text
-        self.starts: list[int] = []
-        self.blank_ends: list[int] = []
-        if "<" in text:
-            self.blank_ends = [m.end() for m in _BLANK_LINE_RE.finditer(text)]
-            if _HTML_BLOCK_START_RE.match(text, 0):
-                self.starts.append(0)
-            self.starts += [m.start() + 1 for m in _HTML_LINE_RE.finditer(text)]
-        self.spans: list[tuple[int, int]] = []
-        self.regions = _Regions([])
-        self._next = 0  # the first candidate not yet accepted or dropped
-        self.reach = 0  # the furthest end of an accepted block
-
-    def end_of(self, start: int) -> int:
-        """Where the block that starts at ``start`` ends (one past the text: at its end)."""
-        text = self.text
-        i = bisect_right(self.blank_ends, start)
-        end = self.blank_ends[i] if i < len(self.blank_ends) else len(text) + 1
-        kind = _HTML_KIND_RE.match(text, start)
-        if kind is not None:
-            # Types 1-5 end at the line holding their end condition, blank lines or not.
-            opener = kind.group(1).casefold()
-            close = _HTML_KIND_END.get(opener, ">")  # "<!" and a letter: type 4
-            found = _find_ci(text, close, kind.start(1))
-            if found < 0:
-                end = len(text) + 1
-            else:
-                line_end = text.find("\n", found)
-                end = len(text) + 1 if line_end < 0 else line_end + 1
-        return end
-
-    def accept(self, before: int) -> None:
-        """Accept the candidates that start before ``before`` (outside fenced code)."""
-        starts = self.starts
-        while self._next < len(starts) and starts[self._next] < before:
-            start = starts[self._next]
-            self._next += 1
-            end = self.end_of(start)
-            self.spans.append((start + 1, end))
-            self.reach = max(self.reach, end)
-
-    def skip(self, before: int) -> None:
-        """Drop the candidates that start before ``before`` (lines of fenced code)."""
-        self._next = bisect_left(self.starts, before, self._next)
-
-    def inside(self, pos: int) -> bool:
-        """Whether ``pos`` lies in an accepted block (every accepted one starts before it)."""
-        return pos < self.reach
-
-    def finish(self) -> None:
-        self.accept(len(self.text) + 1)
-        self.regions = _Regions(self.spans)
+    def __init__(self, spans: list[tuple[int, int]]) -> None:
+        self.regions = _Regions(spans)
 
     def contains(self, pos: int) -> bool:
         return self.regions.contains(pos)
 
 
-def _info_tail(m: re.Match[str]) -> list[tuple[int, int]]:
-    """The part of an opening fence's info string (group 2) that GitHub does not show: all of
-    it after the first word, or all of it when the first word cannot be a language name."""
-    info = m.group(2)
+def _info_tail(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The part of an opening fence's info string (``text[start:end]``) that GitHub does not
+    show: all of it after the first word, or all of it when the first word cannot be a
+    language name."""
+    info = text[start:end]
     words = info.strip().split(maxsplit=1)
     if words and _LANGUAGE_RE.fullmatch(words[0]) is None:
-        return [(m.start(2), m.end(2))]
+        return [(start, end)]
     if len(words) == 2:
-        return [(m.start(2) + info.index(words[0]) + len(words[0]), m.end(2))]
+        return [(start + info.index(words[0]) + len(words[0]), end)]
     return []
 
 
@@ -224,51 +149,17 @@ def _container_info_tails(text: str) -> list[tuple[int, int]]:
     for m in matches:
         if m.group(1)[0] == "`" and "`" in m.group(2):
             continue  # not a fence: backticks in the info string
-        spans += _info_tail(m)
+        spans += _info_tail(text, m.start(2), m.end(2))
     return spans
 
 
-def _code_fences(
-    text: str, html: _HtmlBlocks
-) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
-    """Fenced code blocks (whole, fence lines included) and hidden info-string tails, in one
-    walk with the HTML blocks: a fence line inside an HTML block is HTML, and a line that
-    starts like HTML inside fenced code is code."""
-    blocks: list[tuple[int, int]] = []
-    hidden: list[tuple[int, int]] = []
-    if "```" not in text and "~~~" not in text:
-        html.finish()
-        return blocks, hidden
-    opener: tuple[int, str] | None = None  # line start and fence of the open block
-    first = _FENCE_RE.match(text)
-    # Later fence lines are found after their newline (a literal the regex engine scans for).
-    later = _FENCE_AFTER_NEWLINE_RE.finditer(text, first.end() if first else 0)
-    for m in itertools.chain([first] if first else [], later):
-        fence, info = m.group(1, 2)
-        line_start = m.start() + (m.group()[0] == "\n")
-        if opener is None:
-            html.accept(line_start)
-            if fence[0] == "`" and "`" in info:
-                continue  # not a fence: backticks in the info string
-            if html.inside(line_start):
-                # HTML to this model, but an HTML block that cmark-gfm would not start (a tag
-                # line inside a paragraph) leaves this line a real opener: mark its info string
-                # either way (as raw HTML it would show: too much rather than too little).
-                hidden += _info_tail(m)
-                continue
-            opener = (line_start, fence)
-            hidden += _info_tail(m)
-        else:
-            html.skip(line_start)
-            of = opener[1]
-            if fence[0] == of[0] and len(fence) >= len(of) and not info.strip():
-                blocks.append((opener[0], m.end()))
-                opener = None
-    if opener is not None:
-        blocks.append((opener[0], len(text)))
-        html.skip(len(text) + 1)
-    html.finish()
-    return blocks, hidden
+def _code_fences(text: str, found: Blocks) -> list[tuple[int, int]]:
+    """The hidden info-string tails of the opening fences the block walk found (inside block
+    quotes and list items too)."""
+    spans: list[tuple[int, int]] = []
+    for start, end in found.infos:
+        spans += _info_tail(text, start, end)
+    return spans
 
 
 def _code_spans(text: str, fenced: _Regions, html: _HtmlBlocks) -> list[tuple[int, int]]:
@@ -368,13 +259,23 @@ def _html(text: str, code: _Code) -> list[tuple[int, int]]:
     return spans
 
 
-def _footnotes(text: str, code: _Code) -> list[tuple[int, int]]:
+def _footnotes(text: str, code: _Code, brackets: list[int]) -> list[tuple[int, int]]:
+    """Footnote definitions that nothing references: GitHub drops them.  A reference inside
+    code is code, not a reference."""
     if "[^" not in text:
         return []
     defs = [m for m in _FOOTNOTE_DEF_RE.finditer(text) if not code.contains(m.start())]
+    for pos in brackets:
+        m = _FOOTNOTE_DEF_AT_RE.match(text, pos) if text.startswith("[^", pos) else None
+        if m is not None and not code.contains(pos):
+            defs.append(m)
     if not defs:
         return []
-    refs: set[str] = {m.group(1).casefold() for m in _FOOTNOTE_REF_RE.finditer(text)}
+    refs: set[str] = {
+        m.group(1).casefold()
+        for m in _FOOTNOTE_REF_RE.finditer(text)
+        if not code.contains(m.start())
+    }
     return [m.span() for m in defs if m.group(1).casefold() not in refs]
 
 
@@ -416,13 +317,17 @@ def _details(text: str, code: _Code) -> list[tuple[int, int]]:
     return spans
 
 
+_NO_BLOCKS = Blocks()
+
+
 def hidden_spans(text: str) -> list[tuple[int, int]]:
     """Spans of ``text`` that GitHub does not display (merged, sorted)."""
-    html = _HtmlBlocks(text)
-    blocks, info_tails = _code_fences(text, html)
-    code = _Code(text, html, blocks)
-    spans = list(info_tails)
-    if "```" in text or "~~~" in text:
+    fenced = "```" in text or "~~~" in text
+    found = blocks(text) if fenced or "<" in text or "]:" in text else _NO_BLOCKS
+    html = _HtmlBlocks(found.html)
+    code = _Code(text, html, found.fences)
+    spans = _code_fences(text, found)
+    if fenced:
         spans += _container_info_tails(text)
     if "<" in text:
         spans += _html(text, code)
@@ -442,5 +347,8 @@ def hidden_spans(text: str) -> list[tuple[int, int]]:
         spans += [tail for tail in tails if not code.contains(tail[0])]
     if "]:" in text:
         spans += [m.span() for m in _LINK_DEF_RE.finditer(text) if not code.contains(m.start())]
-        spans += _footnotes(text, code)
+        for pos in found.brackets:
+            if (m := _LINK_DEF_AT_RE.match(text, pos)) is not None and not code.contains(pos):
+                spans.append(m.span())
+        spans += _footnotes(text, code, found.brackets)
     return merge(spans)
