@@ -170,11 +170,11 @@ def test_conceal_prefilter_finds_every_7_bit_sgr_8(text: str) -> None:
 
 
 def _reference_code_spans(
-    text: str, fenced: list[tuple[int, int]], html: list[tuple[int, int]]
+    text: str, fenced: list[tuple[int, int]], html: list[tuple[int, int]], breaks: list[int]
 ) -> list[tuple[int, int]]:
     runs = [m.span() for m in _hidden._BACKTICKS_RE.finditer(text)]
     runs = [r for r in runs if not any(s <= r[0] < e for s, e in fenced + html)]
-    blanks = [m.start() for m in _hidden._BLANK_LINE_RE.finditer(text)]
+    blanks = sorted({m.start() for m in _hidden._BLANK_LINE_RE.finditer(text)} | set(breaks))
     spans, i = [], 0
     while i < len(runs):
         start = runs[i][0]
@@ -207,9 +207,10 @@ def test_code_spans_equal_the_pairing_definition(text: str) -> None:
     # Fenced code and HTML blocks come from the block walk (tests/fence/test_blocks.py holds
     # it to cmark-gfm); the pairing of the backtick runs outside them is what is checked here.
     found = _blocks.blocks(text)
-    expected = _reference_code_spans(text, found.fences, found.html)
+    expected = _reference_code_spans(text, found.fences, found.html, found.breaks)
     html_blocks = _hidden._HtmlBlocks(found.html)
-    assert expected == _hidden._code_spans(text, _hidden._Regions(found.fences), html_blocks)
+    fenced = _hidden._Regions(found.fences)
+    assert expected == _hidden._code_spans(text, fenced, html_blocks, found.breaks)
 
 
 _PIECE_CHARS = (

@@ -96,13 +96,14 @@ def _reference_hidden_spans(text: str) -> list[tuple[int, int]]:
     found = _blocks.blocks(text)
     html = _hidden._HtmlBlocks(found.html)
     blocks, info_tails = found.fences, _hidden._code_fences(text, found)
-    regions = _hidden._Regions(blocks + _hidden._code_spans(text, _hidden._Regions(blocks), html))
+    spans = _hidden._code_spans(text, _hidden._Regions(blocks), html, found.breaks)
+    regions = _hidden._Regions(blocks + spans)
 
     class Eager(_hidden._Code):
         def contains(self, pos: int) -> bool:
             return regions.contains(pos)
 
-    code = Eager(text, html, blocks)
+    code = Eager(text, html, blocks, found.breaks)
     spans = list(info_tails)
     if "<" in text:
         spans += _hidden._html(text, code)
@@ -121,7 +122,7 @@ def _reference_hidden_spans(text: str) -> list[tuple[int, int]]:
             m = _hidden._LINK_DEF_AT_RE.match(text, pos)
             if m is not None and not code.contains(pos):
                 spans.append(m.span())
-        spans += _hidden._footnotes(text, code, found.brackets)
+        spans += _hidden._footnotes(text, code, found)
     return _hidden.merge(spans)
 
 

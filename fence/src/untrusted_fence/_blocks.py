@@ -24,6 +24,7 @@ __all__ = ["Blocks", "blocks"]
 _MAX_DEPTH = 32
 
 _QUOTE = -1  # a block quote on the container stack; a list item is its content width (>= 0)
+_FOOTNOTE_WIDTH = 4  # a footnote definition holds the lines indented by four columns
 
 _NONE, _PARA, _TABLE, _FENCE, _HTML, _INDENTED = range(6)
 
@@ -36,6 +37,7 @@ _ATX_RE = re.compile(r"#{1,6}+(?:[ \t]|$)")
 _DELIMITER_RE = re.compile(
     r"\|?+[ \t]*+:?+-++:?+[ \t]*+(?:\|[ \t]*+:?+-++:?+[ \t]*+)*+\|?+[ \t]*+$"
 )
+_FOOTNOTE_RE = re.compile(r"\[\^([^\] \t\r\n\x00]++)\]:")
 _CELL_SPLIT_RE = re.compile(r"(?<!\\)\|")
 _BLOCK_TAGS = (
     "address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|"
@@ -82,6 +84,11 @@ class Blocks:
     """Indented code blocks: the first line's start to the end of the last non-blank line."""
     brackets: list[int] = field(default_factory=list)
     """Offsets of a ``[`` that starts a line of paragraph text (after its containers)."""
+    footnotes: list[tuple[int, int, str]] = field(default_factory=list)
+    """Footnote definitions: from the ``[^`` to the end of the last line, and the label."""
+    breaks: list[int] = field(default_factory=list)
+    """The newline before each line that does not continue the inline text of the line before
+    it (a code span never pairs across one)."""
 
 
 _SPACES_RE = re.compile(r"[ \t]*+")
@@ -140,6 +147,7 @@ class _Walk:
     def __init__(self) -> None:
         self.stack: list[int] = []
         self.filled: list[bool] = []  # per container: whether it holds a block yet
+        self.notes: list[tuple[int, str] | None] = []  # per container: a footnote's start, label
         self.leaf = _NONE
         self.fence = ""  # the open fence's run
         self.html_end = ""  # the open HTML block's end string ("" ends at a blank line)
@@ -160,15 +168,20 @@ class _Walk:
     def truncate(self, depth: int, end: int) -> None:
         """Close the containers deeper than ``depth`` and the open leaf (before ``end``)."""
         if depth < len(self.stack):
+            for note in self.notes[depth:]:
+                if note is not None:
+                    self.out.footnotes.append((note[0], end, note[1]))
             del self.stack[depth:]
             del self.filled[depth:]
+            del self.notes[depth:]
         self.close_leaf(end)
 
-    def push(self, kind: int) -> None:
+    def push(self, kind: int, note: tuple[int, str] | None = None) -> None:
         if self.filled:
             self.filled[-1] = True
         self.stack.append(kind)
-        self.filled.append(False)
+        self.filled.append(note is not None)  # a blank line does not end a footnote
+        self.notes.append(note)
 
     def open_leaf(self, leaf: int) -> None:
         if self.filled:
@@ -179,6 +192,7 @@ class _Walk:
         """One line, ``text[start:end]`` (without its newline); ``end + 1`` starts the next."""
         line = text[start:end]
         n = len(line)
+        self.out.breaks.append(start - 1)
         i = col = 0
         matched = 0
         stack = self.stack
@@ -248,14 +262,15 @@ class _Walk:
                     return
             elif ch == "<":
                 m = _HTML_START_RE.match(line, j)
-                kind = m.lastgroup if m else None
-                if kind is None and not container_para and _COMPLETE_TAG_RE.match(line, j):
-                    kind = "tag"
-                if kind is not None:
+                start_kind = m.lastgroup if m else None
+                if start_kind is None and not container_para and _COMPLETE_TAG_RE.match(line, j):
+                    start_kind = "tag"  # type 7: cannot interrupt a paragraph
+                if start_kind is not None:
                     self.truncate(matched, start)
                     self.open_leaf(_HTML)
                     self.start = start
-                    self.html_end = "" if kind in ("block", "tag") else _END.get(kind, "raw")
+                    blank_ends = start_kind in ("block", "tag")
+                    self.html_end = "" if blank_ends else _END.get(start_kind, "raw")
                     if self.html_end and self._html_ends(line, j + 2):
                         self.close_leaf(end + 1)
                     return
@@ -287,6 +302,15 @@ class _Walk:
                         if empty:
                             return
                         continue
+            if ch == "[" and len(stack) < _MAX_DEPTH:
+                m = _FOOTNOTE_RE.match(line, j)
+                if m is not None:
+                    self.truncate(matched, start)
+                    self.push(_FOOTNOTE_WIDTH, (start + j, m.group(1)))
+                    matched = len(stack)
+                    all_matched = True
+                    i, col = _advance(line, m.end(), jc + m.end() - j, 1 << 30)
+                    continue
             if ch == "#" and _ATX_RE.match(line, j):
                 self.truncate(matched, start)
                 self.open_leaf(_NONE)
@@ -307,10 +331,12 @@ class _Walk:
             return
         if self.leaf == _TABLE and all_matched:
             return
-        if self.leaf != _PARA:  # else a continuation line (lazy when not all matched)
+        if self.leaf != _PARA:
             self.truncate(matched, start)
             self.open_leaf(_PARA)
             self.para = []
+        else:  # a continuation line (lazy when not all matched)
+            self.out.breaks.pop()
         self.para.append(content)
         if content.startswith("["):
             self.out.brackets.append(start + j)
@@ -337,5 +363,5 @@ def blocks(text: str) -> Blocks:
             end = size
         walk.line(text, start, end)
         start = end + 1
-    walk.close_leaf(size)
+    walk.truncate(0, size)
     return walk.out

@@ -57,7 +57,8 @@ _IMAGE_RE = re.compile(
 # hidden; starting on a literal instead of a lookbehind lets the engine skip ahead quickly).
 _LINK_TAIL_RE = re.compile(rf"\]\([ \t\n]*+(?:{_DEST})?(?:[ \t\n]++{_TITLE})?[ \t\n]*+\)")
 # Block quotes and list items before a definition (an item's marker, then its text).
-_CONTAINER = r"^(?:[ \t]{0,3}+(?:>[ \t]?+|(?:[-+*]|[0-9]{1,9}+[.)])[ \t]++))*+[ \t]{0,3}+"
+_PREFIX = r"(?:[ \t]{0,3}+(?:>[ \t]?+|(?:[-+*]|[0-9]{1,9}+[.)])[ \t]++))*+[ \t]{0,3}+"
+_CONTAINER = rf"^{_PREFIX}"
 _NEXT = r"(?:\n(?:[ \t]{0,3}+>[ \t]?+)*+)?[ \t]*+"
 # A label may run over lines (not over a blank one): cmark-gfm joins them with a space.
 _LABEL = r"(?:[^\[\]\\\n]|\\.|\n(?![ \t]*+\n))"
@@ -69,7 +70,9 @@ _LINK_DEF_RE = re.compile(rf"{_CONTAINER}{_LINK_DEF_BODY}", re.M)
 _LINK_DEF_AT_RE = re.compile(_LINK_DEF_BODY)
 _FOOTNOTE_DEF_BODY = (
     r"\[\^([^\]\n]++)\]:[^\n]*+"
-    r"(?:\n(?![ \t]*+\n)(?![ \t]{0,3}\[\^)[^\n]++|\n[ \t]*+\n(?=[ \t]{4})[^\n]++)*+"
+    # Continuation lines up to a blank line or the next definition (after its containers too,
+    # which also keeps the scans from every definition linear in total).
+    rf"(?:\n(?![ \t]*+\n)(?!{_PREFIX}\[\^)[^\n]++|\n[ \t]*+\n(?=[ \t]{{4}})[^\n]++)*+"
 )
 _FOOTNOTE_DEF_RE = re.compile(rf"{_CONTAINER}{_FOOTNOTE_DEF_BODY}", re.M)
 _FOOTNOTE_DEF_AT_RE = re.compile(_FOOTNOTE_DEF_BODY)
@@ -162,7 +165,12 @@ def _code_fences(text: str, found: Blocks) -> list[tuple[int, int]]:
     return spans
 
 
-def _code_spans(text: str, fenced: _Regions, html: _HtmlBlocks) -> list[tuple[int, int]]:
+def _code_spans(
+    text: str, fenced: _Regions, html: _HtmlBlocks, breaks: list[int] | None = None
+) -> list[tuple[int, int]]:
+    """Code spans outside fenced code and HTML blocks.  A span never pairs across a blank line
+    or one of the block walk's ``breaks`` (a line that starts a new block, such as a heading,
+    a footnote definition or a table row, starts new inline text)."""
     if "`" not in text:
         return []
     runs = [m.span() for m in _BACKTICKS_RE.finditer(text)]
@@ -190,6 +198,8 @@ def _code_spans(text: str, fenced: _Regions, html: _HtmlBlocks) -> list[tuple[in
         shorter[i] = seen.get(length - 1, -1)
         seen[length] = i
     blanks = [m.start() for m in _BLANK_LINE_RE.finditer(text)]
+    if breaks:
+        blanks = sorted(blanks + breaks)  # two sorted runs: a linear merge
     spans: list[tuple[int, int]] = []
     i = 0
     while i < len(runs):
@@ -220,16 +230,24 @@ class _Code:
     """Code blocks and code spans, paired only when a candidate hidden construct asks (pairing
     backtick runs costs more than every other scan on text with much inline code)."""
 
-    def __init__(self, text: str, html: _HtmlBlocks, blocks: list[tuple[int, int]]) -> None:
+    def __init__(
+        self,
+        text: str,
+        html: _HtmlBlocks,
+        blocks: list[tuple[int, int]],
+        breaks: list[int] | None = None,
+    ) -> None:
         self.text = text
         self.html = html
         self.blocks = blocks
+        self.breaks = breaks
         self.regions: _Regions | None = None
 
     def contains(self, pos: int) -> bool:
         if self.regions is None:
             fenced = _Regions(self.blocks)
-            self.regions = _Regions(self.blocks + _code_spans(self.text, fenced, self.html))
+            spans = _code_spans(self.text, fenced, self.html, self.breaks)
+            self.regions = _Regions(self.blocks + spans)
         return self.regions.contains(pos)
 
 
@@ -259,16 +277,21 @@ def _html(text: str, code: _Code) -> list[tuple[int, int]]:
     return spans
 
 
-def _footnotes(text: str, code: _Code, brackets: list[int]) -> list[tuple[int, int]]:
-    """Footnote definitions that nothing references: GitHub drops them.  A reference inside
-    code is code, not a reference."""
+def _footnotes(text: str, code: _Code, found: Blocks) -> list[tuple[int, int]]:
+    """Footnote definitions that nothing references: GitHub drops them, with every line they
+    hold.  A reference inside code is code, not a reference."""
     if "[^" not in text:
         return []
-    defs = [m for m in _FOOTNOTE_DEF_RE.finditer(text) if not code.contains(m.start())]
-    for pos in brackets:
+    defs = [
+        (m.start(), m.end(), m.group(1))
+        for m in _FOOTNOTE_DEF_RE.finditer(text)
+        if not code.contains(m.start())
+    ]
+    for pos in found.brackets:
         m = _FOOTNOTE_DEF_AT_RE.match(text, pos) if text.startswith("[^", pos) else None
         if m is not None and not code.contains(pos):
-            defs.append(m)
+            defs.append((m.start(), m.end(), m.group(1)))
+    defs += found.footnotes
     if not defs:
         return []
     refs: set[str] = {
@@ -276,7 +299,7 @@ def _footnotes(text: str, code: _Code, brackets: list[int]) -> list[tuple[int, i
         for m in _FOOTNOTE_REF_RE.finditer(text)
         if not code.contains(m.start())
     }
-    return [m.span() for m in defs if m.group(1).casefold() not in refs]
+    return [(start, end) for start, end, label in defs if label.casefold() not in refs]
 
 
 _DETAILS_OPEN_RE = re.compile(r"<details(?=[\s>/])([^<>]*+)>", re.I)
@@ -325,7 +348,7 @@ def hidden_spans(text: str) -> list[tuple[int, int]]:
     fenced = "```" in text or "~~~" in text
     found = blocks(text) if fenced or "<" in text or "]:" in text else _NO_BLOCKS
     html = _HtmlBlocks(found.html)
-    code = _Code(text, html, found.fences)
+    code = _Code(text, html, found.fences, found.breaks)
     spans = _code_fences(text, found)
     if fenced:
         spans += _container_info_tails(text)
@@ -350,5 +373,5 @@ def hidden_spans(text: str) -> list[tuple[int, int]]:
         for pos in found.brackets:
             if (m := _LINK_DEF_AT_RE.match(text, pos)) is not None and not code.contains(pos):
                 spans.append(m.span())
-        spans += _footnotes(text, code, found.brackets)
+        spans += _footnotes(text, code, found)
     return merge(spans)
