@@ -38,6 +38,22 @@ _DELIMITER_RE = re.compile(
     r"\|?+[ \t]*+:?+-++:?+[ \t]*+(?:\|[ \t]*+:?+-++:?+[ \t]*+)*+\|?+[ \t]*+$"
 )
 _FOOTNOTE_RE = re.compile(r"\[\^([^\] \t\r\n\x00]++)\]:")
+# A line whose first character is none of these continues a paragraph or starts one.
+_BLOCK_FIRST = frozenset(" \t>-+*0123456789=_#`~<[|:")
+# Runs of lines the walk skips in one step outside containers: paragraph text and empty lines,
+# lines of fenced code that cannot close it, and everything up to the end of an HTML block.
+_PLAIN_RUN_RE = re.compile(r"(?:[^ \t>\-+*0-9=_#`~<\[|:\n][^\n]*+\n|\n)*+")
+_CODE_RUN_RE = {
+    "`": re.compile(r"(?:(?! {0,3}+```)[^\n]*+\n)*+"),
+    "~": re.compile(r"(?:(?! {0,3}+~~~)[^\n]*+\n)*+"),
+}
+_BLANK_AT_RE = re.compile(r"^[ \t]*+$", re.M)
+_TOP_FENCE_RE = re.compile(r" {0,3}+(`{3,}+|~{3,}+)([^\n]*+)")
+_TOP_CLOSE_RE = re.compile(r" {0,3}+(`{3,}+|~{3,}+)[ \t]*+$")
+# A list item at column 0 whose text starts right after one space with a character that starts
+# no block (the common case, decided without the general walk).
+_SIMPLE_QUOTE_RE = re.compile(r"> ?+(?=[^ \t\n>\-+*0-9=_#`~<\[|:])")
+_SIMPLE_ITEM_RE = re.compile(r"(?:[-+*]|([0-9]{1,9}+)[.)]) (?=[^ \t\n>\-+*0-9=_#`~<\[|:])")
 _CELL_SPLIT_RE = re.compile(r"(?<!\\)\|")
 _BLOCK_TAGS = (
     "address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|"
@@ -99,10 +115,12 @@ def _indent(line: str, i: int, col: int) -> tuple[int, int]:
     sits at column ``col`` (a tab may be partly consumed: it still ends at a multiple of 4).
     Past 64 columns of indentation the column is a lower bound: every decision is made by then
     (the rest of the line is code or paragraph text), and the walk stays linear."""
+    if i >= len(line) or (line[i] != " " and line[i] != "\t"):
+        return i, col
     m = _SPACES_RE.match(line, i)
     assert m is not None
     j = m.end()
-    if j - i > 64:
+    if j - i > 64 or line.find("\t", i, j) < 0:
         return j, col + (j - i)
     for ch in line[i:j]:
         col = col + 1 if ch == " " else (col // 4 + 1) * 4
@@ -153,7 +171,7 @@ class _Walk:
         self.html_end = ""  # the open HTML block's end string ("" ends at a blank line)
         self.start = 0  # where the open fence or HTML block starts
         self.code_end = 0  # the end of the open indented code's last non-blank line
-        self.para: list[str] = []  # the open paragraph's lines, content only
+        self.para: list[tuple[int, int]] = []  # the open paragraph's lines, content only
         self.out = Blocks()
 
     def close_leaf(self, end: int) -> None:
@@ -190,6 +208,50 @@ class _Walk:
 
     def line(self, text: str, start: int, end: int) -> None:
         """One line, ``text[start:end]`` (without its newline); ``end + 1`` starts the next."""
+        if start < end and text[start] not in _BLOCK_FIRST:
+            # Most lines: text at column 0 matches no container and starts no block.
+            leaf = self.leaf
+            if leaf == _PARA:
+                self.para.append((start, end))  # a continuation, lazy under containers
+                return
+            if not self.stack:
+                if leaf == _FENCE:
+                    return
+                if leaf == _TABLE:
+                    self.out.breaks.append(start - 1)  # a row
+                    return
+            if leaf != _HTML or self.stack:
+                self.out.breaks.append(start - 1)
+                self.truncate(0, start)
+                self.leaf = _PARA
+                self.para = [(start, end)]
+                return
+        elif start == end:
+            self._empty_line(start)
+            return
+        elif text[start] == ">" and (quote := self._simple_quote(text, start, end)):
+            # "> text" at column 0: a new block quote or, in one, its paragraph.
+            if self.stack:
+                self.para.append((quote, end))  # continues the quoted paragraph
+                return
+            self.out.breaks.append(start - 1)
+            self.truncate(0, start)
+            self.push(_QUOTE)
+            self.open_leaf(_PARA)
+            self.para = [(quote, end)]
+            return
+        elif self.stack or self.leaf not in (_FENCE, _HTML):
+            item = _SIMPLE_ITEM_RE.match(text, start, end)
+            if item is not None and not (
+                not self.stack and self.leaf == _PARA and item.group(1) not in (None, "1")
+            ):
+                # "- text" or "1. text" at column 0: a new item, whatever was open.
+                self.out.breaks.append(start - 1)
+                self.truncate(0, start)
+                self.push(item.end() - start)
+                self.open_leaf(_PARA)
+                self.para = [(item.end(), end)]
+                return
         line = text[start:end]
         n = len(line)
         self.out.breaks.append(start - 1)
@@ -206,6 +268,8 @@ class _Walk:
                 i, col = _advance(line, i, col, kind)
             elif j < n or not self.filled[depth]:
                 break  # an item that starts with a blank line ends at a second one
+            else:
+                i, col = j, jc  # a blank line: its spaces are consumed
             matched += 1
         all_matched = matched == len(stack)
         leaf = self.leaf
@@ -275,10 +339,10 @@ class _Walk:
                         self.close_leaf(end + 1)
                     return
             if container_para and (ch == "=" or ch == "-") and _SETEXT_RE.match(line, j):
-                if not self._only_definitions():
+                if not self._only_definitions(text):
                     self.leaf = _NONE  # the paragraph becomes a heading
                     return
-                self.para.append(line[j:])
+                self.para.append((start + j, end))
                 return  # the line is paragraph text (and no table delimiter)
             if (ch == "*" or ch == "-" or ch == "_") and _BREAK_RE.match(line, j):
                 self.truncate(matched, start)
@@ -325,7 +389,7 @@ class _Walk:
             and jc - col < 4
             and "-" in content
             and _DELIMITER_RE.match(content)
-            and _cells(content) == _cells(self.para[-1])
+            and _cells(content) == _cells(self._last_para_line(text))
         ):
             self.leaf = _TABLE  # the paragraph's last line is the header
             return
@@ -337,14 +401,114 @@ class _Walk:
             self.para = []
         else:  # a continuation line (lazy when not all matched)
             self.out.breaks.pop()
-        self.para.append(content)
+        self.para.append((start + j, end))
         if content.startswith("["):
             self.out.brackets.append(start + j)
 
-    def _only_definitions(self) -> bool:
-        if not self.para[0].lstrip(" \t").startswith("["):
+    def _simple_quote(self, text: str, start: int, end: int) -> int:
+        """Where the text of a "> text" line starts, when the line continues the paragraph
+        of the only open container, a block quote, or starts a block quote at the top level
+        (else 0: the general walk decides)."""
+        if self.stack:
+            if self.stack != [_QUOTE] or self.leaf != _PARA:
+                return 0
+        elif self.leaf in (_FENCE, _HTML):
+            return 0
+        quote = _SIMPLE_QUOTE_RE.match(text, start, end)
+        return 0 if quote is None else quote.end()
+
+    def _empty_line(self, start: int) -> None:
+        """An empty line: it matches the list items that hold a block, up to the first block
+        quote; it ends a paragraph and, unmatched, the leaf."""
+        self.out.breaks.append(start - 1)
+        matched = 0
+        for depth, kind in enumerate(self.stack):
+            if kind == _QUOTE or not self.filled[depth]:
+                break
+            matched += 1
+        leaf = self.leaf
+        if matched == len(self.stack):
+            if leaf == _HTML and not self.html_end:
+                self.close_leaf(start)
+            elif leaf not in (_FENCE, _HTML, _INDENTED):
+                self.leaf = _NONE
+        else:
+            self.truncate(matched, start)
+
+    def skip(self, text: str, start: int) -> int:
+        """Outside containers: where the lines from ``start`` that need no walk end (the
+        state is updated as if they had been walked)."""
+        while start <= len(text) and not self.stack:
+            stop = self._skip(text, start)
+            if stop == start:
+                break
+            start = stop
+        return start
+
+    def _skip(self, text: str, start: int) -> int:
+        leaf = self.leaf
+        if leaf in (_PARA, _NONE):
+            m = _PLAIN_RUN_RE.match(text, start)
+            stop = m.end() if m else start
+            if stop == start:
+                fence = _TOP_FENCE_RE.match(text, start)
+                if fence is None or (fence.group(1)[0] == "`" and "`" in fence.group(2)):
+                    return start
+                self.out.breaks.append(start - 1)
+                self.truncate(0, start)
+                self.open_leaf(_FENCE)
+                self.fence = fence.group(1)
+                self.start = start
+                self.out.infos.append(fence.span(2))
+                return fence.end() + 1
+            last_end = stop - 1
+            last_start = text.rfind("\n", start, last_end) + 1 or start
+            if last_start == last_end:  # the run ends with an empty line
+                self.leaf = _NONE
+                return stop
+            blank = text.rfind("\n\n", start - 1 if start else 0, last_end)
+            first = blank + 2 if blank >= 0 else start + 1 if text[start] == "\n" else start
+            if first == start and leaf == _PARA:
+                self.para.append((start, last_end))  # continuation lines
+            else:
+                if first == start:
+                    self.out.breaks.append(start - 1)
+                self.leaf = _PARA
+                self.para = [(first, last_end)]
+            return stop
+        if leaf == _FENCE:
+            m = _CODE_RUN_RE[self.fence[0]].match(text, start)
+            stop = m.end() if m else start
+            line_end = text.find("\n", stop)
+            if line_end < 0:
+                line_end = len(text)
+            close = _TOP_CLOSE_RE.match(text, stop, line_end)
+            run = close.group(1) if close is not None else ""
+            if run[:1] == self.fence[0] and len(run) >= len(self.fence):
+                self.out.breaks.append(stop - 1)
+                self.close_leaf(line_end + 1)
+            return line_end + 1  # a closing fence, or a line of code
+        if leaf == _HTML:
+            if not self.html_end:
+                blank_line = _BLANK_AT_RE.search(text, start)
+                return len(text) + 1 if blank_line is None else blank_line.start()
+            if self.html_end == "raw":
+                raw = _RAW_END_RE.search(text, start)
+                found = -1 if raw is None else raw.start()
+            else:
+                found = text.find(self.html_end, start)
+            return len(text) + 1 if found < 0 else text.rfind("\n", start, found) + 1 or start
+        return start
+
+    def _last_para_line(self, text: str) -> str:
+        a, b = self.para[-1]
+        return text[max(a, text.rfind("\n", a, b) + 1) : b]
+
+    def _only_definitions(self, text: str) -> bool:
+        first = self.para[0][0]
+        if text[first : first + 1] != "[":
             return False
-        return _DEFINITIONS_RE.fullmatch("\n".join(self.para)) is not None
+        return _DEFINITIONS_RE.fullmatch("\n".join(text[a:b] for a, b in self.para)) is not None
 
     def _html_ends(self, line: str, i: int) -> bool:
         if self.html_end == "raw":
@@ -358,6 +522,10 @@ def blocks(text: str) -> Blocks:
     start = 0
     size = len(text)
     while start <= size:
+        if not walk.stack:
+            start = walk.skip(text, start)
+            if start > size:
+                break
         end = text.find("\n", start)
         if end < 0:
             end = size

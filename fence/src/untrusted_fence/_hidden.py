@@ -20,13 +20,6 @@ MARK_CLOSE = "\u27e7"
 # The fence's own hidden marks, as it renders them; recognised first so cleaning is idempotent.
 _MARK_RE = re.compile("\u27e6hidden: [^\u27e6\u27e7]*+\u27e7")
 
-# A fence line after block-quote or list-item markers ("> ```js", "- ```py", "1. > ~~~"):
-# cmark-gfm opens fenced code there too, and does not show the info string after the language.
-_LIST_ITEM_RE = re.compile(r"^[ \t]*+(?:[-+*]|[0-9]{1,9}+[.)])[ \t]", re.M)
-_INDENTED_FENCE_RE = re.compile(r"^(?: {4}|\t)[ \t]*+(`{3,}+|~{3,}+)([^\n]*+)", re.M)
-_CONTAINER_FENCE_RE = re.compile(
-    r"^[ \t]{0,3}+(?:>[ \t]*+|(?:[-+*]|[0-9]{1,9}+[.)])[ \t]++)++(`{3,}+|~{3,}+)([^\n]*+)", re.M
-)
 # A literal first character lets the regex engine skip ahead to each run quickly.
 _BACKTICKS_RE = re.compile(r"``*+")
 # The first word of a code-fence info string only picks the highlighting; a word that cannot be
@@ -136,24 +129,6 @@ def _info_tail(text: str, start: int, end: int) -> list[tuple[int, int]]:
     if len(words) == 2:
         return [(start + info.index(words[0]) + len(words[0]), end)]
     return []
-
-
-def _container_info_tails(text: str) -> list[tuple[int, int]]:
-    """Info-string tails of fence lines inside block quotes and list items.  Every such line
-    counts as an opener (one that is really a line of code gets its tail marked: too much
-    rather than too little).  A fence line indented by four columns or more after a list item
-    ("1.  a" then a blank line then "    ```js x") can be a fence inside the item, so after the
-    first list item such lines count as openers too."""
-    spans = []
-    matches = list(_CONTAINER_FENCE_RE.finditer(text))
-    item = _LIST_ITEM_RE.search(text)
-    if item is not None:
-        matches += _INDENTED_FENCE_RE.finditer(text, item.end())
-    for m in matches:
-        if m.group(1)[0] == "`" and "`" in m.group(2):
-            continue  # not a fence: backticks in the info string
-        spans += _info_tail(text, m.start(2), m.end(2))
-    return spans
 
 
 def _code_fences(text: str, found: Blocks) -> list[tuple[int, int]]:
@@ -345,13 +320,11 @@ _NO_BLOCKS = Blocks()
 
 def hidden_spans(text: str) -> list[tuple[int, int]]:
     """Spans of ``text`` that GitHub does not display (merged, sorted)."""
-    fenced = "```" in text or "~~~" in text
-    found = blocks(text) if fenced or "<" in text or "]:" in text else _NO_BLOCKS
+    needed = "```" in text or "~~~" in text or "<" in text or "]:" in text
+    found = blocks(text) if needed else _NO_BLOCKS
     html = _HtmlBlocks(found.html)
     code = _Code(text, html, found.fences, found.breaks)
     spans = _code_fences(text, found)
-    if fenced:
-        spans += _container_info_tails(text)
     if "<" in text:
         spans += _html(text, code)
         lowered = text.casefold() if not text.isascii() else text.lower()
