@@ -86,6 +86,7 @@ HIDDEN_CASES = {
     "label_across_lines_in_item": '- [foo\n  bar]: /u "tok"',
     "footnote_referenced_only_in_code_span": "`[^n]`\n\n[^n]: tok",
     "footnote_referenced_only_in_fenced_code": "```\n[^n]\n```\n\n[^n]: tok",
+    "footnote_referenced_only_escaped": "\\[^n]\n\n[^n]: tok",
     "info_string_in_quote": "> ```js tok\n> x\n> ```",
     "info_string_in_item": "- ```py tok\n  x\n  ```",
     "info_string_in_item_in_quote": "1. > ~~~ sh tok\n   > x",
@@ -103,6 +104,7 @@ def test_text_github_hides_in_block_structure_is_marked(markdown: str) -> None:
 SHOWN_CASES = {
     "tab_before_fence_is_indented_code": " \t```js tok",
     "footnote_referenced_outside_code": "`x` [^n]\n\n[^n]: tok",
+    "footnote_referenced_after_an_escaped_backslash": "\\\\[^n]\n\n[^n]: tok",
     "fence_closed_inside_item_then_paragraph": "- ```\n  x\n  ```\n\ntok",
     "text_after_table": "a|b\n-|-\nx|y\n\ntok",
 }

@@ -254,7 +254,7 @@ def _html(text: str, code: _Code) -> list[tuple[int, int]]:
 
 def _footnotes(text: str, code: _Code, found: Blocks) -> list[tuple[int, int]]:
     """Footnote definitions that nothing references: GitHub drops them, with every line they
-    hold.  A reference inside code is code, not a reference."""
+    hold.  A reference inside code is code, and an escaped ``\\[`` is text: neither counts."""
     if "[^" not in text:
         return []
     defs = [
@@ -272,7 +272,7 @@ def _footnotes(text: str, code: _Code, found: Blocks) -> list[tuple[int, int]]:
     refs: set[str] = {
         m.group(1).casefold()
         for m in _FOOTNOTE_REF_RE.finditer(text)
-        if not code.contains(m.start())
+        if not code.contains(m.start()) and not _escaped(text, m.start())
     }
     return [(start, end) for start, end, label in defs if label.casefold() not in refs]
 
