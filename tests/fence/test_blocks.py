@@ -127,7 +127,8 @@ PREFIXES = [
 BODIES = [
     "T", "```", "```js T", "~~~", "~~~~ T", "``` `T", "<div>T", "<span>", "<span>T</span> T",
     "<!-- T", "T -->", "<pre>", "T</pre>", "a|b", "-|-", "---", "===", "# T", "* * *",
-    "[T]: /u", "", "", "<div", "</span>", "<textarea>", "`T`", "[^T]: T", "<?T", "T ?>",
+    "[T]: /u", "", "", "<div", "</span>", "<textarea>", "`T`", "[^T]: T", "<?T", "T ?>", "<?>",
+    "<!-->",
 ]  # fmt: skip
 # Left out of the fence-level test, as raw HTML tokenizing rather than block structure: an
 # unfinished tag ("<div" then a line) turns the next line into attributes, and a "-->" or "?>"

@@ -335,7 +335,7 @@ class _Walk:
                     self.start = start
                     blank_ends = start_kind in ("block", "tag")
                     self.html_end = "" if blank_ends else _END.get(start_kind, "raw")
-                    if self.html_end and self._html_ends(line, j + 2):
+                    if self.html_end and self._html_ends(line, j):
                         self.close_leaf(end + 1)
                     return
             if container_para and (ch == "=" or ch == "-") and _SETEXT_RE.match(line, j):
