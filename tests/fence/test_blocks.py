@@ -133,7 +133,11 @@ BODIES = [
 # Left out of the fence-level test, as raw HTML tokenizing rather than block structure: an
 # unfinished tag ("<div" then a line) turns the next line into attributes, and a "-->" or "?>"
 # outside the HTML block that opened the comment is escaped text, which leaves the comment open.
-_TAG_COMPLETE_BODIES = [b for b in BODIES if b not in ("<div", "T -->", "T ?>")]
+# The oracle's own limits leave out "<!-->" (a whole, empty comment to HTML5, an open one to
+# the standard library's parser) and processing instructions (an unclosed "<!--" inside one
+# looks unterminated to the oracle).
+_LEFT_OUT = ("<div", "T -->", "T ?>", "<!-->", "<?T", "<?>")
+_TAG_COMPLETE_BODIES = [b for b in BODIES if b not in _LEFT_OUT]
 _TOKEN_RE = re.compile(r"tok\d+q")
 _PRE_RE = re.compile(r"<pre[^>]*><code>(.*?)</code></pre>", re.S)
 
@@ -170,11 +174,13 @@ def test_code_blocks_of_the_walk_hold_the_lines_cmark_gfm_puts_in_code(
     choices: list[tuple[str, int, str]],
 ) -> None:
     doc = _document(choices, "tok")
-    in_code = set().union(*(_tokens(m.group(1)) for m in _PRE_RE.finditer(_render(doc))))
+    html = _render(doc)
+    in_code = set().union(*(_tokens(m.group(1)) for m in _PRE_RE.finditer(html)))
     found = _blocks.blocks(doc)
     walked = set().union(*(_tokens(doc[a:b]) for a, b in found.fences + found.indented))
     walked -= set().union(*(_tokens(doc[a:b]) for a, b in found.infos))
-    assert in_code == walked, doc
+    # An unreferenced footnote definition is dropped with all it holds.
+    assert in_code == walked & _tokens(html), doc
 
 
 @given(lines)
@@ -183,8 +189,10 @@ def test_html_blocks_of_the_walk_are_html_blocks_to_cmark_gfm(
 ) -> None:
     # "&tokNq" stays raw in an HTML block and is escaped as text or code.
     doc = _document(choices, "&tok")
-    raw = set(re.findall(r"(?<![;\w])&(tok\d+q)", _render(doc)))
+    html = _render(doc)
+    raw = set(re.findall(r"(?<![;\w])&(tok\d+q)", html))
     walked = set().union(*(_tokens(doc[a:b]) for a, b in _blocks.blocks(doc).html))
+    walked &= _tokens(html)  # an unreferenced footnote definition is dropped whole
     # Inline raw HTML (a comment, declaration or processing instruction inside a paragraph)
     # is raw too without being a block, so only the walk's blocks must all be raw.
     assert set() == walked - raw, doc

@@ -266,8 +266,10 @@ class _Walk:
                 i, col = _advance(line, j + 1, jc + 1, 1)
             elif jc - col >= kind:
                 i, col = _advance(line, i, col, kind)
-            elif j < n or not self.filled[depth]:
-                break  # an item that starts with a blank line ends at a second one
+            elif j < n or not self.filled[depth] or (n and self.notes[depth] is not None):
+                # An item that starts with a blank line ends at a second one; a footnote
+                # definition holds empty lines, not lines of spaces (cmark-gfm's rule).
+                break
             else:
                 i, col = j, jc  # a blank line: its spaces are consumed
             matched += 1
