@@ -92,6 +92,7 @@ HIDDEN_CASES = {
     "info_string_in_item_in_quote": "1. > ~~~ sh tok\n   > x",
     "info_string_after_tab_in_quote": ">\t```js tok\n> x",
     "info_string_after_tab_in_item": "-\t```js tok",
+    "info_string_in_quotes_nested_too_deep_to_follow": ">" * 40 + " ```js tok\n" + ">" * 40 + " x",
 }
 
 

@@ -48,6 +48,7 @@ _CODE_RUN_RE = {
     "~": re.compile(r"(?:(?! {0,3}+~~~)[^\n]*+\n)*+"),
 }
 _BLANK_AT_RE = re.compile(r"^[ \t]*+$", re.M)
+_DEEP_FENCE_RE = re.compile(r"(?:(?:>|[-+*]|[0-9]{1,9}+[.)])[ \t]*+)++(`{3,}+|~{3,}+)([^\n]*+)")
 _TOP_FENCE_RE = re.compile(r" {0,3}+(`{3,}+|~{3,}+)([^\n]*+)")
 _TOP_CLOSE_RE = re.compile(r" {0,3}+(`{3,}+|~{3,}+)[ \t]*+$")
 # A list item at column 0 whose text starts right after one space with a character that starts
@@ -381,6 +382,11 @@ class _Walk:
                 self.truncate(matched, start)
                 self.open_leaf(_NONE)
                 return
+            deep = _DEEP_FENCE_RE.match(line, j) if len(stack) >= _MAX_DEPTH else None
+            if deep is not None and not (deep.group(1)[0] == "`" and "`" in deep.group(2)):
+                # Too deep to follow: the line is text here, but a fence in it may open code
+                # in cmark-gfm, so its info string is marked (too much rather than too little).
+                self.out.infos.append((start + deep.start(2), end))
             break
         # Paragraph text, a table row or a delimiter row.
         j, jc = _indent(line, i, col)
