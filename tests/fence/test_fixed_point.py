@@ -7,7 +7,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from untrusted_fence import _clean, _hidden, _markers
+from untrusted_fence import _blocks, _clean, _hidden, _markers
 
 _MARK = "\u27e6hidden: "
 # Fragments that make a second step differ from the first: constructs exposed by removing or
@@ -93,15 +93,17 @@ _LINK_TAIL_RE = re.compile(
 def _reference_hidden_spans(text: str) -> list[tuple[int, int]]:
     """hidden_spans with code blocks and spans paired up front (before they became lazy), and
     link tails found by a lookbehind."""
-    html = _hidden._HtmlBlocks(text)
-    blocks, info_tails = _hidden._code_fences(text, html)
-    regions = _hidden._Regions(blocks + _hidden._code_spans(text, _hidden._Regions(blocks), html))
+    found = _blocks.blocks(text)
+    html = _hidden._HtmlBlocks(found.html)
+    blocks, info_tails = found.fences, _hidden._code_fences(text, found)
+    spans = _hidden._code_spans(text, _hidden._Regions(blocks), html, found.breaks)
+    regions = _hidden._Regions(blocks + spans)
 
     class Eager(_hidden._Code):
         def contains(self, pos: int) -> bool:
             return regions.contains(pos)
 
-    code = Eager(text, html, blocks)
+    code = Eager(text, html, blocks, found.breaks)
     spans = list(info_tails)
     if "<" in text:
         spans += _hidden._raw_html(text, code, html)
@@ -111,7 +113,11 @@ def _reference_hidden_spans(text: str) -> list[tuple[int, int]]:
     if "]:" in text:
         defs = _hidden._LINK_DEF_RE.finditer(text)
         spans += [m.span() for m in defs if not code.contains(m.start())]
-        spans += _hidden._footnotes(text, code)
+        for pos in found.brackets:
+            m = _hidden._LINK_DEF_AT_RE.match(text, pos)
+            if m is not None and not code.contains(pos):
+                spans.append(m.span())
+        spans += _hidden._footnotes(text, code, found)
     return _hidden.merge(spans)
 
 

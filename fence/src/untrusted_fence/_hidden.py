@@ -8,11 +8,11 @@ a left-to-right walk; nothing rescans from every position.
 
 from __future__ import annotations
 
-import itertools
 import re
 from bisect import bisect_left, bisect_right
 
 from . import _html5
+from ._blocks import Blocks, blocks
 
 __all__ = ["MARK_CLOSE", "MARK_OPEN", "hidden_spans", "mark_spans", "merge"]
 
@@ -21,23 +21,12 @@ MARK_CLOSE = "\u27e7"
 # The fence's own hidden marks, as it renders them; recognised first so cleaning is idempotent.
 _MARK_RE = re.compile("\u27e6hidden: [^\u27e6\u27e7]*+\u27e7")
 
-# Indented by spaces only: a tab reaches column 4, which makes the line indented code.
-_FENCE_RE = re.compile(r" {0,3}+(`{3,}+|~{3,}+)([^\n]*+)")
-_FENCE_AFTER_NEWLINE_RE = re.compile(r"\n {0,3}+(`{3,}+|~{3,}+)([^\n]*+)")
-# A fence line after block-quote or list-item markers ("> ```js", "- ```py", "1. > ~~~"):
-# cmark-gfm opens fenced code there too, and does not show the info string after the language.
-_LIST_ITEM_RE = re.compile(r"^[ \t]*+(?:[-+*]|[0-9]{1,9}+[.)])[ \t]", re.M)
-_INDENTED_FENCE_RE = re.compile(r"^(?: {4}|\t)[ \t]*+(`{3,}+|~{3,}+)([^\n]*+)", re.M)
-_CONTAINER_FENCE_RE = re.compile(
-    r"^[ \t]{0,3}+(?:>[ \t]*+|(?:[-+*]|[0-9]{1,9}+[.)])[ \t]++)++(`{3,}+|~{3,}+)([^\n]*+)", re.M
-)
 # A literal first character lets the regex engine skip ahead to each run quickly.
 _BACKTICKS_RE = re.compile(r"``*+")
 # The first word of a code-fence info string only picks the highlighting; a word that cannot be
 # a language name is treated as hidden text like the rest of the info string.
 _LANGUAGE_RE = re.compile(r"[A-Za-z0-9+#._-]{1,32}")
 _BLANK_LINE_RE = re.compile(r"\n[ \t]*+\n")
-_HTML_BLOCK_START_RE = re.compile(r"[ \t]{0,3}+<[A-Za-z/!?]")
 _HTML_START_RE = re.compile(r"<(?:!--|\?|!\[CDATA\[|![A-Za-z])")
 _HTML_END = {"<!--": "-->", "<?": "?>", "<![CDATA[": "]]>"}
 # An inline open or closing tag as cmark-gfm reads raw HTML in a paragraph (a complete tag;
@@ -60,18 +49,26 @@ _IMAGE_RE = re.compile(
 # A link's "(destination title)" after the "]" (the match includes the "]", which is not
 # hidden; starting on a literal instead of a lookbehind lets the engine skip ahead quickly).
 _LINK_TAIL_RE = re.compile(rf"\]\([ \t\n]*+(?:{_DEST})?(?:[ \t\n]++{_TITLE})?[ \t\n]*+\)")
-_CONTAINER = r"^(?:[ \t]{0,3}+>[ \t]?+)*+[ \t]{0,3}+"
+# Block quotes and list items before a definition (an item's marker, then its text).
+_PREFIX = r"(?:[ \t]{0,3}+(?:>[ \t]?+|(?:[-+*]|[0-9]{1,9}+[.)])[ \t]++))*+[ \t]{0,3}+"
+_CONTAINER = rf"^{_PREFIX}"
 _NEXT = r"(?:\n(?:[ \t]{0,3}+>[ \t]?+)*+)?[ \t]*+"
-_LINK_DEF_RE = re.compile(
-    rf"{_CONTAINER}\[(?!\^)(?:[^\[\]\\\n]|\\.){{1,999}}+\]:[ \t]*+{_NEXT}(?:{_DEST})?"
-    rf"(?:[ \t]*+{_NEXT}{_TITLE})?[^\n]*+",
-    re.M,
+# A label may run over lines (not over a blank one): cmark-gfm joins them with a space.
+_LABEL = r"(?:[^\[\]\\\n]|\\.|\n(?![ \t]*+\n))"
+_LINK_DEF_BODY = (
+    rf"\[(?!\^){_LABEL}{{1,999}}+\]:[ \t]*+{_NEXT}(?:{_DEST})?"
+    rf"(?:[ \t]*+{_NEXT}{_TITLE})?[^\n]*+"
 )
-_FOOTNOTE_DEF_RE = re.compile(
-    rf"{_CONTAINER}\[\^([^\]\n]++)\]:[^\n]*+"
-    rf"(?:\n(?![ \t]*+\n)(?![ \t]{{0,3}}\[\^)[^\n]++|\n[ \t]*+\n(?=[ \t]{{4}})[^\n]++)*+",
-    re.M,
+_LINK_DEF_RE = re.compile(rf"{_CONTAINER}{_LINK_DEF_BODY}", re.M)
+_LINK_DEF_AT_RE = re.compile(_LINK_DEF_BODY)
+_FOOTNOTE_DEF_BODY = (
+    r"\[\^([^\]\n]++)\]:[^\n]*+"
+    # Continuation lines up to a blank line or the next definition (after its containers too,
+    # which also keeps the scans from every definition linear in total).
+    rf"(?:\n(?![ \t]*+\n)(?!{_PREFIX}\[\^)[^\n]++|\n[ \t]*+\n(?=[ \t]{{4}})[^\n]++)*+"
 )
+_FOOTNOTE_DEF_RE = re.compile(rf"{_CONTAINER}{_FOOTNOTE_DEF_BODY}", re.M)
+_FOOTNOTE_DEF_AT_RE = re.compile(_FOOTNOTE_DEF_BODY)
 _FOOTNOTE_REF_RE = re.compile(r"\[\^([^\]\n]++)\](?!:)")
 
 
@@ -108,182 +105,48 @@ def mark_spans(text: str) -> list[tuple[int, int]]:
     return [m.span() for m in _MARK_RE.finditer(text)]
 
 
-_HTML_LINE_RE = re.compile(r"\n[ \t]{0,3}+<[A-Za-z/!?]")
-
-
-# The HTML block types 1-5 of the CommonMark spec, by their start, and their end conditions.
-_HTML_KIND_RE = re.compile(
-    r"[ \t]{0,3}+<(!--|\?|!\[CDATA\[|![A-Za-z]|(?:script|pre|style|textarea)(?=[ \t\v\f\r>\n]|$))",
-    re.I,
-)
-_HTML_KIND_END = {
-    "!--": "-->", "?": "?>", "![cdata[": "]]>", "script": "</script>", "pre": "</pre>",
-    "style": "</style>", "textarea": "</textarea>",
-}  # fmt: skip
-
-
-def _find_ci(text: str, needle: str, start: int) -> int:
-    """``text.find(needle, start)`` with ASCII case ignored (needle is lower case)."""
-    if needle.startswith("</"):
-        m = re.compile(re.escape(needle), re.I).search(text, start)
-        return -1 if m is None else m.start()
-    return text.find(needle, start)
-
-
 class _HtmlBlocks:
-    """Whether a position lies in a block that starts like raw HTML (GitHub passes such a
-    block through as HTML up to the next blank line, so code syntax inside it is inert).
+    """Whether a position lies in an HTML block (GitHub passes such a block through as HTML,
+    so code syntax inside it is inert).  The blocks come from the block walk (``_blocks``),
+    which starts them by cmark-gfm's seven start conditions, outside fenced code, and ends
+    them by its end conditions."""
 
-    The candidates are every line that starts like HTML; ``_code_fences`` accepts the ones
-    that start outside a fenced code block, in one left-to-right walk with the fences (a line
-    inside fenced code is code, whatever it looks like, as in cmark-gfm)."""
-
-    def __init__(self, text: str) -> None:
-        # A block starts at a line that starts like HTML: at a paragraph start, and also inside
-        # a paragraph, since HTML blocks of types 1-6 interrupt one (treating every such line
-        # as a start errs towards making code syntax inert, hence towards marking more).
-        self.text = text
-        self.starts: list[int] = []
-        self.blank_ends: list[int] = []
-        if "<" in text:
-            self.blank_ends = [m.end() for m in _BLANK_LINE_RE.finditer(text)]
-            if _HTML_BLOCK_START_RE.match(text, 0):
-                self.starts.append(0)
-            self.starts += [m.start() + 1 for m in _HTML_LINE_RE.finditer(text)]
-        self.spans: list[tuple[int, int]] = []
-        self.regions = _Regions([])
-        self._closes: dict[str, tuple[int, int]] = {}  # end condition: (searched from, found)
-        self._next = 0  # the first candidate not yet accepted or dropped
-        self.reach = 0  # the furthest end of an accepted block
-
-    def end_of(self, start: int) -> int:
-        """Where the block that starts at ``start`` ends (one past the text: at its end)."""
-        text = self.text
-        i = bisect_right(self.blank_ends, start)
-        end = self.blank_ends[i] if i < len(self.blank_ends) else len(text) + 1
-        kind = _HTML_KIND_RE.match(text, start)
-        if kind is not None:
-            # Types 1-5 end at the line holding their end condition, blank lines or not.
-            opener = kind.group(1).casefold()
-            close = _HTML_KIND_END.get(opener, ">")  # "<!" and a letter: type 4
-            found = self._close(close, kind.start(1))
-            if found < 0:
-                end = len(text) + 1
-            else:
-                line_end = text.find("\n", found)
-                end = len(text) + 1 if line_end < 0 else line_end + 1
-        return end
-
-    def _close(self, close: str, pos: int) -> int:
-        """``_find_ci(text, close, pos)``, remembering the last answer for each end condition:
-        blocks are asked for in order, so one search serves every later start it covers."""
-        searched = self._closes.get(close)
-        if searched is not None and searched[0] <= pos and (searched[1] < 0 or searched[1] >= pos):
-            return searched[1]
-        found = _find_ci(self.text, close, pos)
-        self._closes[close] = (pos, found)
-        return found
-
-    def accept(self, before: int) -> None:
-        """Accept the candidates that start before ``before`` (outside fenced code)."""
-        starts = self.starts
-        while self._next < len(starts) and starts[self._next] < before:
-            start = starts[self._next]
-            self._next += 1
-            end = self.end_of(start)
-            self.spans.append((start + 1, end))
-            self.reach = max(self.reach, end)
-
-    def skip(self, before: int) -> None:
-        """Drop the candidates that start before ``before`` (lines of fenced code)."""
-        self._next = bisect_left(self.starts, before, self._next)
-
-    def inside(self, pos: int) -> bool:
-        """Whether ``pos`` lies in an accepted block (every accepted one starts before it)."""
-        return pos < self.reach
-
-    def finish(self) -> None:
-        self.accept(len(self.text) + 1)
-        self.regions = _Regions(self.spans)
+    def __init__(self, spans: list[tuple[int, int]]) -> None:
+        self.spans = spans
+        self.regions = _Regions(spans)
 
     def contains(self, pos: int) -> bool:
         return self.regions.contains(pos)
 
 
-def _info_tail(m: re.Match[str]) -> list[tuple[int, int]]:
-    """The part of an opening fence's info string (group 2) that GitHub does not show: all of
-    it after the first word, or all of it when the first word cannot be a language name."""
-    info = m.group(2)
+def _info_tail(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The part of an opening fence's info string (``text[start:end]``) that GitHub does not
+    show: all of it after the first word, or all of it when the first word cannot be a
+    language name."""
+    info = text[start:end]
     words = info.strip().split(maxsplit=1)
     if words and _LANGUAGE_RE.fullmatch(words[0]) is None:
-        return [(m.start(2), m.end(2))]
+        return [(start, end)]
     if len(words) == 2:
-        return [(m.start(2) + info.index(words[0]) + len(words[0]), m.end(2))]
+        return [(start + info.index(words[0]) + len(words[0]), end)]
     return []
 
 
-def _container_info_tails(text: str) -> list[tuple[int, int]]:
-    """Info-string tails of fence lines inside block quotes and list items.  Every such line
-    counts as an opener (one that is really a line of code gets its tail marked: too much
-    rather than too little).  A fence line indented by four columns or more after a list item
-    ("1.  a" then a blank line then "    ```js x") can be a fence inside the item, so after the
-    first list item such lines count as openers too."""
-    spans = []
-    matches = list(_CONTAINER_FENCE_RE.finditer(text))
-    item = _LIST_ITEM_RE.search(text)
-    if item is not None:
-        matches += _INDENTED_FENCE_RE.finditer(text, item.end())
-    for m in matches:
-        if m.group(1)[0] == "`" and "`" in m.group(2):
-            continue  # not a fence: backticks in the info string
-        spans += _info_tail(m)
+def _code_fences(text: str, found: Blocks) -> list[tuple[int, int]]:
+    """The hidden info-string tails of the opening fences the block walk found (inside block
+    quotes and list items too)."""
+    spans: list[tuple[int, int]] = []
+    for start, end in found.infos:
+        spans += _info_tail(text, start, end)
     return spans
 
 
-def _code_fences(
-    text: str, html: _HtmlBlocks
-) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
-    """Fenced code blocks (whole, fence lines included) and hidden info-string tails, in one
-    walk with the HTML blocks: a fence line inside an HTML block is HTML, and a line that
-    starts like HTML inside fenced code is code."""
-    blocks: list[tuple[int, int]] = []
-    hidden: list[tuple[int, int]] = []
-    if "```" not in text and "~~~" not in text:
-        html.finish()
-        return blocks, hidden
-    opener: tuple[int, str] | None = None  # line start and fence of the open block
-    first = _FENCE_RE.match(text)
-    # Later fence lines are found after their newline (a literal the regex engine scans for).
-    later = _FENCE_AFTER_NEWLINE_RE.finditer(text, first.end() if first else 0)
-    for m in itertools.chain([first] if first else [], later):
-        fence, info = m.group(1, 2)
-        line_start = m.start() + (m.group()[0] == "\n")
-        if opener is None:
-            html.accept(line_start)
-            if fence[0] == "`" and "`" in info:
-                continue  # not a fence: backticks in the info string
-            if html.inside(line_start):
-                # HTML to this model, but an HTML block that cmark-gfm would not start (a tag
-                # line inside a paragraph) leaves this line a real opener: mark its info string
-                # either way (as raw HTML it would show: too much rather than too little).
-                hidden += _info_tail(m)
-                continue
-            opener = (line_start, fence)
-            hidden += _info_tail(m)
-        else:
-            html.skip(line_start)
-            of = opener[1]
-            if fence[0] == of[0] and len(fence) >= len(of) and not info.strip():
-                blocks.append((opener[0], m.end()))
-                opener = None
-    if opener is not None:
-        blocks.append((opener[0], len(text)))
-        html.skip(len(text) + 1)
-    html.finish()
-    return blocks, hidden
-
-
-def _code_spans(text: str, fenced: _Regions, html: _HtmlBlocks) -> list[tuple[int, int]]:
+def _code_spans(
+    text: str, fenced: _Regions, html: _HtmlBlocks, breaks: list[int] | None = None
+) -> list[tuple[int, int]]:
+    """Code spans outside fenced code and HTML blocks.  A span never pairs across a blank line
+    or one of the block walk's ``breaks`` (a line that starts a new block, such as a heading,
+    a footnote definition or a table row, starts new inline text)."""
     if "`" not in text:
         return []
     runs = [m.span() for m in _BACKTICKS_RE.finditer(text)]
@@ -311,6 +174,8 @@ def _code_spans(text: str, fenced: _Regions, html: _HtmlBlocks) -> list[tuple[in
         shorter[i] = seen.get(length - 1, -1)
         seen[length] = i
     blanks = [m.start() for m in _BLANK_LINE_RE.finditer(text)]
+    if breaks:
+        blanks = sorted(blanks + breaks)  # two sorted runs: a linear merge
     spans: list[tuple[int, int]] = []
     i = 0
     while i < len(runs):
@@ -341,16 +206,24 @@ class _Code:
     """Code blocks and code spans, paired only when a candidate hidden construct asks (pairing
     backtick runs costs more than every other scan on text with much inline code)."""
 
-    def __init__(self, text: str, html: _HtmlBlocks, blocks: list[tuple[int, int]]) -> None:
+    def __init__(
+        self,
+        text: str,
+        html: _HtmlBlocks,
+        blocks: list[tuple[int, int]],
+        breaks: list[int] | None = None,
+    ) -> None:
         self.text = text
         self.html = html
         self.blocks = blocks
+        self.breaks = breaks
         self.regions: _Regions | None = None
 
     def contains(self, pos: int) -> bool:
         if self.regions is None:
             fenced = _Regions(self.blocks)
-            self.regions = _Regions(self.blocks + _code_spans(self.text, fenced, self.html))
+            spans = _code_spans(self.text, fenced, self.html, self.breaks)
+            self.regions = _Regions(self.blocks + spans)
         return self.regions.contains(pos)
 
 
@@ -409,40 +282,35 @@ def _comment_close(text: str, start: int, pos: int) -> int:
     return -1
 
 
-def _footnotes(text: str, code: _Code) -> list[tuple[int, int]]:
+def _footnotes(text: str, code: _Code, found: Blocks) -> list[tuple[int, int]]:
+    """Footnote definitions that nothing references: GitHub drops them, with every line they
+    hold.  A reference inside code is code, and an escaped ``\\[`` is text: neither counts."""
     if "[^" not in text:
         return []
-    defs = [m for m in _FOOTNOTE_DEF_RE.finditer(text) if not code.contains(m.start())]
+    defs = [
+        (m.start(), m.end(), m.group(1))
+        for m in _FOOTNOTE_DEF_RE.finditer(text)
+        if not code.contains(m.start())
+    ]
+    for pos in found.brackets:
+        m = _FOOTNOTE_DEF_AT_RE.match(text, pos) if text.startswith("[^", pos) else None
+        if m is not None and not code.contains(pos):
+            defs.append((m.start(), m.end(), m.group(1)))
+    defs += found.footnotes
     if not defs:
         return []
-    refs: set[str] = {m.group(1).casefold() for m in _FOOTNOTE_REF_RE.finditer(text)}
-    return [m.span() for m in defs if m.group(1).casefold() not in refs]
+    refs: set[str] = {
+        m.group(1).casefold()
+        for m in _FOOTNOTE_REF_RE.finditer(text)
+        if not code.contains(m.start()) and not _escaped(text, m.start())
+    }
+    return [(start, end) for start, end, label in defs if label.casefold() not in refs]
 
 
-def _verbatim_blocks(text: str, html: _HtmlBlocks) -> list[list[tuple[int, int]]]:
-    """Two readings of the HTML blocks whose lines GitHub passes through verbatim (``html``
-    is finished); the truth is one of them, so the marks of both are taken.
-
-    In the first, a candidate line inside an earlier block is part of that block (as inside
-    a real block).  In the second, every candidate starts a block and cuts the one before it
-    (as when the earlier candidate was really a paragraph line, which types 1-6 interrupt),
-    except inside a block of types 1-5, which runs to its end condition."""
-    nested: list[tuple[int, int]] = []
-    cut: list[tuple[int, int]] = []
-    reach = closed_kind = 0  # the nested block's end; the end of a type 1-5 block
-    for start, end in html.spans:
-        start -= 1  # the spans start one past the block's first character
-        end = min(end, len(text))
-        if start >= reach:
-            reach = end
-            nested.append((start, end))
-        if start >= closed_kind:
-            if cut and cut[-1][1] > start:
-                cut[-1] = (cut[-1][0], start)
-            cut.append((start, end))
-            if _HTML_KIND_RE.match(text, start) is not None:
-                closed_kind = end
-    return [nested, cut]
+# An HTML block whose lines reach the page as they are: its first line starts with the tag
+# (top level, or indented under a list item).  One inside a block quote carries the quote's
+# markers on every line, which a browser never sees: ``_container_html`` reads its first line.
+_VERBATIM_START_RE = re.compile(r"[ \t]*+<")
 
 
 def _block_html(text: str, html: _HtmlBlocks) -> list[tuple[int, int]]:
@@ -450,34 +318,14 @@ def _block_html(text: str, html: _HtmlBlocks) -> list[tuple[int, int]]:
     verbatim and the page is parsed as HTML5): comments, bogus comments (``<! x>``, ``</3 x>``,
     ``<!-x->``, ``<?``), DOCTYPE, tags the sanitizer strips or that carry attributes, and script
     or style text.  A token still open where its block ends (an unclosed attribute value or
-    comment) swallows the Markdown after it: it runs to the end of the text.
-
-    Both readings of ``_verbatim_blocks`` count.  The second is not tokenized again where it
-    reads as the first: from a block start outside any token, both read the same tokens, so
-    only a start or end of its blocks inside a token of the first (a token cut short there),
-    and the parts of its blocks beyond the first's, can add marks."""
-    nested, cut = _verbatim_blocks(text, html)
-    spans, extents, finished = _tokenized(text, nested)
-    if not finished:
-        return spans  # the rest of the text is marked already
-    # The first token of the first reading that a block of the second starts or ends inside.
-    bounds = sorted({b for block in cut for b in block})
-    i = 0
-    for start, end in extents:
-        i = bisect_right(bounds, start, i)
-        if i < len(bounds) and bounds[i] < end:
-            spans.append((start, len(text)))
-            return spans
-    # The parts of the second reading's blocks beyond the end of the first's block they start
-    # in (its state there is the data state, as the first's is).
-    beyond = []
-    j = 0
-    for start, end in cut:
-        while j + 1 < len(nested) and nested[j + 1][0] <= start:
-            j += 1
-        if end > nested[j][1]:
-            beyond.append((max(start, nested[j][1]), end))
-    return spans + _tokenized(text, beyond)[0]
+    comment) swallows the Markdown after it: it runs to the end of the text.  The blocks are
+    the block walk's (cmark-gfm's start and end conditions)."""
+    verbatim = [
+        (start, min(end, len(text)))
+        for start, end in html.spans
+        if _VERBATIM_START_RE.match(text, start)
+    ]
+    return _tokenized(text, verbatim)[0]
 
 
 # A line inside block quotes or list items that starts like HTML ("> <div @x=...>"): an HTML
@@ -684,14 +532,16 @@ def _raw_html(text: str, code: _Code, html: _HtmlBlocks) -> list[tuple[int, int]
     return spans
 
 
+_NO_BLOCKS = Blocks()
+
+
 def hidden_spans(text: str) -> list[tuple[int, int]]:
     """Spans of ``text`` that GitHub does not display (merged, sorted)."""
-    html = _HtmlBlocks(text)
-    blocks, info_tails = _code_fences(text, html)
-    code = _Code(text, html, blocks)
-    spans = list(info_tails)
-    if "```" in text or "~~~" in text:
-        spans += _container_info_tails(text)
+    needed = "```" in text or "~~~" in text or "<" in text or "]:" in text
+    found = blocks(text) if needed else _NO_BLOCKS
+    html = _HtmlBlocks(found.html)
+    code = _Code(text, html, found.fences, found.breaks)
+    spans = _code_fences(text, found)
     if "<" in text:
         spans += _raw_html(text, code, html)
     if "](" in text or "![" in text:
@@ -700,5 +550,8 @@ def hidden_spans(text: str) -> list[tuple[int, int]]:
         spans += [tail for tail in tails if not code.contains(tail[0])]
     if "]:" in text:
         spans += [m.span() for m in _LINK_DEF_RE.finditer(text) if not code.contains(m.start())]
-        spans += _footnotes(text, code)
+        for pos in found.brackets:
+            if (m := _LINK_DEF_AT_RE.match(text, pos)) is not None and not code.contains(pos):
+                spans.append(m.span())
+        spans += _footnotes(text, code, found)
     return merge(spans)
