@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, Literal
 
+import msgspec
+
 from ._api import GitHubApi, GraphQLResult
 from ._errors import GraphQLError
 from ._model import (
@@ -25,6 +27,7 @@ from ._model import (
     PageInfo,
     PrRef,
     PrStatus,
+    SweepBatch,
 )
 from ._queries import (
     MAX_BADGE_PRS,
@@ -267,7 +270,19 @@ def parse_badge(
     )
 
 
-async def _graphql(api: GitHubApi, document: str, variables: Mapping[str, Any]) -> GraphQLResult:
+def rate_figures(result: GraphQLResult, parsed: BadgeBatch | SweepBatch) -> dict[str, Any]:
+    """The rate figures of a parsed answer, the client's where it read them (its
+    ``rateLimit`` field or headers), for ``msgspec.structs.replace``."""
+    return {
+        "cost": result.cost if result.cost is not None else parsed.cost,
+        "remaining": result.remaining if result.remaining is not None else parsed.remaining,
+        "reset_at": result.reset_at or parsed.reset_at,
+    }
+
+
+async def graphql_answer(
+    api: GitHubApi, document: str, variables: Mapping[str, Any]
+) -> GraphQLResult:
     """Send a query; an answer whose only errors are NOT_FOUND is an answer, not a fault."""
     try:
         return await api.graphql(document, variables)
@@ -295,7 +310,7 @@ async def read_badges(
     document, variables = badge_query(
         prs, comments_window=comments_window, reviews_window=reviews_window
     )
-    result = await _graphql(api, document, variables)
+    result = await graphql_answer(api, document, variables)
     batch = parse_badge(
         result.data,
         prs,
@@ -303,15 +318,7 @@ async def read_badges(
         reviews_window=reviews_window,
         errors=result.errors,
     )
-    if result.cost is not None or result.remaining is not None:
-        batch = BadgeBatch(
-            statuses=batch.statuses,
-            missing=batch.missing,
-            cost=result.cost if result.cost is not None else batch.cost,
-            remaining=result.remaining if result.remaining is not None else batch.remaining,
-            reset_at=result.reset_at or batch.reset_at,
-        )
-    return batch
+    return msgspec.structs.replace(batch, **rate_figures(result, batch))
 
 
 def _inline(node: object) -> InlineComment | None:
@@ -404,7 +411,7 @@ async def read_details(
     for start in range(0, len(unique), batch):
         chunk = unique[start : start + batch]
         document, variables = detail_query(chunk, inline_window=inline_window)
-        result = await _graphql(api, document, variables)
+        result = await graphql_answer(api, document, variables)
         found, more = parse_details(result.data, chunk)
         for review_id, after in more.items():
             found[review_id] = await _more_inline(
@@ -423,7 +430,7 @@ async def _more_inline(
     while cursor is not None and pages < MAX_INLINE_PAGES:
         pages += 1
         document, variables = inline_page_query(review.id, cursor, inline_window=inline_window)
-        result = await _graphql(api, document, variables)
+        result = await graphql_answer(api, document, variables)
         node = result.data.get("node") if isinstance(result.data, Mapping) else None
         page, cursor = _inline_page(node.get("comments") if isinstance(node, Mapping) else None)
         inline.extend(page)
@@ -459,7 +466,7 @@ async def read_gap(
     where = f"{pr} (gap read)"
     while cursor is not None and pages < max_pages:
         document, variables = gap_query(pr, connection, cursor)
-        result = await _graphql(api, document, variables)
+        result = await graphql_answer(api, document, variables)
         pages += 1
         root = result.data if isinstance(result.data, Mapping) else {}
         repo = root.get("repository")
@@ -531,7 +538,7 @@ async def read_failing_checks(api: GitHubApi, pr: PrRef) -> tuple[CheckFailure, 
     after: str | None = None
     for _ in range(MAX_CHECK_PAGES):
         document, variables = failing_checks_query(pr, after=after)
-        result = await _graphql(api, document, variables)
+        result = await graphql_answer(api, document, variables)
         root = result.data if isinstance(result.data, Mapping) else {}
         repo = root.get("repository")
         node = repo.get("pullRequest") if isinstance(repo, Mapping) else None

@@ -18,8 +18,10 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+import msgspec
+
 from ._api import GitHubApi
-from ._badge import ErrorList, parse_time
+from ._badge import ErrorList, graphql_answer, parse_time, rate_figures
 from ._errors import AuthError, GitHubError, GraphQLError, RateLimitedError, TransientError
 from ._model import SweepBatch, SweepEntry
 from ._queries import MAX_SWEEP_IDS, MAX_SWEEP_PRS, sweep_query
@@ -125,24 +127,13 @@ async def read_sweep(api: GitHubApi, node_ids: Sequence[str]) -> SweepBatch:
         return SweepBatch(entries={})
     document, variables = sweep_query(node_ids)
     try:
-        result = await api.graphql(document, variables)
+        result = await graphql_answer(api, document, variables)
     except GraphQLError as exc:
-        if exc.errors and all(e.get("type") == "NOT_FOUND" for e in exc.errors):
-            return parse_sweep(exc.data, node_ids, errors=exc.errors)
         if any(e.get("type") == _RESOURCE_LIMITS for e in exc.errors):
             raise SweepRefused("GitHub's resource limits were exceeded by the sweep") from None
         raise
     batch = parse_sweep(result.data, node_ids, errors=result.errors)
-    if result.cost is not None or result.remaining is not None:
-        batch = SweepBatch(
-            entries=batch.entries,
-            missing=batch.missing,
-            unread=batch.unread,
-            cost=result.cost if result.cost is not None else batch.cost,
-            remaining=result.remaining if result.remaining is not None else batch.remaining,
-            reset_at=result.reset_at or batch.reset_at,
-        )
-    return batch
+    return msgspec.structs.replace(batch, **rate_figures(result, batch))
 
 
 class Sweeper:
