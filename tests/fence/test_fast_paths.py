@@ -417,11 +417,45 @@ phrase_text = st.lists(
 
 
 @given(phrase_text | marker_text)
-def test_the_phrase_guard_changes_nothing_the_phrase_rule_finds(text: str) -> None:
+def test_the_phrase_guard_and_frame_change_nothing_the_phrase_rule_finds(text: str) -> None:
     for rules in _markers._RULES:
         view = rules.view(text)
         guarded = re.compile(rules.line_rules[0], re.M)
-        plain = re.compile(rules.line_rules[0].replace(rules.phrase_guard, ""), re.M)
+        # The rule as first written: no guard, the frame as a branch per character.
+        first = rules.line_rules[0].replace(rules.phrase_guard, "")
+        plain = re.compile(first.replace(_markers._FRAME, r"(?:[^\w\n]|_)*+"), re.M)
         starts = [0] + [i + 1 for i, c in enumerate(view) if c == "\n"]
         expected = [bool(plain.match(view, p)) for p in starts]
         assert expected == [bool(guarded.match(view, p)) for p in starts]
+
+
+def _reference_visible_lines(text: str, marks: list[tuple[int, int]]) -> str:
+    """Each group of lines that holds marks (a mark holding newlines joins its lines), with
+    the marks cut out; the groups joined by newlines."""
+    chunks, i = [], 0
+    while i < len(marks):
+        start = text.rfind("\n", 0, marks[i][0]) + 1
+        end = text.find("\n", marks[i][1])
+        end = len(text) if end < 0 else end
+        parts, pos = [], start
+        while i < len(marks) and marks[i][0] < end:
+            parts.append(text[pos : marks[i][0]])
+            pos = marks[i][1]
+            later = text.find("\n", pos)
+            end = max(end, len(text) if later < 0 else later)
+            i += 1
+        parts.append(text[pos:end])
+        chunks.append("".join(parts))
+    return "\n".join(chunks)
+
+
+mark_text = st.lists(
+    st.sampled_from(["a", "\n", " ", _HIDDEN + "x\u27e7", _HIDDEN + "a\nb\u27e7", "END"]),
+    max_size=20,
+).map("".join)
+
+
+@given(mark_text)
+def test_visible_lines_found_by_forward_scans_equal_the_line_lookup(text: str) -> None:
+    marks = mark_spans(text)
+    assert _reference_visible_lines(text, marks) == _markers._visible_lines(text, marks)

@@ -33,6 +33,9 @@ REPLACEMENT = "[fence-like marker removed]"
 View = Callable[[str], str]
 
 _SEPS = " \t._-*|/\\"
+# Anything but a letter or a digit on a line, as a whole-line phrase's frame: the same run as
+# (?:[^\w\n]|_)*+, matched about twice as fast (a class run instead of a branch per character).
+_FRAME = r"[^\w\n]*+(?:_[^\w\n]*+)*+"
 _BOUNDS = ("begin", "end", "start")
 # Nouns that make "BEGIN/END <noun>" a marker anywhere in a line.
 _STRONG = (
@@ -370,7 +373,7 @@ class _Rules:
             )
         group()
         # Whole-line paraphrases and other languages' words.
-        frame = r"(?:[^\w\n]|_)*+"
+        frame = _FRAME
         nouns = alt(_STRONG + _WEAK)
         line_bounds = alt(_LINE_BOUNDS)
         phrase = (
@@ -624,26 +627,23 @@ def _line_bounds(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 def _visible_lines(text: str, marks: list[tuple[int, int]]) -> str:
-    """The visible projection of the lines that hold a hidden mark, one chunk per group."""
-    newlines = [m.start() for m in _NEWLINE_RE.finditer(text)]
+    """The visible projection of the lines that hold a hidden mark, one chunk per group.
 
-    def line_start(pos: int) -> int:
-        i = bisect_right(newlines, pos - 1) - 1  # the last newline before pos
-        return newlines[i] + 1 if i >= 0 else 0
-
-    def line_end(pos: int) -> int:
-        i = bisect_right(newlines, pos - 1)  # the first newline at or after pos
-        return newlines[i] if i < len(newlines) else len(text)
-
+    Line bounds come from ``find`` and ``rfind``, each over text not scanned before (a line
+    end is only looked for past the current one), so many marks on one line stay linear."""
     chunks: list[str] = []
     i = 0
+    size = len(text)
     while i < len(marks):
-        start, end = line_start(marks[i][0]), line_end(marks[i][1])
+        start = text.rfind("\n", 0, marks[i][0]) + 1
+        end = -1
         parts, pos = [], start
-        while i < len(marks) and marks[i][0] < end:
+        while i < len(marks) and (end < 0 or marks[i][0] < end):
             parts.append(text[pos : marks[i][0]])
             pos = marks[i][1]
-            end = max(end, line_end(pos))
+            if pos > end:
+                found = text.find("\n", pos)
+                end = size if found < 0 else found
             i += 1
         parts.append(text[pos:end])
         chunks.append("".join(parts))
