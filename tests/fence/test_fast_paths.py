@@ -459,3 +459,19 @@ mark_text = st.lists(
 def test_visible_lines_found_by_forward_scans_equal_the_line_lookup(text: str) -> None:
     marks = mark_spans(text)
     assert _reference_visible_lines(text, marks) == _markers._visible_lines(text, marks)
+
+
+_AS_WRITTEN = (
+    _markers._Rules(_chars.casefold, casefold_view=True, fast=False),
+    _markers._Rules(_chars.fold, casefold_view=False, fast=False),
+)
+
+
+@given(marker_text | phrase_text | tricky_text)
+def test_rules_with_lookbehinds_after_a_literal_find_what_the_rules_as_written_find(
+    text: str,
+) -> None:
+    for fast, written in zip(_markers._RULES, _AS_WRITTEN, strict=True):
+        view = fast.view(text)
+        expected = [m.span() for m in written.rx.finditer(view)]
+        assert expected == [m.span() for m in fast.rx.finditer(view)]

@@ -136,6 +136,8 @@ class _Group:
     # Line rules: searched at the start and after each newline of the chosen lines.
     at_start: re.Pattern[str] | None = None
     after_newline: re.Pattern[str] | None = None
+    # A second condition: a chosen line also holds one of these.
+    gates: list[_Probe] | None = None
 
     def search(self, chosen: str) -> bool:
         if self.at_start is not None and self.after_newline is not None:
@@ -200,15 +202,31 @@ class _Scan:
         return self._starts
 
     def hit_lines(self, group: _Group) -> list[int] | None:
-        """The indices of the lines where a probe of ``group`` is found, sorted (None: many,
-        take the whole view; []: none)."""
+        """The indices of the lines where a probe of ``group`` is found (and a gate, when the
+        group has gates), sorted (None: many, take the whole view; []: none)."""
         if not group.probes:
             return None
+        gated = None
+        if group.gates:
+            gated = self._probe_lines(group.gates)
+            if gated is not None and not gated:
+                return []
+        hits = self._probe_lines(group.probes)
+        if hits is None:
+            if gated is None:
+                return None
+            hits = gated
+        elif gated is not None:
+            hits &= gated
+        return sorted(hits)
+
+    def _probe_lines(self, probes: list[_Probe]) -> set[int] | None:
+        """The lines where one of ``probes`` is found (None: more than half of them)."""
         half = self.line_count // 2
         counted: list[tuple[_Probe, str | bytes]] = []
         total = 0
         view_ascii = self.view.isascii()
-        for probe in group.probes:
+        for probe in probes:
             if probe.non_ascii and view_ascii:
                 continue
             text = self.target(probe)
@@ -238,7 +256,7 @@ class _Scan:
                 pos = self._next(probe, text, last)
         if len(hits) > half:
             return None
-        return sorted(hits)
+        return hits
 
     @staticmethod
     def _next(probe: _Probe, text: str | bytes, start: int) -> int:
@@ -292,7 +310,9 @@ class _Rules:
     a group too, searched at the start and after each newline of their chosen lines.  ``rx`` is
     all of them as one regex, for the test that the split finds exactly what it finds."""
 
-    def __init__(self, view: View, casefold_view: bool) -> None:
+    def __init__(self, view: View, casefold_view: bool, fast: bool = True) -> None:
+        # fast=False builds the rules as first written (a lookbehind before a word, not after
+        # its first letter), for the test that the rewrite finds the same.
         self.view = view
         seps = {view(c) for c in _SEPS}
         seps = {c for c in seps if len(c) == 1 and not c.isalnum() and c != "\n"}
@@ -303,6 +323,7 @@ class _Rules:
         keyed: list[str] = []
         line_rules: list[str] = []
         probes: list[_Probe] = []
+        gates: list[_Probe] = []
         line_probes: list[_Probe] = []
         self.groups: list[_Group] = []
         self.shape_tables: dict[str, bytes] = {}
@@ -314,8 +335,9 @@ class _Rules:
             if not rules:
                 return
             rx = re.compile("|".join(f"(?:{r})" for r in rules), re.M)
-            self.groups.append(_Group(rules, rx, list(probes)))
+            self.groups.append(_Group(rules, rx, list(probes), gates=list(gates) or None))
             probes.clear()
+            gates.clear()
 
         def letter(c: str) -> str:
             # In the lookalike view, Cyrillic "у" folds to "y", which reads as "u".
@@ -346,6 +368,19 @@ class _Rules:
         def alt(words: tuple[str, ...] | list[str]) -> str:
             return "(?:" + "|".join(word(w) for w in sorted(words, key=len, reverse=True)) + ")"
 
+        def started(words: tuple[str, ...] | list[str]) -> str:
+            # ``start`` then alt(words), with the lookbehind after each word's first letter: a
+            # regex that starts with letters is only tried where one of them stands.
+            if not fast:
+                return start + alt(words)
+            out = []
+            for w in sorted(words, key=len, reverse=True):
+                first, *rest = [c for c in view(w) if c not in seps]
+                lead = letter(first)
+                tail = "".join(sep + letter(c) for c in rest)
+                out.append(f"{lead}(?<![^\\W_]{lead}){tail}")
+            return "(?:" + "|".join(out) + ")"
+
         def compact_alt(words: tuple[str, ...] | list[str]) -> str:
             # The compacted form of alt(words): no separators, so a literal-led search.
             folded = sorted({self.compact(view(w)) for w in words}, key=len, reverse=True)
@@ -362,7 +397,7 @@ class _Rules:
         of, the = word("of"), word("the")
         # BEGIN/END followed by a strong noun, anywhere.
         # ("the" only after "of": "start the user input handler" is prose.)
-        keyed.append(rf"{start}{bounds}{sep}(?:{of}{sep}(?:{the}{sep})?)?{alt(_STRONG)}")
+        keyed.append(rf"{started(_BOUNDS)}{sep}(?:{of}{sep}(?:{the}{sep})?)?{alt(_STRONG)}")
         for b in _BOUNDS:
             add(
                 probes,
@@ -395,9 +430,10 @@ class _Rules:
         # (Any non-ASCII character passes: a short class is checked faster.)
         chars = re.escape("".join(sorted(c for c in letters | seps if c.isascii())))
         first = re.escape("".join(sorted(c for c in firsts if c.isascii())))
-        self.phrase_guard = (
-            rf"(?=[{first}\u0080-\U0010ffff])(?=[{chars}\u0080-\U0010ffff]*+{frame}$)"
-        )
+        # (Every phrase starts with a word of two letters or more: a letter, then letters and
+        # separators, then the frame to the end of the line.)
+        assert all(len([c for c in view(w) if c not in seps]) > 1 for w in vocabulary)
+        self.phrase_guard = rf"(?=[{first}\u0080-\U0010ffff][{chars}\u0080-\U0010ffff]++{frame}$)"
         line_rules.append(rf"{frame}{self.phrase_guard}(?:{phrase}){frame}$")
         # (No probes: its words, "end", "fin", "start", are in most lines of prose anyway.)
         phrase_rule = line_rules.pop()
@@ -413,15 +449,19 @@ class _Rules:
         keyed.append(
             rf"(?:(?<!{no_angle}){no_angle}{{3,}}+|(?<!<)<{{3,}}+[ \t]++){sep}{start}{bounds}{stop}"
         )
-        keyed.append(rf"{start}{bounds}{stop}[ \t]*+{delim}{{3,}}+")
+        keyed.append(rf"{started(_BOUNDS)}{stop}[ \t]*+{delim}{{3,}}+")
         self.shape_tables["delim"] = _shape_table({"d": delims})
         add(probes, "delim", literal=b"ddd")
+        for b in _BOUNDS:  # both rules hold a bound word
+            add(gates, "compact", literal=self.compact(view(b)))
         group()
         # The fence's own syntax: "(un)trusted", the kinds, begin/end, in any bracket.
         trusted = rf"(?:{word('un')}{sep})?{word('trusted')}"
         kinds = rf"(?:{word('comment')}|{word('check')}{sep}{word('output')})"
         keyed.append(rf"{trusted}{sep}{kinds}{sep}{bounds}")
-        keyed.append(rf"{start}{kinds}[{re.escape(view('-'))}_]++{bounds}{stop}")
+        keyed.append(
+            rf"{started(('comment', 'check output'))}[{re.escape(view('-'))}_]++{bounds}{stop}"
+        )
         openers = "".join(sorted({view(c) for c in _OPENERS} | set(_OPENERS)))
         opener = "[" + re.escape(openers) + "]"
         single = "[" + re.escape("«‹≪〈《⟨⟪❬❮⦑⧼﹤＜") + "]"
@@ -464,7 +504,9 @@ class _Rules:
         group()
         # <s> and </s> on their own (not <s>struck</s> inside a sentence).
         s_open, s_close = rf"{lt}{word('s')}{gt}", rf"{lt}/{word('s')}{gt}"
-        keyed.append(rf"{s_open}(?=[\s<\[]|$)|(?<![^\s>\]]){s_close}|{s_close}(?=[<\[])")
+        # (The lookbehind after the literal: a regex that starts with a literal is fast.)
+        lone_close = rf"{s_close}(?<![^\s>\]]{s_close})" if fast else rf"(?<![^\s>\]]){s_close}"
+        keyed.append(rf"{s_open}(?=[\s<\[]|$)|{lone_close}|{s_close}(?=[<\[])")
         add(probes, "view", literal=view("<s>"))
         add(probes, "view", literal=view("</s>"))
         group()
@@ -472,7 +514,8 @@ class _Rules:
         tag_tail = rf"{stop}[^<>\n]{{0,80}}+{gt}"
         instructions = rf"[\w-]{{0,40}}_{word('instructions')}"
         keyed.append(rf"{lt}/?[ \t]*+(?:{alt(_TAGS)}|{instructions}){tag_tail}")
-        keyed.append(rf"(?<![\w:.]){lt}/?[ \t]*+{alt(_SOFT_TAGS)}{tag_tail}")
+        soft = rf"{lt}(?<![\w:.]{lt})" if fast else rf"(?<![\w:.]){lt}"
+        keyed.append(rf"{soft}/?[ \t]*+{alt(_SOFT_TAGS)}{tag_tail}")
         add(probes, "compact", rx=rf"{lt}{compact_alt(_TAGS + _SOFT_TAGS)}")
         key("instructions")
         group()
