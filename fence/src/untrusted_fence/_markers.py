@@ -24,7 +24,7 @@ from functools import lru_cache
 from itertools import accumulate, pairwise
 
 from ._chars import casefold, delete_chars, fold, is_forbidden
-from ._hidden import mark_spans, merge
+from ._hidden import MARK_CLOSE, MARK_OPEN, mark_spans, merge
 
 __all__ = ["REPLACEMENT", "find_cross_markers", "find_markers", "neutralise"]
 
@@ -704,19 +704,45 @@ def _lines_with(text: str, needle: str) -> str:
     return "\n".join(lines)
 
 
+# The fence's hidden marks (the pattern of _hidden's mark_spans), cut out in one C-level pass.
+_MARK_CUT_RE = re.compile(
+    f"{re.escape(MARK_OPEN)}[^{re.escape(MARK_OPEN[0] + MARK_CLOSE)}]*+{re.escape(MARK_CLOSE)}"
+)
+
+
+def _dense(text: str, count: int) -> bool:
+    """Whether ``count`` occurrences are on more than half of the lines of ``text`` at most:
+    then a variant is built from the whole text (in C) instead of line by line."""
+    return count * 2 > text.count("\n") + 1
+
+
+def _lines_or_whole(text: str, needle: str) -> str:
+    """The lines of ``text`` that hold ``needle``, or all of ``text`` when most lines do (the
+    other lines are the text's own: a variant with them finds nothing more per line, and the
+    rules that span lines see the whole variant)."""
+    return text if _dense(text, text.count(needle)) else _lines_with(text, needle)
+
+
+def _visible(text: str, marks: list[tuple[int, int]]) -> str:
+    """The visible projection of the lines that hold a mark (or of the whole text)."""
+    if _dense(text, len(marks)):
+        return _MARK_CUT_RE.sub("", text)
+    return _visible_lines(text, marks)
+
+
 def _variants(text: str) -> list[str]:
     """The entity-decoded, visible and tag-free variants, on the lines where they differ."""
     variants = []
     if "&" in text:
-        variants.append(_decode(_lines_with(text, "&")))
+        variants.append(_decode(_lines_or_whole(text, "&")))
     marks = mark_spans(text)
     if marks:
-        visible = _visible_lines(text, marks)
+        visible = _visible(text, marks)
         variants.append(visible)
         if "&" in visible:
             variants.append(_decode(visible))
     if "<" in text and ">" in text:
-        tagged = _lines_with(text, "<")
+        tagged = _lines_or_whole(text, "<")
         if _TAG_RE.search(tagged):
             tagless = _TAG_RE.sub("", tagged)
             variants.append(tagless)
@@ -725,7 +751,7 @@ def _variants(text: str) -> list[str]:
             if marks:
                 tm = mark_spans(tagless)
                 if tm:
-                    variants.append(_visible_lines(tagless, tm))
+                    variants.append(_visible(tagless, tm))
     return variants
 
 
