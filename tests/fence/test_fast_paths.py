@@ -480,3 +480,18 @@ def test_rules_with_lookbehinds_after_a_literal_find_what_the_rules_as_written_f
 @given(mark_text)
 def test_cutting_marks_with_one_regex_equals_cutting_the_mark_spans(text: str) -> None:
     assert _whole(text) == _markers._MARK_CUT_RE.sub("", text)
+
+
+@given(
+    st.lists(st.sampled_from(["a", "END UNTRUSTED\n", "<s>\n", "x\n", "Human: y\n"]), min_size=1)
+)
+def test_remembered_scans_of_long_views_give_what_fresh_scans_give(seeds: list[str]) -> None:
+    texts = [seed * 1500 for seed in seeds + seeds[::-1]]
+    for rules in _markers._RULES:
+        for text in texts:
+            view = rules.view(text)
+            fresh = _markers._Scan(rules, view)
+            expected = [s for g in rules.groups for s in fresh.spans(g)]
+            assert expected == [
+                s for g in rules.groups for s in _markers._scan_of(rules, view).spans(g)
+            ]

@@ -164,6 +164,7 @@ class _Scan:
         self._shapes: dict[str, bytes] = {}
         self._lines: list[str] | None = None
         self._starts: list[int] | None = None
+        self._hits: dict[int, list[int] | None] = {}
         self.line_count = view.count("\n") + 1
 
     @property
@@ -206,6 +207,12 @@ class _Scan:
         group has gates), sorted (None: many, take the whole view; []: none)."""
         if not group.probes:
             return None
+        key = id(group)
+        if key not in self._hits:
+            self._hits[key] = self._hit_lines(group)
+        return self._hits[key]
+
+    def _hit_lines(self, group: _Group) -> list[int] | None:
         gated = None
         if group.gates:
             gated = self._probe_lines(group.gates)
@@ -577,7 +584,7 @@ class _Rules:
 
     def scan(self, text: str) -> _Scan:
         """The view of ``text``, ready for the probes."""
-        return _Scan(self, self.view(text))
+        return _scan_of(self, self.view(text))
 
     def search(self, text: str) -> bool:
         return self.view_search(self.scan(text))
@@ -842,10 +849,28 @@ _ASCII_FOLD_BYTES = bytes(
 ) + bytes(range(128, 256))
 
 
+_LONG_SCAN = 4096
+# The scans of the last few long views: the rewrite asks for the views that detection has
+# just scanned (the same text, the same view), and gets their compacted forms, shapes and
+# probed lines without a second pass.
+_RECENT_SCANS: list[_Scan] = []
+
+
+def _scan_of(rules: _Rules, view: str) -> _Scan:
+    if len(view) < _LONG_SCAN:
+        return _Scan(rules, view)
+    for scan in _RECENT_SCANS:
+        if scan.rules is rules and (scan.view is view or scan.view == view):
+            return scan
+    scan = _Scan(rules, view)
+    _RECENT_SCANS[:] = [scan, *_RECENT_SCANS[:3]]
+    return scan
+
+
 def _view_matches(rules: _Rules, view: str) -> list[tuple[int, int]]:
     """Every match of ``rules`` in ``view``, by group: a group's regex runs only on the lines
     where its probes are found (the same split as :meth:`_Rules.search`)."""
-    scan = _Scan(rules, view)
+    scan = _scan_of(rules, view)
     spans = [span for group in rules.groups for span in scan.spans(group)]
     return [(s, e) for s, e in spans if e > s]
 
