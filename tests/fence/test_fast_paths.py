@@ -431,8 +431,9 @@ def test_the_phrase_guard_and_frame_change_nothing_the_phrase_rule_finds(text: s
 
 def _reference_visible_lines(text: str, marks: list[tuple[int, int]]) -> str:
     """Each group of lines that holds marks (a mark holding newlines joins its lines), with
-    the marks cut out; the groups joined by newlines."""
-    chunks, i = [], 0
+    the marks cut out; neighbouring groups joined by a newline, others by the barrier."""
+    chunks: list[str] = []
+    i, last_end = 0, -2
     while i < len(marks):
         start = text.rfind("\n", 0, marks[i][0]) + 1
         end = text.find("\n", marks[i][1])
@@ -445,8 +446,11 @@ def _reference_visible_lines(text: str, marks: list[tuple[int, int]]) -> str:
             end = max(end, len(text) if later < 0 else later)
             i += 1
         parts.append(text[pos:end])
+        if chunks:
+            chunks.append("\n" if start == last_end + 1 else _markers._BARRIER)
         chunks.append("".join(parts))
-    return "\n".join(chunks)
+        last_end = end
+    return "".join(chunks)
 
 
 mark_text = st.lists(

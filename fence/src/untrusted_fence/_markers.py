@@ -684,6 +684,7 @@ def _visible_lines(text: str, marks: list[tuple[int, int]]) -> str:
     chunks: list[str] = []
     i = 0
     size = len(text)
+    last_end = -2
     while i < len(marks):
         start = text.rfind("\n", 0, marks[i][0]) + 1
         end = -1
@@ -696,19 +697,33 @@ def _visible_lines(text: str, marks: list[tuple[int, int]]) -> str:
                 end = size if found < 0 else found
             i += 1
         parts.append(text[pos:end])
+        if chunks:
+            chunks.append("\n" if start == last_end + 1 else _BARRIER)
         chunks.append("".join(parts))
-    return "\n".join(chunks)
+        last_end = end
+    return "".join(chunks)
+
+
+# Between lines of a variant that are not neighbours in the text: a line that no rule matches
+# and that the rules spanning lines cannot cross (no letter, no separator, not forbidden), so
+# that two distant lines ("System" and a later "===") never read as a setext heading.
+_BARRIER = "\n\ufffd\n"
 
 
 def _lines_with(text: str, needle: str) -> str:
-    """The lines of ``text`` that hold ``needle``."""
-    lines: list[str] = []
+    """The lines of ``text`` that hold ``needle`` (neighbours joined by a newline, others by
+    the barrier)."""
+    parts: list[str] = []
     pos = text.find(needle)
+    last_end = -2
     while pos >= 0:
         start, end = _line_bounds(text, pos, pos)
-        lines.append(text[start:end])
+        if parts:
+            parts.append("\n" if start == last_end + 1 else _BARRIER)
+        parts.append(text[start:end])
+        last_end = end
         pos = text.find(needle, end)
-    return "\n".join(lines)
+    return "".join(parts)
 
 
 # The fence's hidden marks (the pattern of _hidden's mark_spans), cut out in one C-level pass.
