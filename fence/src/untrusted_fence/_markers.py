@@ -9,8 +9,9 @@ the text and replaced; the whole loop repeats until no view matches.
 
 Every rule matches inside one line, except the fence's own syntax, which is also looked for
 with every line break and separator removed (``<<<`` on one line, ``untrusted-comment-end`` on
-the next).  A rule only runs on the lines that hold one of its key words (plain substring
-tests in C), so the cost on ordinary text is a few scans.
+the next).  A group of rules only runs on the lines where one of its probes is found (a
+substring, a regex that starts with a literal, or a run of character classes in a byte shape
+of the view, each one pass in C), so the cost on ordinary text is a few scans per view.
 """
 
 from __future__ import annotations
