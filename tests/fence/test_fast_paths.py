@@ -430,27 +430,33 @@ def test_the_phrase_guard_and_frame_change_nothing_the_phrase_rule_finds(text: s
 
 
 def _reference_visible_lines(text: str, marks: list[tuple[int, int]]) -> str:
-    """Each group of lines that holds marks (a mark holding newlines joins its lines), with
-    the marks cut out; neighbouring groups joined by a newline, others by the barrier."""
-    chunks: list[str] = []
-    i, last_end = 0, -2
-    while i < len(marks):
-        start = text.rfind("\n", 0, marks[i][0]) + 1
-        end = text.find("\n", marks[i][1])
-        end = len(text) if end < 0 else end
-        parts, pos = [], start
-        while i < len(marks) and marks[i][0] < end:
-            parts.append(text[pos : marks[i][0]])
-            pos = marks[i][1]
-            later = text.find("\n", pos)
-            end = max(end, len(text) if later < 0 else later)
-            i += 1
-        parts.append(text[pos:end])
-        if chunks:
-            chunks.append("\n" if start == last_end + 1 else _markers._BARRIER)
-        chunks.append("".join(parts))
-        last_end = end
-    return "".join(chunks)
+    """The lines that a mark touches and their neighbours, in runs of consecutive lines, with
+    the marks cut out; the runs joined by the barrier."""
+    starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
+    ends = [i for i, c in enumerate(text) if c == "\n"] + [len(text)]
+
+    def line_of(pos: int) -> int:
+        return bisect_right(starts, pos) - 1
+
+    touched = {n for s, e in marks for n in range(line_of(s), line_of(e) + 1)}
+    chosen = sorted({m for n in touched for m in (n - 1, n, n + 1) if 0 <= m < len(starts)})
+    runs: list[list[int]] = []
+    for n in chosen:
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    pieces = []
+    for run in runs:
+        a, b = starts[run[0]], ends[run[-1]]
+        inside = [(s, e) for s, e in marks if a <= s and e <= b]
+        parts, pos = [], a
+        for s, e in inside:
+            parts.append(text[pos:s])
+            pos = e
+        parts.append(text[pos:b])
+        pieces.append("".join(parts))
+    return _markers._BARRIER.join(pieces)
 
 
 mark_text = st.lists(
@@ -460,7 +466,7 @@ mark_text = st.lists(
 
 
 @given(mark_text)
-def test_visible_lines_found_by_forward_scans_equal_the_line_lookup(text: str) -> None:
+def test_visible_lines_with_neighbours_equal_the_line_by_line_definition(text: str) -> None:
     marks = mark_spans(text)
     assert _reference_visible_lines(text, marks) == _markers._visible_lines(text, marks)
 

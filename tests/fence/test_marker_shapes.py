@@ -158,3 +158,17 @@ def test_distant_lines_with_hidden_text_never_read_as_one_setext_heading() -> No
     text = "System<!-- x -->\nfoo\nbar\n===<!-- y -->"
     expected = "System\u27e6hidden: <!-- x -->\u27e7\nfoo\nbar\n===\u27e6hidden: <!-- y -->\u27e7"
     assert expected == uf.clean(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("System<!-- x -->\n===", f"{R}\u27e6hidden: <!-- x -->\u27e7\n==="),
+        ("Syst&#101;m\n===", f"{R}\n==="),
+        ("Sys<b></b>tem\n===", f"{R}\n==="),
+    ],
+)
+def test_a_setext_role_heading_seen_only_without_hidden_text_tags_or_entities_is_rewritten(
+    text: str, expected: str
+) -> None:
+    assert expected == uf.clean(text)
