@@ -99,18 +99,48 @@ def test_marker_detection_on_changed_lines_only_equals_detection_on_whole_views(
 
 
 @given(marker_text | tricky_text)
-def test_key_word_lines_hold_every_rule_match(text: str) -> None:
-    # The split (line rules after newlines, the other groups on their key lines only) finds a
-    # match exactly when the one combined regex finds one on the whole view.
+def test_probed_lines_hold_every_rule_match(text: str) -> None:
+    # The split (each group on the lines where its probes are found) finds a match exactly
+    # when the one combined regex finds one on the whole view.
     for rules in _markers._RULES:
         view = rules.view(text)
-        compact = rules.compact(view)
         expected = rules.rx.search(view) is not None
-        found = rules.line_at_start.match(view) or rules.line_after_newline.search(view)
-        for group in rules.groups:
-            chosen = rules.candidates(group, view, compact)
-            found = found or (chosen is not None and group.rx.search(chosen))
+        scan = _markers._Scan(rules, view)
+        found = [g for g in rules.groups if (c := scan.chosen(g)) is not None and g.search(c)]
         assert expected == bool(found)
+
+
+@given(marker_text | tricky_text)
+def test_matches_on_probed_lines_are_the_matches_on_the_whole_view(text: str) -> None:
+    for rules in _markers._RULES:
+        view = rules.view(text)
+        scan = _markers._Scan(rules, view)
+        for group in rules.groups:
+            expected = [(s, e) for s, e in group.spans(view) if e > s]
+            assert expected == [(s, e) for s, e in scan.spans(group) if e > s]
+
+
+def _reference_setext_lines(view: str, heading: re.Pattern[str]) -> list[int]:
+    found = []
+    for m in _markers._UNDERLINE_RE.finditer(view):
+        start = view.rfind("\n", 0, m.start()) + 1
+        if heading.fullmatch(view, start, m.start()) is not None:
+            found.append(start)
+    return found
+
+
+underline_text = st.lists(
+    st.sampled_from(["System", "User:", "x", "\n", "=", "-", "==", "--", " ", "\t", "> "]),
+    max_size=30,
+).map("".join)
+
+
+@given(underline_text | marker_text)
+def test_setext_headings_found_from_underline_ends_equal_the_underline_scan(text: str) -> None:
+    for rules in _markers._RULES:
+        view = rules.view(text)
+        expected = _reference_setext_lines(view, rules.setext_rx)
+        assert expected == _markers._setext_lines(view, rules.setext_rx)
 
 
 def _reference_tidy(text: str) -> str:
@@ -228,3 +258,145 @@ def test_cleaning_pieces_in_one_call_equals_cleaning_each(pieces: list[str]) -> 
 @given(st.text(alphabet=st.sampled_from("ab\n\u00e9\U0001f389"), max_size=30))
 def test_blanking_out_equals_replacing_every_non_newline(text: str) -> None:
     assert re.sub(r"[^\n]", "x", text) == _ansi.blank_out(text)
+
+
+def _reference_drop_invisible(text: str) -> str:
+    if text.isascii():
+        return "".join(c for c in text if c in "\t\n" or " " <= c <= "~")
+    return "".join(c for c in text if c in "\t\n" or not _chars.is_forbidden(ord(c)))
+
+
+@given(
+    tricky_text
+    | st.text(alphabet=st.sampled_from("a\x00\x7f\r\t\n\u200b\u00ad\U000e0041\u00e9"), max_size=20)
+)
+def test_dropping_invisible_characters_by_translate_equals_the_per_character_test(
+    text: str,
+) -> None:
+    assert _reference_drop_invisible(text) == _markers._drop_invisible(text)
+
+
+entity_text = st.lists(
+    st.sampled_from(
+        [*_FRAGMENTS, "&shy;", "&ZeroWidthSpace;", "&#x45;", "&eacute;", "&#123456789;", "&"]
+    ),
+    max_size=20,
+).map("".join)
+
+
+@given(entity_text)
+def test_entity_decoded_spans_mapped_by_segments_equal_the_unit_mapping(text: str) -> None:
+    # Where the direct path applies (the decoded view maps one for one), it finds the same
+    # spans as mapping the decoded text unit by unit.
+    marks = mark_spans(text)
+    entities = _markers._entity_edits(text)
+    for skip in _markers._skips(text, marks):
+        units = _markers._units(text, skip, True)
+        for rules in _markers._RULES:
+            direct = _markers._direct_spans(text, _markers._decoded(skip, entities), rules)
+            if direct is None:
+                continue
+            out, starts, ends = _markers._mapped(units, rules.view)
+            expected = [(starts[s], ends[e - 1]) for s, e in _markers._view_matches(rules, out)]
+            assert expected == direct
+
+
+phrase_text = st.lists(
+    st.sampled_from(
+        ["END", "end", " OF ", "QUOTED", "TEXT", "text", "ends", "here", "comment", "quote", "d",
+         "fin du texte cit\u00e9", "\u043a\u043e\u043d\u0435\u0446 \u0446\u0438\u0442",
+         "-", "=", "_", " ", "*", "\n", "0", "x", "\u0443", "user input", "<<<", "untrusted"]
+    ),
+    max_size=14,
+).map("".join)  # fmt: skip
+
+
+@given(phrase_text | marker_text)
+def test_the_phrase_guard_and_frame_change_nothing_the_phrase_rule_finds(text: str) -> None:
+    for rules in _markers._RULES:
+        view = rules.view(text)
+        guarded = re.compile(rules.line_rules[0], re.M)
+        # The rule as first written: no guard, the frame as a branch per character.
+        first = rules.line_rules[0].replace(rules.phrase_guard, "")
+        plain = re.compile(first.replace(_markers._FRAME, r"(?:[^\w\n]|_)*+"), re.M)
+        starts = [0] + [i + 1 for i, c in enumerate(view) if c == "\n"]
+        expected = [bool(plain.match(view, p)) for p in starts]
+        assert expected == [bool(guarded.match(view, p)) for p in starts]
+
+
+def _reference_visible_lines(text: str, marks: list[tuple[int, int]]) -> str:
+    """The lines that a mark touches and their neighbours, in runs of consecutive lines, with
+    the marks cut out; the runs joined by the barrier."""
+    starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
+    ends = [i for i, c in enumerate(text) if c == "\n"] + [len(text)]
+
+    def line_of(pos: int) -> int:
+        return bisect_right(starts, pos) - 1
+
+    touched = {n for s, e in marks for n in range(line_of(s), line_of(e) + 1)}
+    chosen = sorted({m for n in touched for m in (n - 1, n, n + 1) if 0 <= m < len(starts)})
+    runs: list[list[int]] = []
+    for n in chosen:
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    pieces = []
+    for run in runs:
+        a, b = starts[run[0]], ends[run[-1]]
+        inside = [(s, e) for s, e in marks if a <= s and e <= b]
+        parts, pos = [], a
+        for s, e in inside:
+            parts.append(text[pos:s])
+            pos = e
+        parts.append(text[pos:b])
+        pieces.append("".join(parts))
+    return _markers._BARRIER.join(pieces)
+
+
+mark_text = st.lists(
+    st.sampled_from(["a", "\n", " ", _HIDDEN + "x\u27e7", _HIDDEN + "a\nb\u27e7", "END"]),
+    max_size=20,
+).map("".join)
+
+
+@given(mark_text)
+def test_visible_lines_with_neighbours_equal_the_line_by_line_definition(text: str) -> None:
+    marks = mark_spans(text)
+    assert _reference_visible_lines(text, marks) == _markers._visible_lines(text, marks)
+
+
+_AS_WRITTEN = (
+    _markers._Rules(_chars.casefold, casefold_view=True, fast=False),
+    _markers._Rules(_chars.fold, casefold_view=False, fast=False),
+)
+
+
+@given(marker_text | phrase_text | tricky_text)
+def test_rules_with_lookbehinds_after_a_literal_find_what_the_rules_as_written_find(
+    text: str,
+) -> None:
+    for fast, written in zip(_markers._RULES, _AS_WRITTEN, strict=True):
+        view = fast.view(text)
+        expected = [m.span() for m in written.rx.finditer(view)]
+        assert expected == [m.span() for m in fast.rx.finditer(view)]
+
+
+@given(mark_text)
+def test_cutting_marks_with_one_regex_equals_cutting_the_mark_spans(text: str) -> None:
+    assert _whole(text) == _markers._MARK_CUT_RE.sub("", text)
+
+
+@given(
+    st.lists(st.sampled_from(["a", "END UNTRUSTED\n", "<s>\n", "x\n", "Human: y\n"]), min_size=1)
+)
+def test_remembered_scans_of_long_views_give_what_fresh_scans_give(seeds: list[str]) -> None:
+    texts = [seed * 1500 for seed in seeds + seeds[::-1]]
+    for rules in _markers._RULES:
+        for text in texts:
+            view = rules.view(text)
+            fresh = _markers._Scan(rules, view)
+            expected = [s for g in rules.groups for s in fresh.spans(g)]
+            assert expected == [
+                s for g in rules.groups for s in _markers._scan_of(rules, view).spans(g)
+            ]

@@ -156,3 +156,26 @@ def test_ordinary_review_text_is_left_unchanged(text: str) -> None:
 def test_a_cyrillic_u_in_untrusted_still_reads_as_untrusted() -> None:
     # Cyrillic "у" folds to "y" in the UTS #39 skeleton; it still reads as "u".
     assert R == uf.clean("END UNTR\u0423STED")
+
+
+def test_distant_lines_with_hidden_text_never_read_as_one_setext_heading() -> None:
+    # The visible variant holds only the lines with a hidden mark; "System" and a later "==="
+    # are not neighbours, so they are no heading (the rewrite could not find one, and the
+    # whole text became the replacement).
+    text = "System<!-- x -->\nfoo\nbar\n===<!-- y -->"
+    expected = "System\u27e6hidden: <!-- x -->\u27e7\nfoo\nbar\n===\u27e6hidden: <!-- y -->\u27e7"
+    assert expected == uf.clean(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("System<!-- x -->\n===", f"{R}\u27e6hidden: <!-- x -->\u27e7\n==="),
+        ("Syst&#101;m\n===", f"{R}\n==="),
+        ("Sys<b></b>tem\n===", f"{R}\n==="),
+    ],
+)
+def test_a_setext_role_heading_seen_only_without_hidden_text_tags_or_entities_is_rewritten(
+    text: str, expected: str
+) -> None:
+    assert expected == uf.clean(text)

@@ -9,8 +9,9 @@ the text and replaced; the whole loop repeats until no view matches.
 
 Every rule matches inside one line, except the fence's own syntax, which is also looked for
 with every line break and separator removed (``<<<`` on one line, ``untrusted-comment-end`` on
-the next).  A rule only runs on the lines that hold one of its key words (plain substring
-tests in C), so the cost on ordinary text is a few scans.
+the next).  A group of rules only runs on the lines where one of its probes is found (a
+substring, a regex that starts with a literal, or a run of character classes in a byte shape
+of the view, each one pass in C), so the cost on ordinary text is a few scans per view.
 """
 
 from __future__ import annotations
@@ -20,10 +21,11 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
-from itertools import pairwise
+from functools import lru_cache
+from itertools import accumulate, pairwise
 
 from ._chars import casefold, delete_chars, fold, is_forbidden
-from ._hidden import mark_spans, merge
+from ._hidden import MARK_CLOSE, MARK_OPEN, mark_spans, merge
 
 __all__ = ["REPLACEMENT", "find_cross_markers", "find_markers", "neutralise"]
 
@@ -32,6 +34,9 @@ REPLACEMENT = "[fence-like marker removed]"
 View = Callable[[str], str]
 
 _SEPS = " \t._-*|/\\"
+# Anything but a letter or a digit on a line, as a whole-line phrase's frame: the same run as
+# (?:[^\w\n]|_)*+, matched about twice as fast (a class run instead of a branch per character).
+_FRAME = r"[^\w\n]*+(?:_[^\w\n]*+)*+"
 _BOUNDS = ("begin", "end", "start")
 # Nouns that make "BEGIN/END <noun>" a marker anywhere in a line.
 _STRONG = (
@@ -92,27 +97,230 @@ _COLONS = ":\u2236\ua789\u02d0\u02f8\u205a\u0589\ufe13\ufe55\uff1a"
 _BARS = "|\u00a6\u2502\u2503\u2223\u01c0\uff5c\u2758\u23d0\u05c0"
 
 
+# Bytes that continue a UTF-8 sequence: deleted from a shape, so that a shape has one byte per
+# code point (positions and lines are the view's own).
+_CONTINUATION = bytes(range(0x80, 0xC0))
+
+
+def _shape_table(classes: dict[str, str]) -> bytes:
+    """A translate table from UTF-8 bytes to class bytes: each character of ``classes[code]``
+    becomes ``code``, a newline stays, every other byte becomes ``.``.  A non-ASCII member is
+    represented by its lead byte (which other characters share: a shape over-approximates, so a
+    probe on it is still a necessary condition)."""
+    table = bytearray(b"." * 256)
+    table[0x0A] = 0x0A
+    for code, chars in classes.items():
+        for char in chars:
+            table[char.encode("utf-8")[0]] = ord(code)
+    return bytes(table)
+
+
+@dataclass(frozen=True, slots=True)
+class _Probe:
+    """A necessary condition of a group's rules, found line by line: a literal or a regex that
+    starts with a literal (the engine skips ahead to it), on the compacted view, the view, or a
+    shape (a byte string of character classes, one byte per character of the view)."""
+
+    on: str  # "compact", "view" or a shape's name
+    literal: str | bytes | None = None
+    rx: re.Pattern[str] | re.Pattern[bytes] | None = None
+    non_ascii: bool = False  # the literal holds a non-ASCII character
+
+
 @dataclass(frozen=True, slots=True)
 class _Group:
-    """Rules that run only on the lines holding one of their keys."""
+    """Rules that run only on the lines where one of their probes is found."""
 
     rules: list[str]
     rx: re.Pattern[str]
-    keys: list[str]
-    key_rx: re.Pattern[str] | None
-    view_keys: list[str]
-    view_key_rx: re.Pattern[str] | None
+    probes: list[_Probe]
+    # Line rules: searched at the start and after each newline of the chosen lines.
+    at_start: re.Pattern[str] | None = None
+    after_newline: re.Pattern[str] | None = None
+    # A second condition: a chosen line also holds one of these.
+    gates: list[_Probe] | None = None
+
+    def search(self, chosen: str) -> bool:
+        if self.at_start is not None and self.after_newline is not None:
+            return bool(self.at_start.match(chosen) or self.after_newline.search(chosen))
+        return self.rx.search(chosen) is not None
+
+    def spans(self, chosen: str) -> list[tuple[int, int]]:
+        if self.at_start is not None and self.after_newline is not None:
+            m0 = self.at_start.match(chosen)
+            found = [m0.span()] if m0 is not None else []
+            return found + [(m.start() + 1, m.end()) for m in self.after_newline.finditer(chosen)]
+        return [m.span() for m in self.rx.finditer(chosen)]
+
+
+class _Scan:
+    """One view of a text with what the probes need of it, each built once: the compacted
+    view, the shapes, the lines."""
+
+    def __init__(self, rules: _Rules, view: str) -> None:
+        self.rules = rules
+        self.view = view
+        self._compact: str | None = None
+        self._raw: bytes | None = None
+        self._shapes: dict[str, bytes] = {}
+        self._lines: list[str] | None = None
+        self._starts: list[int] | None = None
+        self._hits: dict[int, list[int] | None] = {}
+        self.line_count = view.count("\n") + 1
+
+    @property
+    def compact(self) -> str:
+        if self._compact is None:
+            self._compact = self.rules.compact(self.view)
+        return self._compact
+
+    def shape(self, name: str) -> bytes:
+        shape = self._shapes.get(name)
+        if shape is None:
+            if self._raw is None:
+                self._raw = self.view.encode("utf-8", "surrogatepass")
+            table = self.rules.shape_tables[name]
+            shape = self._shapes[name] = self._raw.translate(table, _CONTINUATION)
+        return shape
+
+    def target(self, probe: _Probe) -> str | bytes:
+        if probe.on == "compact":
+            return self.compact
+        if probe.on == "view":
+            return self.view
+        return self.shape(probe.on)
+
+    @property
+    def lines(self) -> list[str]:
+        if self._lines is None:
+            self._lines = self.view.split("\n")
+        return self._lines
+
+    @property
+    def starts(self) -> list[int]:
+        """The offset of each line in the view."""
+        if self._starts is None:
+            self._starts = [0, *accumulate(len(line) + 1 for line in self.lines)][:-1]
+        return self._starts
+
+    def hit_lines(self, group: _Group) -> list[int] | None:
+        """The indices of the lines where a probe of ``group`` is found (and a gate, when the
+        group has gates), sorted (None: many, take the whole view; []: none)."""
+        if not group.probes:
+            return None
+        key = id(group)
+        if key not in self._hits:
+            self._hits[key] = self._hit_lines(group)
+        return self._hits[key]
+
+    def _hit_lines(self, group: _Group) -> list[int] | None:
+        gated = None
+        if group.gates:
+            gated = self._probe_lines(group.gates)
+            if gated is not None and not gated:
+                return []
+        hits = self._probe_lines(group.probes)
+        if hits is None:
+            if gated is None:
+                return None
+            hits = gated
+        elif gated is not None:
+            hits &= gated
+        return sorted(hits)
+
+    def _probe_lines(self, probes: list[_Probe]) -> set[int] | None:
+        """The lines where one of ``probes`` is found (None: more than half of them)."""
+        half = self.line_count // 2
+        counted: list[tuple[_Probe, str | bytes]] = []
+        total = 0
+        view_ascii = self.view.isascii()
+        for probe in probes:
+            if probe.non_ascii and view_ascii:
+                continue
+            text = self.target(probe)
+            if probe.literal is not None:
+                n = text.count(probe.literal)  # type: ignore[arg-type]
+            else:
+                assert probe.rx is not None
+                n = len(probe.rx.findall(text))  # type: ignore[arg-type]
+            if n:
+                total += n
+                if total > half:
+                    return None
+                counted.append((probe, text))
+        hits: set[int] = set()
+        for probe, text in counted:
+            line, last = 0, 0
+            nl = "\n" if isinstance(text, str) else b"\n"
+            pos = self._next(probe, text, 0)
+            while pos >= 0:
+                line += text.count(nl, last, pos)  # type: ignore[arg-type]
+                hits.add(line)
+                end = text.find(nl, pos)  # type: ignore[arg-type]
+                if end < 0:
+                    break
+                line += 1
+                last = end + 1
+                pos = self._next(probe, text, last)
+        if len(hits) > half:
+            return None
+        return hits
+
+    @staticmethod
+    def _next(probe: _Probe, text: str | bytes, start: int) -> int:
+        if probe.literal is not None:
+            return text.find(probe.literal, start)  # type: ignore[arg-type]
+        assert probe.rx is not None
+        m = probe.rx.search(text, start)  # type: ignore[arg-type]
+        return -1 if m is None else m.start()
+
+    def chosen(self, group: _Group) -> str | None:
+        """The lines of the view that hold a probe of ``group``, joined by newlines (None when
+        there are none)."""
+        hits = self.hit_lines(group)
+        if hits is None:
+            return self.view
+        if not hits:
+            return None
+        lines = self.lines
+        return "\n".join([lines[i] for i in hits])
+
+    def spans(self, group: _Group) -> list[tuple[int, int]]:
+        """Every match of ``group`` in the view, found on the chosen lines only."""
+        hits = self.hit_lines(group)
+        if hits is None:
+            return group.spans(self.view)
+        if not hits:
+            return []
+        lines, starts = self.lines, self.starts
+        found = group.spans("\n".join([lines[i] for i in hits]))
+        if not found:
+            return []
+        # Map offsets in the joined lines back to the view.
+        offsets, total = [], 0
+        for i in hits:
+            offsets.append(total)
+            total += len(lines[i]) + 1
+
+        def back(p: int) -> int:
+            k = bisect_right(offsets, p) - 1
+            return starts[hits[k]] + p - offsets[k]
+
+        return [(back(s), back(e - 1) + 1) if e > s else (back(s), back(s)) for s, e in found]
 
 
 class _Rules:
-    """Every rule of one view, split for speed: the line rules (a role line, a heading, a
-    whole-line phrase) are searched after each newline, which the regex engine finds with a
-    fast literal scan; every other rule only runs on the lines that hold one of its keys (a
-    substring of the line's compacted form, found by ``str.find``, or a match of a key regex
-    that starts with a literal).  ``rx`` is all of them as one regex, for the slow path and for
-    the test that the split finds exactly what it finds."""
+    """Every rule of one view, split for speed: the rules are grouped, and a group only runs
+    on the lines where one of its probes is found (a necessary condition of its rules: a
+    substring of the line's compacted form or of the line, found by ``str.find``, a match of a
+    regex that starts with a literal, or a run of character classes in a shape of the view,
+    found in a byte string).  The line rules (a role line, a heading, a whole-line phrase) are
+    a group too, searched at the start and after each newline of their chosen lines.  ``rx`` is
+    all of them as one regex, for the test that the split finds exactly what it finds."""
 
-    def __init__(self, view: View, casefold_view: bool) -> None:
+    def __init__(self, view: View, casefold_view: bool, fast: bool = True) -> None:
+        # fast=False builds the rules as first written (a lookbehind before a word, not after
+        # its first letter), for the test that the rewrite finds the same.
         self.view = view
         seps = {view(c) for c in _SEPS}
         seps = {c for c in seps if len(c) == 1 and not c.isalnum() and c != "\n"}
@@ -122,36 +330,44 @@ class _Rules:
         sep = "[" + "".join(re.escape(c) for c in sorted(seps)) + "]*+"
         keyed: list[str] = []
         line_rules: list[str] = []
-        keys: set[str] = set()
-        view_keys: set[str] = set()
-        key_res: list[str] = []
-        view_key_res: list[str] = []
+        probes: list[_Probe] = []
+        gates: list[_Probe] = []
+        line_probes: list[_Probe] = []
         self.groups: list[_Group] = []
+        self.shape_tables: dict[str, bytes] = {}
 
         def group() -> None:
-            """Close the rules added since the last group, with the keys added since."""
-            done = sum(len(g.rules) for g in self.groups)
+            """Close the rules added since the last group, with the probes added since."""
+            done = sum(len(g.rules) for g in self.groups if g.at_start is None)
             rules = keyed[done:]
             if not rules:
                 return
-            self.groups.append(
-                _Group(
-                    rules,
-                    re.compile("|".join(f"(?:{r})" for r in rules), re.M),
-                    sorted(k for k in keys if k),
-                    re.compile("|".join(key_res)) if key_res else None,
-                    sorted(view_keys),
-                    re.compile("|".join(view_key_res)) if view_key_res else None,
-                )
-            )
-            keys.clear()
-            view_keys.clear()
-            key_res.clear()
-            view_key_res.clear()
+            rx = re.compile("|".join(f"(?:{r})" for r in rules), re.M)
+            self.groups.append(_Group(rules, rx, list(probes), gates=list(gates) or None))
+            probes.clear()
+            gates.clear()
 
         def letter(c: str) -> str:
             # In the lookalike view, Cyrillic "у" folds to "y", which reads as "u".
             return "[uy]" if c == "u" and not casefold_view else re.escape(c)
+
+        def literal_rx(text: str) -> str:
+            # A compacted word as a regex, with the lookalike view's "u" or "y".
+            return "".join(letter(c) for c in text)
+
+        def spellings(text: str) -> list[str]:
+            # Every spelling of a compacted word that literal_rx matches.
+            out = [""]
+            for c in text:
+                out = [o + v for o in out for v in (("u", "y") if letter(c) == "[uy]" else (c,))]
+            return out
+
+        def add(into: list[_Probe], on: str, literal: str | bytes | None = None,
+                rx: str | bytes | None = None) -> None:  # fmt: skip
+            # A literal with a non-ASCII character never occurs in an ASCII text.
+            non_ascii = isinstance(literal, str) and not literal.isascii()
+            compiled = re.compile(rx) if rx is not None else None
+            into.append(_Probe(on, literal, compiled, non_ascii))
 
         def word(w: str) -> str:
             folded = view(w)
@@ -160,13 +376,28 @@ class _Rules:
         def alt(words: tuple[str, ...] | list[str]) -> str:
             return "(?:" + "|".join(word(w) for w in sorted(words, key=len, reverse=True)) + ")"
 
+        def started(words: tuple[str, ...] | list[str]) -> str:
+            # ``start`` then alt(words), with the lookbehind after each word's first letter: a
+            # regex that starts with letters is only tried where one of them stands.
+            if not fast:
+                return start + alt(words)
+            out = []
+            for w in sorted(words, key=len, reverse=True):
+                first, *rest = [c for c in view(w) if c not in seps]
+                lead = letter(first)
+                tail = "".join(sep + letter(c) for c in rest)
+                out.append(f"{lead}(?<![^\\W_]{lead}){tail}")
+            return "(?:" + "|".join(out) + ")"
+
         def compact_alt(words: tuple[str, ...] | list[str]) -> str:
             # The compacted form of alt(words): no separators, so a literal-led search.
             folded = sorted({self.compact(view(w)) for w in words}, key=len, reverse=True)
-            return "(?:" + "|".join(re.escape(f) for f in folded) + ")"
+            return "(?:" + "|".join(literal_rx(f) for f in folded) + ")"
 
         def key(*words: str) -> None:
-            keys.update(self.compact(view(w)) for w in words)
+            found = {k for w in words for k in spellings(self.compact(view(w))) if k}
+            for k in sorted(found):
+                add(probes, "compact", literal=k)
 
         start = r"(?<![^\W_])"
         stop = r"(?![^\W_])"
@@ -174,15 +405,18 @@ class _Rules:
         of, the = word("of"), word("the")
         # BEGIN/END followed by a strong noun, anywhere.
         # ("the" only after "of": "start the user input handler" is prose.)
-        keyed.append(rf"{start}{bounds}{sep}(?:{of}{sep}(?:{the}{sep})?)?{alt(_STRONG)}")
-        key_res += [
-            re.escape(self.compact(view(b)))
-            + f"(?:{re.escape(view('of'))}(?:{re.escape(view('the'))})?)?{compact_alt(_STRONG)}"
-            for b in _BOUNDS
-        ]
+        keyed.append(rf"{started(_BOUNDS)}{sep}(?:{of}{sep}(?:{the}{sep})?)?{alt(_STRONG)}")
+        for b in _BOUNDS:
+            add(
+                probes,
+                "compact",
+                rx=re.escape(self.compact(view(b)))
+                + f"(?:{re.escape(view('of'))}(?:{re.escape(view('the'))})?)?"
+                + compact_alt(_STRONG),
+            )
         group()
         # Whole-line paraphrases and other languages' words.
-        frame = r"(?:[^\w\n]|_)*+"
+        frame = _FRAME
         nouns = alt(_STRONG + _WEAK)
         line_bounds = alt(_LINE_BOUNDS)
         phrase = (
@@ -190,8 +424,27 @@ class _Rules:
             rf"|(?:{nouns}{sep}){{1,4}}{line_bounds}(?:{sep}(?:{word('here')}|{word('now')}))?"
             rf"|{alt(_FOREIGN)}"
         )
-        line_rules.append(rf"{frame}(?:{phrase}){frame}$")
-        group()
+        # A guard that fails fast on most lines (a phrase line is its frame, the letters of
+        # its words and separators, and its frame again; "<<<untrusted-comment-end 0123>>>"
+        # would otherwise try every way to read it as nouns and a line bound).  It is implied
+        # by the phrase, so it changes nothing it finds (a test checks).
+        vocabulary = (*_LINE_BOUNDS, *_STRONG, *_WEAK, *_FOREIGN, "of", "the", "here", "now")
+        letters = {c for w in vocabulary for c in view(w) if c not in seps}
+        if not casefold_view and "u" in letters:
+            letters.add("y")
+        firsts = {c for w in vocabulary for c in view(w)[:1]}
+        if not casefold_view and "u" in firsts:
+            firsts.add("y")
+        # (Any non-ASCII character passes: a short class is checked faster.)
+        chars = re.escape("".join(sorted(c for c in letters | seps if c.isascii())))
+        first = re.escape("".join(sorted(c for c in firsts if c.isascii())))
+        # (Every phrase starts with a word of two letters or more: a letter, then letters and
+        # separators, then the frame to the end of the line.)
+        assert all(len([c for c in view(w) if c not in seps]) > 1 for w in vocabulary)
+        self.phrase_guard = rf"(?=[{first}\u0080-\U0010ffff][{chars}\u0080-\U0010ffff]++{frame}$)"
+        line_rules.append(rf"{frame}{self.phrase_guard}(?:{phrase}){frame}$")
+        # (No probes: its words, "end", "fin", "start", are in most lines of prose anyway.)
+        phrase_rule = line_rules.pop()
         # BEGIN/END next to a run of three delimiters (not a heredoc such as <<-END or <<<END).
         # (Only delimiters that stay punctuation: the lookalike view folds "|" to "i".)
         delims = "".join(
@@ -204,14 +457,19 @@ class _Rules:
         keyed.append(
             rf"(?:(?<!{no_angle}){no_angle}{{3,}}+|(?<!<)<{{3,}}+[ \t]++){sep}{start}{bounds}{stop}"
         )
-        keyed.append(rf"{start}{bounds}{stop}[ \t]*+{delim}{{3,}}+")
-        view_key_res.append(rf"{delim}{{3}}")
+        keyed.append(rf"{started(_BOUNDS)}{stop}[ \t]*+{delim}{{3,}}+")
+        self.shape_tables["delim"] = _shape_table({"d": delims})
+        add(probes, "delim", literal=b"ddd")
+        for b in _BOUNDS:  # both rules hold a bound word
+            add(gates, "compact", literal=self.compact(view(b)))
         group()
         # The fence's own syntax: "(un)trusted", the kinds, begin/end, in any bracket.
         trusted = rf"(?:{word('un')}{sep})?{word('trusted')}"
         kinds = rf"(?:{word('comment')}|{word('check')}{sep}{word('output')})"
         keyed.append(rf"{trusted}{sep}{kinds}{sep}{bounds}")
-        keyed.append(rf"{start}{kinds}[{re.escape(view('-'))}_]++{bounds}{stop}")
+        keyed.append(
+            rf"{started(('comment', 'check output'))}[{re.escape(view('-'))}_]++{bounds}{stop}"
+        )
         openers = "".join(sorted({view(c) for c in _OPENERS} | set(_OPENERS)))
         opener = "[" + re.escape(openers) + "]"
         single = "[" + re.escape("«‹≪〈《⟨⟪❬❮⦑⧼﹤＜") + "]"
@@ -225,7 +483,9 @@ class _Rules:
             rf"|{word('quoted')}{sep}{word('as')}{sep}{word('untrusted')}{sep}{word('data')}"
         )
         key("trusted", "trysted", "markerlines")
-        key(*(k + b for k in ("comment", "checkoutput") for b in _BOUNDS))
+        bound_alt = "(?:" + "|".join(literal_rx(self.compact(view(b))) for b in _BOUNDS) + ")"
+        for k in ("comment", "checkoutput"):
+            add(probes, "compact", rx=literal_rx(self.compact(view(k))) + bound_alt)
         group()
         # Chat-template tokens.
         bars = "".join(sorted({view(c) for c in _BARS if len(view(c)) == 1}))
@@ -235,29 +495,36 @@ class _Rules:
             # Bars fold to letters in the lookalike view, so this rule runs on casefold only.
             not_bar = "[^\n<>" + bar[1:-1] + "]"
             keyed.append(rf"{lt}[ \t]*+{bar}{not_bar}{{0,40}}+{bar}[ \t]*+{gt}")
-            view_key_res.append(rf"{bar}[ \t]?{gt}")
+            self.shape_tables["bar"] = _shape_table({"b": bars, "s": " \t", "g": view(">")})
+            add(probes, "bar", literal=b"bg")
+            add(probes, "bar", literal=b"bsg")
             group()
         keyed.append(
             rf"{lt}[ \t]*+(?:{bar}[ \t]*+)?{alt(_CHAT)}{stop}(?:[ \t]*+{bar})?(?:[ \t]*+{gt})?"
         )
-        key_res.append(rf"{lt}[{re.escape(bars)}]?{compact_alt(_CHAT)}")
+        add(probes, "compact", rx=rf"{lt}[{re.escape(bars)}]?{compact_alt(_CHAT)}")
         group()
         lb, rb = re.escape(view("[")), re.escape(view("]"))
         keyed.append(rf"{lb}[ \t]*+/?[ \t]*+{alt(_SQUARE)}[ \t]*+{rb}")
         keyed.append(rf"{lt}{lt}[ \t]*+/?{word('sys')}[ \t]*+{gt}{gt}")
-        key_res.append(rf"{lb}{compact_alt(_SQUARE)}{rb}|{lt}{lt}{re.escape(view('sys'))}")
+        add(probes, "compact", rx=rf"{lb}{compact_alt(_SQUARE)}{rb}")
+        add(probes, "compact", literal=view("<") + view("<") + view("sys"))
         group()
         # <s> and </s> on their own (not <s>struck</s> inside a sentence).
         s_open, s_close = rf"{lt}{word('s')}{gt}", rf"{lt}/{word('s')}{gt}"
-        keyed.append(rf"{s_open}(?=[\s<\[]|$)|(?<![^\s>\]]){s_close}|{s_close}(?=[<\[])")
-        view_keys.update([view("<s>"), view("</s>")])
+        # (The lookbehind after the literal: a regex that starts with a literal is fast.)
+        lone_close = rf"{s_close}(?<![^\s>\]]{s_close})" if fast else rf"(?<![^\s>\]]){s_close}"
+        keyed.append(rf"{s_open}(?=[\s<\[]|$)|{lone_close}|{s_close}(?=[<\[])")
+        add(probes, "view", literal=view("<s>"))
+        add(probes, "view", literal=view("</s>"))
         group()
         # Framing tags.
         tag_tail = rf"{stop}[^<>\n]{{0,80}}+{gt}"
         instructions = rf"[\w-]{{0,40}}_{word('instructions')}"
         keyed.append(rf"{lt}/?[ \t]*+(?:{alt(_TAGS)}|{instructions}){tag_tail}")
-        keyed.append(rf"(?<![\w:.]){lt}/?[ \t]*+{alt(_SOFT_TAGS)}{tag_tail}")
-        key_res.append(rf"{lt}{compact_alt(_TAGS + _SOFT_TAGS)}")
+        soft = rf"{lt}(?<![\w:.]{lt})" if fast else rf"(?<![\w:.]){lt}"
+        keyed.append(rf"{soft}/?[ \t]*+{alt(_SOFT_TAGS)}{tag_tail}")
+        add(probes, "compact", rx=rf"{lt}{compact_alt(_TAGS + _SOFT_TAGS)}")
         key("instructions")
         group()
         # {"role": "system"}
@@ -275,9 +542,28 @@ class _Rules:
         line_rules.append(
             rf"[ \t]*+(?:>[ \t]*+)*+#{{1,6}}+[ \t]*+{alt(_HEADINGS)}[ \t]*+(?:{colon}|$)"
         )
-        line = "|".join(f"(?:{r})" for r in line_rules)
-        self.line_at_start = re.compile(f"(?:{line})", re.M)
-        self.line_after_newline = re.compile(f"\n(?:{line})", re.M)
+        # The heading's probe: its words follow its "#" run.  (A role line has no good probe:
+        # "a" and "h" are roles, and a colon after a letter is common; it runs with the phrase
+        # rule after every newline.)
+        heads = sorted({c for w in _HEADINGS for c in spellings(view(w)[0])})
+        add(line_probes, "view", rx="#[ \t]*+[" + re.escape("".join(heads)) + "]")
+        role_rule, heading_rule = line_rules
+        for rules, line_group_probes in (
+            ([phrase_rule, role_rule], []),
+            ([heading_rule], line_probes),
+        ):
+            line = "|".join(f"(?:{r})" for r in rules)
+            self.groups.append(
+                _Group(
+                    rules,
+                    re.compile(f"^(?:{line})", re.M),
+                    line_group_probes,
+                    re.compile(f"(?:{line})", re.M),
+                    re.compile(f"\n(?:{line})", re.M),
+                )
+            )
+        self.line_rules = [phrase_rule, *line_rules]
+        line = "|".join(f"(?:{r})" for r in self.line_rules)
         self.rx = re.compile("|".join([f"(?:{r})" for r in keyed] + [f"(?:^(?:{line}))"]), re.M)
         # The fence's own syntax across line breaks and separators (fully compacted view).
         own = [
@@ -297,77 +583,56 @@ class _Rules:
     def full_compact(self, text: str) -> str:
         return delete_chars(text, self.sep_ascii + b"\n", self.sep_others)
 
-    def candidates(self, group: _Group, view: str, compact: str) -> str | None:
-        """The lines of ``view`` that hold a key of ``group``, joined by newlines (None when
-        there are none)."""
-        hits: set[int] = set()
-        half = (view.count("\n") + 1) // 2
-        pairs = ((group.keys, group.key_rx, compact), (group.view_keys, group.view_key_rx, view))
-        # Many occurrences (counted in C): the whole view, without a Python step per line.
-        count = 0
-        for keys, key_rx, text in pairs:
-            count += sum(text.count(k) for k in keys)
-            if key_rx is not None and count <= half:
-                count += len(key_rx.findall(text))
-        if count == 0:
-            return None
-        if count > half:
-            return view
-        for keys, key_rx, text in pairs:
-            positions: list[int] = []
-            for k in keys:
-                pos = text.find(k)
-                while pos >= 0:
-                    positions.append(pos)
-                    nl = text.find("\n", pos)
-                    pos = -1 if nl < 0 else text.find(k, nl)
-            found = key_rx.search(text) if key_rx is not None else None
-            while found is not None and key_rx is not None:
-                positions.append(found.start())
-                nl = text.find("\n", found.start())
-                found = None if nl < 0 else key_rx.search(text, nl)
-            if positions:
-                ends = [m.start() for m in _NEWLINE_RE.finditer(text)]
-                hits.update(bisect_right(ends, p) for p in positions)
-        if not hits:
-            return None
-        if len(hits) * 2 > view.count("\n") + 1:
-            return view
-        split = view.split("\n")
-        return "\n".join([split[i] for i in sorted(hits)])
+    def scan(self, text: str) -> _Scan:
+        """The view of ``text``, ready for the probes."""
+        return _scan_of(self, self.view(text))
 
     def search(self, text: str) -> bool:
-        view = self.view(text)
-        if self.line_at_start.match(view) or self.line_after_newline.search(view):
-            return True
-        compact = self.compact(view)
-        for g in self.groups:
-            chosen = self.candidates(g, view, compact)
-            if chosen is not None and g.rx.search(chosen) is not None:
-                return True
-        return self.cross_search(view)
+        return self.view_search(self.scan(text))
 
-    def cross_search(self, view: str) -> bool:
-        if (
-            self.cross_key in view or self.cross_key in self.compact(view)
-        ) and self.cross_rx.search(self.full_compact(view)) is not None:
+    def view_search(self, scan: _Scan) -> bool:
+        for g in self.groups:
+            chosen = scan.chosen(g)
+            if chosen is not None and g.search(chosen):
+                return True
+        return self.cross_search(scan.view, scan.compact)
+
+    def cross_search(self, view: str, compact: str | None = None) -> bool:
+        """The rules that span lines: the fence's own syntax with line breaks and separators
+        removed, and setext role headings."""
+        if compact is None:
+            compact = self.compact(view)
+        # (The key test only skips the regex: every match holds the key.  A line break inside
+        # the key counts too: "trus" at the end of one line, "ted" on the next.)
+        full = compact.replace("\n", "") if "\n" in compact else compact
+        if self.cross_key in full and self.cross_rx.search(full) is not None:
             return True
         return _setext_lines(view, self.setext_rx) != []
 
 
 _NEWLINE_RE = re.compile("\n")
 _UNDERLINE_RE = re.compile(r"\n[ \t]{0,3}+(?:=++|-++)[ \t]*+(?=\n|$)")
+# The last "=" or "-" of a line (its end found by a literal-led search), and the whole line.
+_UNDERLINE_ENDS = (re.compile(r"=[ \t]*+(?:\n|\Z)"), re.compile(r"-[ \t]*+(?:\n|\Z)"))
+_UNDERLINE_LINE_RE = re.compile(r"[ \t]{0,3}+(?:=++|-++)[ \t]*+")
 
 
 def _setext_lines(view: str, heading: re.Pattern[str]) -> list[int]:
-    """Start offsets of the lines that a setext underline makes a role heading."""
-    found = []
-    for m in _UNDERLINE_RE.finditer(view):
-        end = m.start()
-        start = view.rfind("\n", 0, end) + 1
-        if heading.fullmatch(view, start, end) is not None:
-            found.append(start)
-    return found
+    """Start offsets of the lines that a setext underline makes a role heading (the lines
+    before each match of ``_UNDERLINE_RE``, found from the underlines' last characters)."""
+    found = set()
+    for end_rx in _UNDERLINE_ENDS:
+        pos = 0
+        while (m := end_rx.search(view, pos)) is not None:
+            stop = m.end() - 1 if view[m.end() - 1 : m.end()] == "\n" else m.end()
+            pos = max(m.end(), pos + 1)
+            start = view.rfind("\n", 0, m.start()) + 1
+            if start == 0 or _UNDERLINE_LINE_RE.fullmatch(view, start, stop) is None:
+                continue
+            above = view.rfind("\n", 0, start - 1) + 1
+            if heading.fullmatch(view, above, start - 1) is not None:
+                found.add(above)
+    return sorted(found)
 
 
 _CASEFOLD_RULES = _Rules(casefold, casefold_view=True)
@@ -381,11 +646,26 @@ _ENTITY_RE = re.compile(
 _TAG_RE = re.compile(r"<[^<>\n]{0,200}+>")
 
 
+_PRINTABLE_ASCII = bytes([0x09, 0x0A, *range(0x20, 0x7F)])
+# Decisions for the characters seen so far: None (forbidden: dropped) or the character.
+_INVISIBLE: dict[int, int | None] = {}
+
+
 def _drop_invisible(text: str) -> str:
-    """``text`` without the forbidden code points (what an entity may decode to)."""
+    """``text`` without the forbidden code points (what an entity may decode to): one
+    translate, with a decision per distinct character."""
     if text.isascii():
+        if not text.encode("ascii").translate(None, _PRINTABLE_ASCII):
+            return text
         return "".join(c for c in text if c in "\t\n" or " " <= c <= "~")
-    return "".join(c for c in text if c in "\t\n" or not is_forbidden(ord(c)))
+    for char in set(text):
+        cp = ord(char)
+        if cp not in _INVISIBLE:
+            if len(_INVISIBLE) > 1 << 16:
+                _INVISIBLE.clear()
+            keep = char in "\t\n" or (cp > 0x7E and not is_forbidden(cp)) or " " <= char <= "~"
+            _INVISIBLE[cp] = cp if keep else None
+    return text.translate(_INVISIBLE)
 
 
 def _decode(text: str) -> str:
@@ -397,57 +677,112 @@ def _line_bounds(text: str, start: int, end: int) -> tuple[int, int]:
     return text.rfind("\n", 0, start) + 1, len(text) if line_end < 0 else line_end
 
 
+def _with_neighbours(text: str, ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Line ranges (sorted, each from a line start to a line end) grown by the line before and
+    the line after, merged where they meet: a setext heading and its underline are neighbours,
+    so a change on either line is seen with the other one."""
+    size = len(text)
+    out: list[tuple[int, int]] = []
+    for start, end in ranges:
+        if start > 0:
+            start = text.rfind("\n", 0, start - 1) + 1
+        if end < size:
+            found = text.find("\n", end + 1)
+            end = size if found < 0 else found
+        if out and start <= out[-1][1] + 1:
+            out[-1] = (out[-1][0], max(out[-1][1], end))
+        else:
+            out.append((start, end))
+    return out
+
+
 def _visible_lines(text: str, marks: list[tuple[int, int]]) -> str:
-    """The visible projection of the lines that hold a hidden mark, one chunk per group."""
-    newlines = [m.start() for m in _NEWLINE_RE.finditer(text)]
+    """The visible projection of the lines that hold a hidden mark and of their neighbours,
+    ranges that are not neighbours joined by the barrier.
 
-    def line_start(pos: int) -> int:
-        i = bisect_right(newlines, pos - 1) - 1  # the last newline before pos
-        return newlines[i] + 1 if i >= 0 else 0
-
-    def line_end(pos: int) -> int:
-        i = bisect_right(newlines, pos - 1)  # the first newline at or after pos
-        return newlines[i] if i < len(newlines) else len(text)
-
-    chunks: list[str] = []
+    Line bounds come from ``find`` and ``rfind``, each over text not scanned before (a line
+    end is only looked for past the current one), so many marks on one line stay linear."""
+    ranges: list[tuple[int, int]] = []
     i = 0
+    size = len(text)
     while i < len(marks):
-        start, end = line_start(marks[i][0]), line_end(marks[i][1])
-        parts, pos = [], start
-        while i < len(marks) and marks[i][0] < end:
-            parts.append(text[pos : marks[i][0]])
-            pos = marks[i][1]
-            end = max(end, line_end(pos))
+        start = text.rfind("\n", 0, marks[i][0]) + 1
+        end = -1
+        while i < len(marks) and (end < 0 or marks[i][0] < end):
+            if marks[i][1] > end:
+                found = text.find("\n", marks[i][1])
+                end = size if found < 0 else found
             i += 1
+        ranges.append((start, end))
+    chunks: list[str] = []
+    k = 0
+    for start, end in _with_neighbours(text, ranges):
+        parts, pos = [], start
+        while k < len(marks) and marks[k][0] < end:
+            parts.append(text[pos : marks[k][0]])
+            pos = marks[k][1]
+            k += 1
         parts.append(text[pos:end])
         chunks.append("".join(parts))
-    return "\n".join(chunks)
+    return _BARRIER.join(chunks)
+
+
+# Between lines of a variant that are not neighbours in the text: a line that no rule matches
+# and that the rules spanning lines cannot cross (no letter, no separator, not forbidden), so
+# that two distant lines ("System" and a later "===") never read as a setext heading.
+_BARRIER = "\n\ufffd\n"
 
 
 def _lines_with(text: str, needle: str) -> str:
-    """The lines of ``text`` that hold ``needle``."""
-    lines: list[str] = []
+    """The lines of ``text`` that hold ``needle`` and their neighbours, ranges that are not
+    neighbours joined by the barrier."""
+    ranges: list[tuple[int, int]] = []
     pos = text.find(needle)
     while pos >= 0:
-        start, end = _line_bounds(text, pos, pos)
-        lines.append(text[start:end])
-        pos = text.find(needle, end)
-    return "\n".join(lines)
+        ranges.append(_line_bounds(text, pos, pos))
+        pos = text.find(needle, ranges[-1][1])
+    return _BARRIER.join(text[s:e] for s, e in _with_neighbours(text, ranges))
+
+
+# The fence's hidden marks (the pattern of _hidden's mark_spans), cut out in one C-level pass.
+_MARK_CUT_RE = re.compile(
+    f"{re.escape(MARK_OPEN)}[^{re.escape(MARK_OPEN[0] + MARK_CLOSE)}]*+{re.escape(MARK_CLOSE)}"
+)
+
+
+def _dense(text: str, count: int) -> bool:
+    """Whether ``count`` occurrences are on more than half of the lines of ``text`` at most:
+    then a variant is built from the whole text (in C) instead of line by line."""
+    return count * 2 > text.count("\n") + 1
+
+
+def _lines_or_whole(text: str, needle: str) -> str:
+    """The lines of ``text`` that hold ``needle``, or all of ``text`` when most lines do (the
+    other lines are the text's own: a variant with them finds nothing more per line, and the
+    rules that span lines see the whole variant)."""
+    return text if _dense(text, text.count(needle)) else _lines_with(text, needle)
+
+
+def _visible(text: str, marks: list[tuple[int, int]]) -> str:
+    """The visible projection of the lines that hold a mark (or of the whole text)."""
+    if _dense(text, len(marks)):
+        return _MARK_CUT_RE.sub("", text)
+    return _visible_lines(text, marks)
 
 
 def _variants(text: str) -> list[str]:
     """The entity-decoded, visible and tag-free variants, on the lines where they differ."""
     variants = []
     if "&" in text:
-        variants.append(_decode(_lines_with(text, "&")))
+        variants.append(_decode(_lines_or_whole(text, "&")))
     marks = mark_spans(text)
     if marks:
-        visible = _visible_lines(text, marks)
+        visible = _visible(text, marks)
         variants.append(visible)
         if "&" in visible:
             variants.append(_decode(visible))
     if "<" in text and ">" in text:
-        tagged = _lines_with(text, "<")
+        tagged = _lines_or_whole(text, "<")
         if _TAG_RE.search(tagged):
             tagless = _TAG_RE.sub("", tagged)
             variants.append(tagless)
@@ -456,7 +791,7 @@ def _variants(text: str) -> list[str]:
             if marks:
                 tm = mark_spans(tagless)
                 if tm:
-                    variants.append(_visible_lines(tagless, tm))
+                    variants.append(_visible(tagless, tm))
     return variants
 
 
@@ -547,33 +882,63 @@ _ASCII_FOLD_BYTES = bytes(
 ) + bytes(range(128, 256))
 
 
+_LONG_SCAN = 4096
+# The scans of the last few long views: the rewrite asks for the views that detection has
+# just scanned (the same text, the same view), and gets their compacted forms, shapes and
+# probed lines without a second pass.
+_RECENT_SCANS: list[_Scan] = []
+
+
+def _scan_of(rules: _Rules, view: str) -> _Scan:
+    if len(view) < _LONG_SCAN:
+        return _Scan(rules, view)
+    for scan in _RECENT_SCANS:
+        if scan.rules is rules and (scan.view is view or scan.view == view):
+            return scan
+    scan = _Scan(rules, view)
+    _RECENT_SCANS[:] = [scan, *_RECENT_SCANS[:3]]
+    return scan
+
+
 def _view_matches(rules: _Rules, view: str) -> list[tuple[int, int]]:
-    """Every match of ``rules`` in ``view``, by group: a group's regex runs only when its keys
-    occur (the same split as :meth:`_Rules.search`)."""
-    spans: list[tuple[int, int]] = []
-    m0 = rules.line_at_start.match(view)
-    if m0 is not None:
-        spans.append(m0.span())
-    spans += [(m.start() + 1, m.end()) for m in rules.line_after_newline.finditer(view)]
-    compact = rules.compact(view)
-    for group in rules.groups:
-        if rules.candidates(group, view, compact) is not None:
-            spans += [m.span() for m in group.rx.finditer(view)]
+    """Every match of ``rules`` in ``view``, by group: a group's regex runs only on the lines
+    where its probes are found (the same split as :meth:`_Rules.search`)."""
+    scan = _scan_of(rules, view)
+    spans = [span for group in rules.groups for span in scan.spans(group)]
     return [(s, e) for s, e in spans if e > s]
 
 
-def _direct_spans(
-    chunk: str, skip: list[tuple[int, int]], rules: _Rules
-) -> list[tuple[int, int]] | None:
-    """The matches of ``rules`` in the view of ``chunk`` without ``skip``, mapped back by
-    segment offsets, when the view maps the kept text character for character (None
-    otherwise: the caller maps unit by unit)."""
-    segments, pos = [], 0
-    for s, e in skip:
-        segments.append((pos, s))
+# An edit of a chunk: its span and what the view reads there instead (tags and hidden marks
+# are cut out, entities decoded).
+_Edit = tuple[int, int, str]
+
+
+def _direct_spans(chunk: str, edits: list[_Edit], rules: _Rules) -> list[tuple[int, int]] | None:
+    """The matches of ``rules`` in the view of ``chunk`` with ``edits`` made (sorted, disjoint),
+    mapped back by segment offsets, when the view maps the edited text character for character
+    (None otherwise: the caller maps unit by unit).  A match that starts or ends in an edit's
+    replacement covers the whole edit."""
+    # (offset in the edited text, start and end in chunk, kept as it is)
+    segments: list[tuple[int, int, int, bool]] = []
+    pieces: list[str] = []
+    pos = total = 0
+    for s, e, replacement in edits:
+        if s > pos:
+            segments.append((total, pos, s, True))
+            pieces.append(chunk[pos:s])
+            total += s - pos
+        if replacement:
+            segments.append((total, s, e, False))
+            pieces.append(replacement)
+            total += len(replacement)
         pos = e
-    segments.append((pos, len(chunk)))
-    joined = "".join(chunk[s:e] for s, e in segments) if skip else chunk
+    if edits:
+        if pos < len(chunk):
+            segments.append((total, pos, len(chunk), True))
+            pieces.append(chunk[pos:])
+        joined = "".join(pieces)
+    else:
+        joined = chunk
     view = rules.view(joined)
     if rules.view is fold:
         if not joined.isascii() or view != joined.encode("ascii").translate(
@@ -583,32 +948,78 @@ def _direct_spans(
     elif len(view) != len(joined):
         return None  # casefold never shortens: equal length means one for one
     found = _view_matches(rules, view)
-    if not skip:
+    if not edits or not found:
         return found
-    offsets, total = [], 0
-    for s, e in segments:
-        offsets.append(total)
-        total += e - s
+    offsets = [seg[0] for seg in segments]
 
-    def back(p: int) -> int:
-        i = bisect_right(offsets, p) - 1
-        while i > 0 and segments[i][1] == segments[i][0]:
-            i -= 1
-        return segments[i][0] + p - offsets[i]
+    def first(p: int) -> int:
+        offset, start, _, kept = segments[bisect_right(offsets, p) - 1]
+        return start + p - offset if kept else start
 
-    return [(back(s), back(e - 1) + 1) for s, e in found]
+    def last(p: int) -> int:
+        offset, start, end, kept = segments[bisect_right(offsets, p) - 1]
+        return start + p - offset + 1 if kept else end
+
+    return [(first(s), last(e - 1)) for s, e in found]
+
+
+@lru_cache(maxsize=4096)
+def _decode_entity(entity: str) -> str:
+    return _decode(entity)
+
+
+def _entity_edits(text: str) -> list[_Edit]:
+    """The entities of ``text`` that decode to something else, as edits."""
+    if "&" not in text:
+        return []
+    edits = []
+    for m in _ENTITY_RE.finditer(text):
+        entity = m.group()
+        decoded = _decode_entity(entity)
+        if decoded != entity:
+            edits.append((m.start(), m.end(), decoded))
+    return edits
+
+
+def _decoded(skip: list[tuple[int, int]], entities: list[_Edit]) -> list[_Edit]:
+    """The edits of ``skip`` (cut out) and of the entities outside it (decoded)."""
+    kept: list[_Edit] = []
+    k = 0
+    for s, e, decoded in entities:
+        while k < len(skip) and skip[k][1] <= s:
+            k += 1
+        if k < len(skip) and skip[k][0] < e:
+            continue  # inside (or across) a cut: the cut wins
+        kept.append((s, e, decoded))
+    return sorted([(s, e, "") for s, e in skip] + kept)
+
+
+def _edit_lists(text: str, marks: list[tuple[int, int]]) -> list[list[_Edit]]:
+    """The edits of every variant: each cut (nothing, hidden marks, tags, both), and each
+    again with the entities outside the cut decoded."""
+    skips = _skips(text, marks)
+    lists = [[(s, e, "") for s, e in skip] for skip in skips]
+    entities = _entity_edits(text)
+    if entities:
+        lists += [_decoded(skip, entities) for skip in skips]
+    return lists
 
 
 def _chunk_spans(chunk: str, marks: list[tuple[int, int]]) -> list[tuple[int, int]] | None:
     found: list[tuple[int, int]] = []
+    entities = _entity_edits(chunk)
     for skip in _skips(chunk, marks):
-        direct = [_direct_spans(chunk, skip, rules) for rules in _RULES]
+        direct = [_direct_spans(chunk, [(s, e, "") for s, e in skip], r) for r in _RULES]
         if all(d is not None for d in direct):
             found += [span for d in direct if d is not None for span in d]
-            if "&" not in chunk:
+            if not entities:
+                continue  # (an "&" that is no entity decodes to itself)
+            decoded = [_direct_spans(chunk, _decoded(skip, entities), r) for r in _RULES]
+            if all(d is not None for d in decoded):
+                found += [span for d in decoded if d is not None for span in d]
                 continue
         for decode in (True,) if all(d is not None for d in direct) else (False, True):
-            if decode and "&" not in chunk:
+            if decode and not entities:
                 continue
             units = _units(chunk, skip, decode)
             for rules in _RULES:
@@ -642,9 +1053,9 @@ def _whole_spans(text: str, marks: list[tuple[int, int]]) -> list[tuple[int, int
     visible and tag-free variants): one regex pass per group instead of a slow-path mapping per
     line.  What they miss (entity-decoded variants, expanding views) the line pass finds."""
     spans: list[tuple[int, int]] = []
-    for skip in _skips(text, marks):
+    for edits in _edit_lists(text, marks):
         for rules in _RULES:
-            spans += _direct_spans(text, skip, rules) or []
+            spans += _direct_spans(text, edits, rules) or []
     return spans
 
 
@@ -661,19 +1072,23 @@ def _cross_pass(text: str) -> str:
     """Replace the fence's own syntax split over lines, and setext role headings."""
     marks = mark_spans(text)
     spans: list[tuple[int, int]] = []
-    units = _units(text, [], False)
-    for rules in _RULES:
-        out, starts, ends = _mapped(units, rules.view)
-        if rules.cross_rx.search(rules.full_compact(out)) is not None:
-            keep = [i for i, c in enumerate(out) if c not in rules.seps and c != "\n"]
-            compact = "".join(out[i] for i in keep)
-            spans += [
-                (starts[keep[m.start()]], ends[keep[m.end() - 1]])
-                for m in rules.cross_rx.finditer(compact)
-            ]
-        for p in _setext_lines(out, rules.setext_rx):
-            line_end = out.find("\n", p)
-            spans.append((starts[p], ends[line_end - 1]))
+    # Every variant detection looks at (hidden marks or tags cut out, entities decoded): a
+    # heading "System<!-- x -->" over "===" is one in the visible variant only.
+    for skip in _skips(text, marks):
+        for decode in (False, True) if "&" in text else (False,):
+            units = _units(text, skip, decode)
+            for rules in _RULES:
+                out, starts, ends = _mapped(units, rules.view)
+                if rules.cross_rx.search(rules.full_compact(out)) is not None:
+                    keep = [i for i, c in enumerate(out) if c not in rules.seps and c != "\n"]
+                    compact = "".join(out[i] for i in keep)
+                    spans += [
+                        (starts[keep[m.start()]], ends[keep[m.end() - 1]])
+                        for m in rules.cross_rx.finditer(compact)
+                    ]
+                for p in _setext_lines(out, rules.setext_rx):
+                    line_end = out.find("\n", p)
+                    spans.append((starts[p], ends[(line_end if line_end >= 0 else len(out)) - 1]))
     if not spans:
         return text
     return _replace(text, _expand(spans, marks))
