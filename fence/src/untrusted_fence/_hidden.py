@@ -11,6 +11,9 @@ from __future__ import annotations
 import itertools
 import re
 from bisect import bisect_left, bisect_right
+from collections.abc import Callable
+
+from . import _inline
 
 __all__ = ["MARK_CLOSE", "MARK_OPEN", "hidden_spans", "mark_spans", "merge"]
 
@@ -53,12 +56,6 @@ _TITLE = (
     rf"|\((?:[^()\n]|{_NO_BLANK})*+\))"
 )
 _DEST = r"(?:<[^<>\n]*+>|[^ \t\n<>()]++)"
-_IMAGE_RE = re.compile(
-    rf"!\[[^\[\]\n]*+\](?:\([ \t\n]*+(?:{_DEST})?(?:[ \t\n]++{_TITLE})?[ \t\n]*+\)|\[[^\[\]\n]*+\])"
-)
-# A link's "(destination title)" after the "]" (the match includes the "]", which is not
-# hidden; starting on a literal instead of a lookbehind lets the engine skip ahead quickly).
-_LINK_TAIL_RE = re.compile(rf"\]\([ \t\n]*+(?:{_DEST})?(?:[ \t\n]++{_TITLE})?[ \t\n]*+\)")
 _CONTAINER = r"^(?:[ \t]{0,3}+>[ \t]?+)*+[ \t]{0,3}+"
 _NEXT = r"(?:\n(?:[ \t]{0,3}+>[ \t]?+)*+)?[ \t]*+"
 _LINK_DEF_RE = re.compile(
@@ -71,7 +68,6 @@ _FOOTNOTE_DEF_RE = re.compile(
     rf"(?:\n(?![ \t]*+\n)(?![ \t]{{0,3}}\[\^)[^\n]++|\n[ \t]*+\n(?=[ \t]{{4}})[^\n]++)*+",
     re.M,
 )
-_FOOTNOTE_REF_RE = re.compile(r"\[\^([^\]\n]++)\](?!:)")
 
 
 def merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -271,9 +267,8 @@ def _code_fences(
     return blocks, hidden
 
 
-def _code_spans(text: str, fenced: _Regions, html: _HtmlBlocks) -> list[tuple[int, int]]:
-    if "`" not in text:
-        return []
+def _code_runs(text: str, fenced: _Regions, html: _HtmlBlocks) -> list[tuple[int, int]]:
+    """The backtick runs of ``text`` outside fenced code and the model's HTML blocks."""
     runs = [m.span() for m in _BACKTICKS_RE.finditer(text)]
     excluded = merge(fenced.spans + html.regions.spans)
     if excluded:
@@ -287,34 +282,14 @@ def _code_spans(text: str, fenced: _Regions, html: _HtmlBlocks) -> list[tuple[in
             last = max(i, bisect_left(starts, b, i))
         kept += runs[last:]
         runs = kept
-    # The next run of the same length, and of one less (for an opener whose first backtick is
-    # escaped), for every run (one pass from the right).  A closer is inside the code span,
-    # where a backslash is literal, so its whole run counts.
-    following = [-1] * len(runs)
-    shorter = [-1] * len(runs)
-    seen: dict[int, int] = {}
-    for i in range(len(runs) - 1, -1, -1):
-        length = runs[i][1] - runs[i][0]
-        following[i] = seen.get(length, -1)
-        shorter[i] = seen.get(length - 1, -1)
-        seen[length] = i
-    blanks = [m.start() for m in _BLANK_LINE_RE.finditer(text)]
-    spans: list[tuple[int, int]] = []
-    i = 0
-    while i < len(runs):
-        start = runs[i][0]
-        escaped = _escaped(text, start)
-        j = shorter[i] if escaped else following[i]
-        if escaped:
-            start += 1
-        if j >= 0 and start < runs[i][1]:
-            b = bisect_right(blanks, runs[i][1])
-            if b >= len(blanks) or runs[j][0] <= blanks[b]:
-                spans.append((start, runs[j][1]))
-                i = j + 1
-                continue
-        i += 1
-    return spans
+    return runs
+
+
+def _code_spans(text: str, fenced: _Regions, html: _HtmlBlocks) -> list[tuple[int, int]]:
+    """Code spans as every reading of the paragraphs agrees (see ``_inline.pair_code_spans``)."""
+    if "`" not in text:
+        return []
+    return _inline.pair_code_spans(text, _code_runs(text, fenced, html))
 
 
 def _escaped(text: str, pos: int) -> bool:
@@ -340,6 +315,20 @@ class _Code:
             fenced = _Regions(self.blocks)
             self.regions = _Regions(self.blocks + _code_spans(self.text, fenced, self.html))
         return self.regions.contains(pos)
+
+    def readings(self) -> list[Callable[[int], bool]]:
+        """Each way the code spans can pair (every paragraph reading, with and without the
+        model's HTML blocks, which can be wider than cmark-gfm's): an image hides text if
+        any reading makes it one."""
+        if "`" not in self.text:
+            return [self.contains]
+        fenced = _Regions(self.blocks)
+        out: list[Callable[[int], bool]] = []
+        for html in (self.html, _HtmlBlocks("")):
+            runs = _code_runs(self.text, fenced, html)
+            for spans in _inline.code_span_readings(self.text, runs):
+                out.append(_Regions(self.blocks + spans).contains)
+        return out
 
 
 def _html(text: str, code: _Code) -> list[tuple[int, int]]:
@@ -368,14 +357,19 @@ def _html(text: str, code: _Code) -> list[tuple[int, int]]:
     return spans
 
 
-def _footnotes(text: str, code: _Code) -> list[tuple[int, int]]:
+def _footnotes(text: str, code: _Code, hidden: _Regions) -> list[tuple[int, int]]:
+    """Unreferenced footnote definitions, and the labels of references to defined ones (GitHub
+    shows a number).  A reference counts only where it shows: outside code and ``hidden``."""
     if "[^" not in text:
         return []
     defs = [m for m in _FOOTNOTE_DEF_RE.finditer(text) if not code.contains(m.start())]
     if not defs:
         return []
-    refs: set[str] = {m.group(1).casefold() for m in _FOOTNOTE_REF_RE.finditer(text)}
-    return [m.span() for m in defs if m.group(1).casefold() not in refs]
+    defined = {_inline.label_key(m.group(1)) for m in defs}
+    refs, labels = _inline.footnote_refs(
+        text, lambda pos: not code.contains(pos) and not hidden.contains(pos), defined
+    )
+    return labels + [m.span() for m in defs if _inline.label_key(m.group(1)) not in refs]
 
 
 _DETAILS_OPEN_RE = re.compile(r"<details(?=[\s>/])([^<>]*+)>", re.I)
@@ -436,11 +430,14 @@ def hidden_spans(text: str) -> list[tuple[int, int]]:
             for m in _TAG_RE.finditer(text)
             if m.group(1).casefold() not in _FILTERED_TAGS and not code.contains(m.start())
         ]
-    if "](" in text or "![" in text:
-        spans += [m.span() for m in _IMAGE_RE.finditer(text) if not code.contains(m.start())]
-        tails = [(m.start() + 1, m.end()) for m in _LINK_TAIL_RE.finditer(text)]
-        spans += [tail for tail in tails if not code.contains(tail[0])]
+    if "](" in text or "![" in text or "[^" in text:
+        labels = _inline.link_labels(text)
+        for reading in code.readings():
+            spans += _inline.images(text, reading, labels)
+        spans += _inline.link_tails(text, code.contains)
+    if "|" in text:
+        spans += _inline.table_excess(text, code.contains)
     if "]:" in text:
         spans += [m.span() for m in _LINK_DEF_RE.finditer(text) if not code.contains(m.start())]
-        spans += _footnotes(text, code)
+        spans += _footnotes(text, code, _Regions(spans))
     return merge(spans)
