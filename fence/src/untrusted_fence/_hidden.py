@@ -358,18 +358,17 @@ def _html(text: str, code: _Code) -> list[tuple[int, int]]:
 
 
 def _footnotes(text: str, code: _Code, hidden: _Regions) -> list[tuple[int, int]]:
-    """Unreferenced footnote definitions, and the labels of references to defined ones (GitHub
-    shows a number).  A reference counts only where it shows: outside code and ``hidden``."""
+    """Unreferenced footnote definitions.  A reference counts only where it shows: outside
+    code and ``hidden`` (a reference inside a comment references nothing)."""
     if "[^" not in text:
         return []
     defs = [m for m in _FOOTNOTE_DEF_RE.finditer(text) if not code.contains(m.start())]
     if not defs:
         return []
-    defined = {_inline.label_key(m.group(1)) for m in defs}
-    refs, labels = _inline.footnote_refs(
-        text, lambda pos: not code.contains(pos) and not hidden.contains(pos), defined
+    refs = _inline.footnote_refs(
+        text, lambda pos: not code.contains(pos) and not hidden.contains(pos)
     )
-    return labels + [m.span() for m in defs if _inline.label_key(m.group(1)) not in refs]
+    return [m.span() for m in defs if _inline.label_key(m.group(1)) not in refs]
 
 
 _DETAILS_OPEN_RE = re.compile(r"<details(?=[\s>/])([^<>]*+)>", re.I)

@@ -246,22 +246,17 @@ def images(
     return spans
 
 
-def footnote_refs(
-    text: str, shows: Callable[[int], bool], defined: Collection[str]
-) -> tuple[set[str], list[tuple[int, int]]]:
-    """The footnote references that count (``shows(start)``: outside code and hidden text) and
-    the spans of those whose label is ``defined``: GitHub shows a number instead of the label.
-    Returns the referenced keys and those spans."""
+def footnote_refs(text: str, shows: Callable[[int], bool]) -> set[str]:
+    """The keys of the footnote references that count: those where ``shows(start)`` (outside
+    code and hidden text; a reference inside an HTML comment or a code span references
+    nothing).  GitHub shows a defined reference's label as a number, but the label is not
+    marked: the next cleaning step would no longer see the reference inside its mark, and
+    would then hide the definition a reader sees."""
     refs: set[str] = set()
-    spans: list[tuple[int, int]] = []
     for m in _FOOTNOTE_REF_RE.finditer(text):
-        if not shows(m.start()):
-            continue
-        key = label_key(m.group(1))
-        refs.add(key)
-        if key in defined:
-            spans.append(m.span())
-    return refs, spans
+        if shows(m.start()):
+            refs.add(label_key(m.group(1)))
+    return refs
 
 
 def table_excess(text: str, in_code: Callable[[int], bool]) -> list[tuple[int, int]]:
