@@ -218,6 +218,7 @@ def _reference_code_spans(text: str, fenced: list[tuple[int, int]]) -> list[tupl
     # Code is what both readings of where paragraphs end agree on.
     every = [m.start() for m in _inline._BREAK_RE.finditer(text)] + [len(text)]
     every += [m.end() for m in _inline._INDENTED_LINE_RE.finditer(text)]
+    every += [m.end() for m in _inline._HTML_LINE_RE.finditer(text)]
     blank = [m.start() for m in _hidden._BLANK_LINE_RE.finditer(text)] + [len(text)]
     agreed = _positions(_reference_pairing(text, runs, every))
     agreed &= _positions(_reference_pairing(text, runs, blank))

@@ -358,17 +358,28 @@ def _html(text: str, code: _Code) -> list[tuple[int, int]]:
 
 
 def _footnotes(text: str, code: _Code, hidden: _Regions) -> list[tuple[int, int]]:
-    """Unreferenced footnote definitions.  A reference counts only where it shows: outside
-    code and ``hidden`` (a reference inside a comment references nothing)."""
+    """Unreferenced footnote definitions.  A reference counts only where it surely shows:
+    outside ``hidden``, outside code in every reading of the code spans, and outside what
+    may be an HTML block; and a definition is not referenced from inside itself."""
     if "[^" not in text:
         return []
     defs = [m for m in _FOOTNOTE_DEF_RE.finditer(text) if not code.contains(m.start())]
     if not defs:
         return []
-    refs = _inline.footnote_refs(
-        text, lambda pos: not code.contains(pos) and not hidden.contains(pos)
-    )
-    return [m.span() for m in defs if _inline.label_key(m.group(1)) not in refs]
+    readings = code.readings()
+    in_html = _inline.in_html_paragraph(text)
+
+    def shows(pos: int) -> bool:
+        return not hidden.contains(pos) and not in_html(pos) and not any(r(pos) for r in readings)
+
+    refs = _inline.footnote_refs(text, shows)
+    spans = []
+    for m in defs:
+        start, end = m.span()
+        places = refs.get(_inline.label_key(m.group(1)), [])
+        if not any(pos < start or pos >= end for pos in places):
+            spans.append((start, end))
+    return spans
 
 
 _DETAILS_OPEN_RE = re.compile(r"<details(?=[\s>/])([^<>]*+)>", re.I)

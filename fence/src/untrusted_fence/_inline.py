@@ -7,13 +7,14 @@ cmark-gfm)."""
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Collection
 
 __all__ = [
     "code_span_readings",
     "footnote_refs",
     "images",
+    "in_html_paragraph",
     "label_key",
     "link_labels",
     "link_tails",
@@ -73,6 +74,11 @@ _BREAK_RE = re.compile(
     r"|\|?[ \t]*+:?-++:?[ \t]*+\||\[\^[^\]\n]++\]:)|(?:\t| {4}))"
 )
 _INDENTED_LINE_RE = re.compile(r"^(?:\t| {4})[^\n]*+", re.M)
+# A line that starts like HTML after quote or list markers: an HTML block of types 1-5 can end
+# on it, so in the reading that breaks at every block start its end is a break too.
+_HTML_LINE_RE = re.compile(
+    r"^[ \t>]*+(?:(?:[-+*]|[0-9]{1,9}+[.)])[ \t]++)*+<[A-Za-z/!?][^\n]*+", re.M
+)
 
 
 def code_span_readings(
@@ -102,7 +108,9 @@ def code_span_readings(
     every = [m.start() for m in _BREAK_RE.finditer(text)]
     if "\t" in text or "    " in text:
         every += [m.end() for m in _INDENTED_LINE_RE.finditer(text)]
-        every.sort()
+    if "<" in text:
+        every += [m.end() for m in _HTML_LINE_RE.finditer(text)]
+    every.sort()
     blank = [m.start() for m in _BLANK_LINE_RE.finditer(text)]
     return (
         _pair(text, runs, following, shorter, [*every, len(text)]),
@@ -246,17 +254,34 @@ def images(
     return spans
 
 
-def footnote_refs(text: str, shows: Callable[[int], bool]) -> set[str]:
-    """The keys of the footnote references that count: those where ``shows(start)`` (outside
-    code and hidden text; a reference inside an HTML comment or a code span references
-    nothing).  GitHub shows a defined reference's label as a number, but the label is not
-    marked: the next cleaning step would no longer see the reference inside its mark, and
-    would then hide the definition a reader sees."""
-    refs: set[str] = set()
+def footnote_refs(text: str, shows: Callable[[int], bool]) -> dict[str, list[int]]:
+    """The footnote references that count, by key: those where ``shows(start)`` (outside
+    code, hidden text and raw HTML; a reference inside an HTML comment or a code span
+    references nothing).  GitHub shows a defined reference's label as a number, but the label
+    is not marked: the next cleaning step would no longer see the reference inside its mark,
+    and would then hide the definition a reader sees."""
+    refs: dict[str, list[int]] = {}
     for m in _FOOTNOTE_REF_RE.finditer(text):
         if shows(m.start()):
-            refs.add(label_key(m.group(1)))
+            refs.setdefault(label_key(m.group(1)), []).append(m.start())
     return refs
+
+
+def in_html_paragraph(text: str) -> Callable[[int], bool]:
+    """Whether a position follows, with no blank line between, a line that starts like HTML
+    after any quote or list markers (``> <div>``, ``1. <!A>``): cmark-gfm may read it as an
+    HTML block there, where Markdown is literal text."""
+    starts = [m.start() for m in _HTML_LINE_RE.finditer(text)] if "<" in text else []
+    blanks = [m.start() for m in _BLANK_LINE_RE.finditer(text)] if starts else []
+
+    def inside(pos: int) -> bool:
+        i = bisect_right(starts, pos) - 1
+        if i < 0:
+            return False
+        j = bisect_left(blanks, starts[i])
+        return j >= len(blanks) or blanks[j] >= pos
+
+    return inside
 
 
 def table_excess(text: str, in_code: Callable[[int], bool]) -> list[tuple[int, int]]:
