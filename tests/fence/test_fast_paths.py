@@ -217,7 +217,11 @@ def _reference_code_spans(text: str, fenced: list[tuple[int, int]]) -> list[tupl
     ]
     # Code is what both readings of where paragraphs end agree on.
     every = [m.start() for m in _inline._BREAK_RE.finditer(text)] + [len(text)]
-    every += [m.end() for m in _inline._INDENTED_LINE_RE.finditer(text)]
+    starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
+    for start in starts:
+        if text.startswith(("\t", "    "), start):
+            end = text.find("\n", start)
+            every.append(len(text) if end < 0 else end)  # an indented line ends a paragraph
     every += [m.end() for m in _inline._HTML_LINE_RE.finditer(text)]
     blank = [m.start() for m in _hidden._BLANK_LINE_RE.finditer(text)] + [len(text)]
     agreed = _positions(_reference_pairing(text, runs, every))

@@ -309,26 +309,38 @@ class _Code:
         self.html = html
         self.blocks = blocks
         self.regions: _Regions | None = None
+        self._readings: list[list[tuple[int, int]]] | None = None
+
+    def _pairings(self) -> list[list[tuple[int, int]]]:
+        """The code spans of each reading (see ``_inline.code_span_readings``): first with
+        the model's HTML blocks, then, when it has any, without them (they can be wider
+        than cmark-gfm's)."""
+        if self._readings is None:
+            self._readings = []
+            if "`" in self.text:
+                fenced = _Regions(self.blocks)
+                runs = _code_runs(self.text, fenced, self.html)
+                self._readings += _inline.code_span_readings(self.text, runs)
+                if self.html.regions.spans:
+                    runs = _code_runs(self.text, fenced, _HtmlBlocks(""))
+                    self._readings += _inline.code_span_readings(self.text, runs)
+        return self._readings
 
     def contains(self, pos: int) -> bool:
+        """Whether ``pos`` is code in both readings of the paragraphs (with the HTML blocks)."""
         if self.regions is None:
-            fenced = _Regions(self.blocks)
-            self.regions = _Regions(self.blocks + _code_spans(self.text, fenced, self.html))
+            pairings = self._pairings()
+            spans = _inline.intersect(pairings[0], pairings[1]) if pairings else []
+            self.regions = _Regions(self.blocks + spans)
         return self.regions.contains(pos)
 
     def readings(self) -> list[Callable[[int], bool]]:
-        """Each way the code spans can pair (every paragraph reading, with and without the
-        model's HTML blocks, which can be wider than cmark-gfm's): an image hides text if
-        any reading makes it one."""
-        if "`" not in self.text:
+        """Each way the code spans can pair: an image hides text if any reading makes it
+        one, and a footnote reference counts only if no reading puts it in code."""
+        pairings = self._pairings()
+        if not pairings:
             return [self.contains]
-        fenced = _Regions(self.blocks)
-        out: list[Callable[[int], bool]] = []
-        for html in (self.html, _HtmlBlocks("")):
-            runs = _code_runs(self.text, fenced, html)
-            for spans in _inline.code_span_readings(self.text, runs):
-                out.append(_Regions(self.blocks + spans).contains)
-        return out
+        return [_Regions(self.blocks + spans).contains for spans in pairings]
 
 
 def _html(text: str, code: _Code) -> list[tuple[int, int]]:
@@ -440,10 +452,11 @@ def hidden_spans(text: str) -> list[tuple[int, int]]:
             for m in _TAG_RE.finditer(text)
             if m.group(1).casefold() not in _FILTERED_TAGS and not code.contains(m.start())
         ]
-    if "](" in text or "![" in text or "[^" in text:
+    if "![" in text or "[^" in text:
         labels = _inline.link_labels(text)
         for reading in code.readings():
             spans += _inline.images(text, reading, labels)
+    if "](" in text:
         spans += _inline.link_tails(text, code.contains)
     if "|" in text:
         spans += _inline.table_excess(text, code.contains)

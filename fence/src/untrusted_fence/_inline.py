@@ -15,6 +15,7 @@ __all__ = [
     "footnote_refs",
     "images",
     "in_html_paragraph",
+    "intersect",
     "label_key",
     "link_labels",
     "link_tails",
@@ -73,7 +74,7 @@ _BREAK_RE = re.compile(
     r"|#{1,6}+(?=[ \t\n])|```|~~~|<[A-Za-z/!?]|(?:[-=_*][ \t]*+){3,}+(?=\n|$)"
     r"|\|?[ \t]*+:?-++:?[ \t]*+\||\[\^[^\]\n]++\]:)|(?:\t| {4}))"
 )
-_INDENTED_LINE_RE = re.compile(r"^(?:\t| {4})[^\n]*+", re.M)
+_INDENTED_LINE_RE = re.compile(r"\n(?:\t| {4})[^\n]*+")
 # A line that starts like HTML after quote or list markers: an HTML block of types 1-5 can end
 # on it, so in the reading that breaks at every block start its end is a break too.
 _HTML_LINE_RE = re.compile(
@@ -108,6 +109,9 @@ def code_span_readings(
     every = [m.start() for m in _BREAK_RE.finditer(text)]
     if "\t" in text or "    " in text:
         every += [m.end() for m in _INDENTED_LINE_RE.finditer(text)]
+        if text.startswith(("\t", "    ")):
+            first = text.find("\n")
+            every.append(len(text) if first < 0 else first)
     if "<" in text:
         every += [m.end() for m in _HTML_LINE_RE.finditer(text)]
     every.sort()
@@ -121,11 +125,13 @@ def code_span_readings(
 def pair_code_spans(text: str, runs: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """The code spans both readings of ``code_span_readings`` agree on: text counts as code
     (inert) only when it is code whichever way the paragraphs end."""
-    return _intersect(*code_span_readings(text, runs))
+    return intersect(*code_span_readings(text, runs))
 
 
-def _intersect(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def intersect(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """The intersection of two sorted lists of disjoint spans."""
+    if a == b:
+        return a
     out: list[tuple[int, int]] = []
     i = j = 0
     while i < len(a) and j < len(b):
