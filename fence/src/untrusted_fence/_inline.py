@@ -75,6 +75,11 @@ _BREAK_RE = re.compile(
     r"|\|?[ \t]*+:?-++:?[ \t]*+\||\[\^[^\]\n]++\]:)|(?:\t| {4}))"
 )
 _INDENTED_LINE_RE = re.compile(r"\n(?:\t| {4})[^\n]*+")
+# A fence line after quote or list markers: fenced code there ends with its container, so its
+# end is a break too (in the same reading).
+_FENCE_LINE_RE = re.compile(
+    r"^[ \t>]*+(?:(?:[-+*]|[0-9]{1,9}+[.)])[ \t]++)*+(?:```|~~~)[^\n]*+", re.M
+)
 # A line that starts like HTML after quote or list markers: an HTML block of types 1-5 can end
 # on it, so in the reading that breaks at every block start its end is a break too.
 _HTML_LINE_RE = re.compile(
@@ -114,6 +119,8 @@ def code_span_readings(
             every.append(len(text) if first < 0 else first)
     if "<" in text:
         every += [m.end() for m in _HTML_LINE_RE.finditer(text)]
+    if "```" in text or "~~~" in text:
+        every += [m.end() for m in _FENCE_LINE_RE.finditer(text)]
     every.sort()
     blank = [m.start() for m in _BLANK_LINE_RE.finditer(text)]
     return (
