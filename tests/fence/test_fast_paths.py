@@ -216,7 +216,7 @@ def _reference_code_spans(text: str, fenced: list[tuple[int, int]]) -> list[tupl
         if not any(s <= r[0] < e for s, e in fenced) and not html_blocks.contains(r[0])
     ]
     # Code is what both readings of where paragraphs end agree on.
-    every = [m.start() for m in _inline._BREAK_RE.finditer(text)] + [len(text)]
+    every = [*_inline.strict_breaks(text), len(text)]
     starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
     for start in starts:
         if text.startswith(("\t", "    "), start):

@@ -20,6 +20,7 @@ __all__ = [
     "link_labels",
     "link_tails",
     "pair_code_spans",
+    "strict_breaks",
     "table_excess",
 ]
 
@@ -70,7 +71,7 @@ _ROW_LEAD_RE = re.compile(r"[ \t>]*+\|?")
 # Code spans never cross one; a break that is really none only makes less text code.
 # A line indented by four columns can be indented code: it is a paragraph of its own there.
 _BREAK_RE = re.compile(
-    r"\n(?:[ \t]*+(?=\n)|[ \t]{0,3}+(?:>|[-+*](?=[ \t\n])|[0-9]{1,9}+[.)](?=[ \t\n])"
+    r"\n(?:[ \t]*+(?=\n)|[ \t]{0,3}+(?:(?P<quote>>)|[-+*](?=[ \t\n])|[0-9]{1,9}+[.)](?=[ \t\n])"
     r"|#{1,6}+(?=[ \t\n])|```|~~~|<[A-Za-z/!?]|(?:[-=_*][ \t]*+){3,}+(?=\n|$)"
     r"|\|?[ \t]*+:?-++:?[ \t]*+\||\[\^[^\]\n]++\]:)|(?:\t| {4}))"
 )
@@ -88,6 +89,20 @@ _DEFINITION_LINE_RE = re.compile(r"^[ \t>]*+\[[^\]\n]++\]:[^\n]*+", re.M)
 _HTML_LINE_RE = re.compile(
     r"^[ \t>]*+(?:(?:[-+*]|[0-9]{1,9}+[.)])[ \t]++)*+<[A-Za-z/!?][^\n]*+", re.M
 )
+
+
+def strict_breaks(text: str) -> list[int]:
+    """The ``_BREAK_RE`` breaks of ``text``, but a quote line after a quote line is none (the
+    quote's paragraph goes on)."""
+    out = []
+    for m in _BREAK_RE.finditer(text):
+        start = m.start()
+        if m.group("quote") is not None:
+            line = text.rfind("\n", 0, start) + 1
+            if text[line:start].lstrip(" \t").startswith(">"):
+                continue
+        out.append(start)
+    return out
 
 
 def code_span_readings(
@@ -114,7 +129,7 @@ def code_span_readings(
         seen[length] = i
     if not runs:
         return [], []
-    every = [m.start() for m in _BREAK_RE.finditer(text)]
+    every = strict_breaks(text)
     if "\t" in text or "    " in text:
         every += [m.end() for m in _INDENTED_LINE_RE.finditer(text)]
         if text.startswith(("\t", "    ")):
