@@ -70,11 +70,14 @@ _ROW_LEAD_RE = re.compile(r"[ \t>]*+\|?")
 # a table's delimiter row, a footnote definition).
 # Code spans never cross one; a break that is really none only makes less text code.
 # A line indented by four columns can be indented code: it is a paragraph of its own there.
-_BREAK_RE = re.compile(
-    r"\n(?:[ \t]*+(?=\n)|[ \t]{0,3}+(?:(?P<quote>>)|[-+*](?=[ \t\n])|[0-9]{1,9}+[.)](?=[ \t\n])"
+_BLOCK_START = (
+    r"[ \t]*+(?=\n|$)|[ \t]{0,3}+(?:(?P<quote>>)|[-+*](?=[ \t\n])|[0-9]{1,9}+[.)](?=[ \t\n])"
     r"|#{1,6}+(?=[ \t\n])|```|~~~|<[A-Za-z/!?]|(?:[-=_*][ \t]*+){3,}+(?=\n|$)"
-    r"|\|?[ \t]*+:?-++:?[ \t]*+\||\[\^[^\]\n]++\]:)|(?:\t| {4}))"
+    r"|\|?[ \t]*+:?-++:?[ \t]*+\||\[\^[^\]\n]++\]:)|(?:\t| {4})"
 )
+_BREAK_RE = re.compile(rf"\n(?:{_BLOCK_START})")
+_BLOCK_START_RE = re.compile(_BLOCK_START)
+_QUOTE_MARKERS_RE = re.compile(r"(?:[ \t]{0,3}+>[ \t]?+)++")
 _INDENTED_LINE_RE = re.compile(r"\n(?:\t| {4})[^\n]*+")
 # A fence line after quote or list markers: fenced code there ends with its container, so its
 # end is a break too (in the same reading).
@@ -92,15 +95,19 @@ _HTML_LINE_RE = re.compile(
 
 
 def strict_breaks(text: str) -> list[int]:
-    """The ``_BREAK_RE`` breaks of ``text``, but a quote line after a quote line is none (the
-    quote's paragraph goes on)."""
+    """The ``_BREAK_RE`` breaks of ``text``, but a quote line after a quote line is none unless
+    a block starts after its markers (the quote's paragraph goes on)."""
     out = []
     for m in _BREAK_RE.finditer(text):
         start = m.start()
         if m.group("quote") is not None:
             line = text.rfind("\n", 0, start) + 1
             if text[line:start].lstrip(" \t").startswith(">"):
-                continue
+                markers = _QUOTE_MARKERS_RE.match(text, start + 1)
+                rest = start + 1 if markers is None else markers.end()
+                inner = _BLOCK_START_RE.match(text, rest)
+                if inner is None or inner.group("quote") is not None:
+                    continue  # the quote's paragraph goes on
         out.append(start)
     return out
 
