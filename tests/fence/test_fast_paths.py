@@ -225,6 +225,7 @@ def _reference_code_spans(text: str, fenced: list[tuple[int, int]]) -> list[tupl
     every += [m.end() for m in _inline._HTML_LINE_RE.finditer(text)]
     every += [m.end() for m in _inline._FENCE_LINE_RE.finditer(text)]
     every += [m.end() for m in _inline._DEFINITION_LINE_RE.finditer(text)]
+    every += [m.end() for m in _inline._PIPE_LINE_RE.finditer(text)]
     blank = [m.start() for m in _hidden._BLANK_LINE_RE.finditer(text)] + [len(text)]
     agreed = _positions(_reference_pairing(text, runs, every))
     agreed &= _positions(_reference_pairing(text, runs, blank))

@@ -87,6 +87,8 @@ _FENCE_LINE_RE = re.compile(
 # A line that starts like a link-reference or footnote definition: a definition is no
 # paragraph, so its backticks open no code span past its end (in the same reading).
 _DEFINITION_LINE_RE = re.compile(r"^[ \t>]*+\[[^\]\n]++\]:[^\n]*+", re.M)
+# The end of a line holding a pipe: table rows are inline subjects of their own.
+_PIPE_LINE_RE = re.compile(r"\|[^\n]*+")
 # A line that starts like HTML after quote or list markers: an HTML block of types 1-5 can end
 # on it, so in the reading that breaks at every block start its end is a break too.
 _HTML_LINE_RE = re.compile(
@@ -148,6 +150,8 @@ def code_span_readings(
         every += [m.end() for m in _FENCE_LINE_RE.finditer(text)]
     if "]:" in text:
         every += [m.end() for m in _DEFINITION_LINE_RE.finditer(text)]
+    if "|" in text:
+        every += [m.end() for m in _PIPE_LINE_RE.finditer(text)]
     every.sort()
     blank = [m.start() for m in _BLANK_LINE_RE.finditer(text)]
     return (
