@@ -1,8 +1,13 @@
-"""Differential run (a script, not a test): N generated documents through cmark-gfm plus an
-HTML parser (the oracle of tests/fence/test_differential.py) and through the fence; prints
-how many documents left a token that GitHub hides visible, and the first few of them.
+"""Differential run (a script, not a test): N generated documents through GitHub's renderer
+(cmark-gfm, an HTML5 parser and GitHub's sanitizer allowlist: tests/fence/_oracle.py) and
+through the fence; prints JSON figures: documents, tokens GitHub hides, documents with a leak
+(a hidden token the fence leaves visible), seconds, leaked tokens by the piece that made them,
+and the first leaks minimised.
 
-    .venv/bin/python tests/bench/fence_differential.py [N] [SEED]
+    .venv/bin/python tests/bench/fence_differential.py [N] [SEED] [--all]
+
+N defaults to 100,000 and SEED to 12; ``--all`` adds the PENDING_PIECES (shapes that still
+leak in code other branches own) to the suite's PIECES.
 """
 
 from __future__ import annotations
@@ -11,42 +16,47 @@ import json
 import random
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fence"))
 
-from test_differential import PIECES, SEPARATORS, build, shown  # type: ignore[import-not-found]
-
-import untrusted_fence as uf
+from _oracle import PENDING_PIECES, PIECES, generate, leaks, minimise  # type: ignore[import-not-found]
 
 
 def main() -> None:
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 100_000
-    rng = random.Random(int(sys.argv[2]) if len(sys.argv) > 2 else 12)
-    leaks: list[dict[str, object]] = []
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    pieces = PIECES + PENDING_PIECES if "--all" in sys.argv else PIECES
+    n = int(args[0]) if args else 100_000
+    seed = int(args[1]) if len(args) > 1 else 12
+    rng = random.Random(seed)
+    found: list[tuple[str, list[str]]] = []
+    by_piece: Counter[str] = Counter()
     hidden_tokens = 0
     start = time.perf_counter()
     for _ in range(n):
-        choices = [
-            (rng.randrange(len(PIECES)), rng.randrange(len(SEPARATORS)))
-            for _ in range(rng.randint(1, 8))
-        ]
-        doc, tokens = build(choices)
-        seen = shown(doc)
-        visible = uf.visible_text(doc)
-        hidden = [t for t in tokens if t not in seen]
+        doc = generate(rng, pieces)
+        hidden, leaked = leaks(doc.text, doc.tokens)
         hidden_tokens += len(hidden)
-        leaked = [t for t in hidden if t in visible]
         if leaked:
-            leaks.append({"doc": doc, "leaked": leaked})
+            found.append((doc.text, leaked))
+            by_piece.update(doc.origin[doc.tokens.index(t)] for t in leaked)
+    seconds = time.perf_counter() - start
+    first = [
+        {"doc": text, "leaked": leaked, "minimal": minimise(text, leaked)}
+        for text, leaked in found[:8]
+    ]
     result = {
         "documents": n,
+        "seed": seed,
+        "pieces": len(pieces),
         "tokens_github_hides": hidden_tokens,
-        "documents_with_a_leak": len(leaks),
-        "seconds": round(time.perf_counter() - start, 1),
-        "first_leaks": leaks[:5],
+        "documents_with_a_leak": len(found),
+        "seconds": round(seconds, 1),
+        "leaked_tokens_by_piece": dict(by_piece.most_common()),
+        "first_leaks": first,
     }
-    print(json.dumps(result, ensure_ascii=False))
+    print(json.dumps(result, ensure_ascii=False, indent=1))
 
 
 if __name__ == "__main__":

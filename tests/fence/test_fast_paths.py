@@ -8,7 +8,7 @@ from bisect import bisect_right
 from hypothesis import given
 from hypothesis import strategies as st
 
-from untrusted_fence import _ansi, _blocks, _chars, _clean, _fence, _hidden, _markers
+from untrusted_fence import _ansi, _blocks, _chars, _clean, _fence, _hidden, _inline, _markers
 from untrusted_fence._hidden import mark_spans
 
 # Characters that exercise the special cases: lookalikes, expansions, separators, marks.
@@ -204,29 +204,92 @@ def _reference_code_spans(
 ) -> list[tuple[int, int]]:
     runs = [m.span() for m in _hidden._BACKTICKS_RE.finditer(text)]
     runs = [r for r in runs if not any(s <= r[0] < e for s, e in fenced + html)]
-    blanks = sorted({m.start() for m in _hidden._BLANK_LINE_RE.finditer(text)} | set(breaks))
+    # Code is what both readings of where paragraphs end agree on.
+    every = [*_inline.strict_breaks(text), len(text)]
+    starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
+    for start in starts:
+        if text.startswith(("\t", "    "), start):
+            end = text.find("\n", start)
+            every.append(len(text) if end < 0 else end)  # an indented line ends a paragraph
+    every += [m.end() for m in _inline._HTML_LINE_RE.finditer(text)]
+    every += [m.end() for m in _inline._FENCE_LINE_RE.finditer(text)]
+    every += [m.end() for m in _inline._DEFINITION_LINE_RE.finditer(text)]
+    every += [m.end() for m in _inline._PIPE_LINE_RE.finditer(text)]
+    # The other reading ends paragraphs at blank lines and where the block walk saw a block.
+    blank = sorted({m.start() for m in _hidden._BLANK_LINE_RE.finditer(text)} | set(breaks))
+    blank.append(len(text))
+    agreed = _positions(_reference_pairing(text, runs, every))
+    agreed &= _positions(_reference_pairing(text, runs, blank))
+    spans: list[tuple[int, int]] = []
+    for p in sorted(agreed):
+        if spans and spans[-1][1] == p:
+            spans[-1] = (spans[-1][0], p + 1)
+        else:
+            spans.append((p, p + 1))
+    return spans
+
+
+def _positions(spans: list[tuple[int, int]]) -> set[int]:
+    return {p for s, e in spans for p in range(s, e)}
+
+
+def _reference_pairing(
+    text: str, runs: list[tuple[int, int]], breaks: list[int]
+) -> list[tuple[int, int]]:
+    """cmark-gfm's scan_to_closing_backticks, run by run, in each paragraph: a memo of where a
+    run of each length was seen last, and a flag once a scan reached the paragraph's end."""
     spans, i = [], 0
+    memo: dict[int, int] = {}
+    scanned, paragraph = False, -1
     while i < len(runs):
         start = runs[i][0]
+        limit = min(b for b in breaks if b >= runs[i][1])
+        if limit != paragraph:
+            memo, scanned, paragraph = {}, False, limit
         backslashes = len(text[:start]) - len(text[:start].rstrip("\\"))
         if backslashes % 2:
             start += 1  # an escaped first backtick is literal text
         length = runs[i][1] - start
-        later = [j for j in range(i + 1, len(runs)) if runs[j][1] - runs[j][0] == length]
-        if later and length:
-            j = later[0]
-            b = bisect_right(blanks, runs[i][1])
-            if b >= len(blanks) or runs[j][0] <= blanks[b]:
-                spans.append((start, runs[j][1]))
-                i = j + 1
-                continue
-        i += 1
+        if not length or (scanned and memo.get(length, -1) <= runs[i][1]):
+            i += 1
+            continue
+        closer = None
+        for j in range(i + 1, len(runs)):
+            if runs[j][0] > limit:
+                break
+            memo[runs[j][1] - runs[j][0]] = runs[j][0]
+            if runs[j][1] - runs[j][0] == length:
+                closer = j
+                break
+        if closer is None:
+            scanned = True
+            i += 1
+        else:
+            spans.append((start, runs[closer][1]))
+            i = closer + 1
     return spans
 
 
 markdown_text = st.lists(
     st.sampled_from(
-        ["`", "``", "```", "\n", "\n\n", " \n \n", "<a>", "<!--", "  <p", "x", " ", "~~~", "\\"]
+        [
+            "`",
+            "``",
+            "```",
+            "\n",
+            "\n\n",
+            " \n \n",
+            "<a>",
+            "<!--",
+            "  <p",
+            "x",
+            " ",
+            "~~~",
+            "\\",
+            "- ",
+            "> ",
+            "#",
+        ]
     ),
     max_size=40,
 ).map("".join)

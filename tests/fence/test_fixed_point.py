@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import re
-
 from hypothesis import given
 from hypothesis import strategies as st
 
-from untrusted_fence import _blocks, _clean, _hidden, _markers
+from untrusted_fence import _blocks, _clean, _hidden, _inline, _markers
 
 _MARK = "\u27e6hidden: "
 # Fragments that make a second step differ from the first: constructs exposed by removing or
@@ -85,14 +83,8 @@ def test_a_mark_with_blank_or_unstripped_content_is_not_settled(inner: str) -> N
     assert (inner != "" and inner.strip() == inner) == _clean._settled(text)
 
 
-_LINK_TAIL_RE = re.compile(
-    rf"(?<=\])\([ \t\n]*+(?:{_hidden._DEST})?(?:[ \t\n]++{_hidden._TITLE})?[ \t\n]*+\)"
-)
-
-
 def _reference_hidden_spans(text: str) -> list[tuple[int, int]]:
-    """hidden_spans with code blocks and spans paired up front (before they became lazy), and
-    link tails found by a lookbehind."""
+    """hidden_spans with code blocks and spans paired up front (before they became lazy)."""
     found = _blocks.blocks(text)
     html = _hidden._HtmlBlocks(found.html)
     blocks, info_tails = found.fences, _hidden._code_fences(text, found)
@@ -107,9 +99,9 @@ def _reference_hidden_spans(text: str) -> list[tuple[int, int]]:
     spans = list(info_tails)
     if "<" in text:
         spans += _hidden._raw_html(text, code, html)
-    if "](" in text or "![" in text:
-        for rx in (_hidden._IMAGE_RE, _LINK_TAIL_RE):
-            spans += [m.span() for m in rx.finditer(text) if not code.contains(m.start())]
+    spans += _inline.images(text, code.contains, _inline.link_labels(text))
+    spans += _inline.link_tails(text, code.contains)
+    spans += _inline.table_excess(text, code.contains)
     if "]:" in text:
         defs = _hidden._LINK_DEF_RE.finditer(text)
         spans += [m.span() for m in defs if not code.contains(m.start())]
@@ -117,7 +109,7 @@ def _reference_hidden_spans(text: str) -> list[tuple[int, int]]:
             m = _hidden._LINK_DEF_AT_RE.match(text, pos)
             if m is not None and not code.contains(pos):
                 spans.append(m.span())
-        spans += _hidden._footnotes(text, code, found)
+        spans += _hidden._footnotes(text, code, found, _hidden._Regions(_hidden.merge(spans)))
     return _hidden.merge(spans)
 
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
+from collections.abc import Callable
 
-from . import _html5
+from . import _html5, _inline
 from ._blocks import Blocks, blocks
 
 __all__ = ["MARK_CLOSE", "MARK_OPEN", "hidden_spans", "mark_spans", "merge"]
@@ -43,12 +44,6 @@ _TITLE = (
     rf"|\((?:[^()\n]|{_NO_BLANK})*+\))"
 )
 _DEST = r"(?:<[^<>\n]*+>|[^ \t\n<>()]++)"
-_IMAGE_RE = re.compile(
-    rf"!\[[^\[\]\n]*+\](?:\([ \t\n]*+(?:{_DEST})?(?:[ \t\n]++{_TITLE})?[ \t\n]*+\)|\[[^\[\]\n]*+\])"
-)
-# A link's "(destination title)" after the "]" (the match includes the "]", which is not
-# hidden; starting on a literal instead of a lookbehind lets the engine skip ahead quickly).
-_LINK_TAIL_RE = re.compile(rf"\]\([ \t\n]*+(?:{_DEST})?(?:[ \t\n]++{_TITLE})?[ \t\n]*+\)")
 # Block quotes and list items before a definition (an item's marker, then its text).
 _PREFIX = r"(?:[ \t]{0,3}+(?:>[ \t]?+|(?:[-+*]|[0-9]{1,9}+[.)])[ \t]++))*+[ \t]{0,3}+"
 _CONTAINER = rf"^{_PREFIX}"
@@ -69,7 +64,6 @@ _FOOTNOTE_DEF_BODY = (
 )
 _FOOTNOTE_DEF_RE = re.compile(rf"{_CONTAINER}{_FOOTNOTE_DEF_BODY}", re.M)
 _FOOTNOTE_DEF_AT_RE = re.compile(_FOOTNOTE_DEF_BODY)
-_FOOTNOTE_REF_RE = re.compile(r"\[\^([^\]\n]++)\](?!:)")
 
 
 def merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -141,14 +135,8 @@ def _code_fences(text: str, found: Blocks) -> list[tuple[int, int]]:
     return spans
 
 
-def _code_spans(
-    text: str, fenced: _Regions, html: _HtmlBlocks, breaks: list[int] | None = None
-) -> list[tuple[int, int]]:
-    """Code spans outside fenced code and HTML blocks.  A span never pairs across a blank line
-    or one of the block walk's ``breaks`` (a line that starts a new block, such as a heading,
-    a footnote definition or a table row, starts new inline text)."""
-    if "`" not in text:
-        return []
+def _code_runs(text: str, fenced: _Regions, html: _HtmlBlocks) -> list[tuple[int, int]]:
+    """The backtick runs of ``text`` outside fenced code and the model's HTML blocks."""
     runs = [m.span() for m in _BACKTICKS_RE.finditer(text)]
     excluded = merge(fenced.spans + html.regions.spans)
     if excluded:
@@ -162,36 +150,17 @@ def _code_spans(
             last = max(i, bisect_left(starts, b, i))
         kept += runs[last:]
         runs = kept
-    # The next run of the same length, and of one less (for an opener whose first backtick is
-    # escaped), for every run (one pass from the right).  A closer is inside the code span,
-    # where a backslash is literal, so its whole run counts.
-    following = [-1] * len(runs)
-    shorter = [-1] * len(runs)
-    seen: dict[int, int] = {}
-    for i in range(len(runs) - 1, -1, -1):
-        length = runs[i][1] - runs[i][0]
-        following[i] = seen.get(length, -1)
-        shorter[i] = seen.get(length - 1, -1)
-        seen[length] = i
-    blanks = [m.start() for m in _BLANK_LINE_RE.finditer(text)]
-    if breaks:
-        blanks = sorted(blanks + breaks)  # two sorted runs: a linear merge
-    spans: list[tuple[int, int]] = []
-    i = 0
-    while i < len(runs):
-        start = runs[i][0]
-        escaped = _escaped(text, start)
-        j = shorter[i] if escaped else following[i]
-        if escaped:
-            start += 1
-        if j >= 0 and start < runs[i][1]:
-            b = bisect_right(blanks, runs[i][1])
-            if b >= len(blanks) or runs[j][0] <= blanks[b]:
-                spans.append((start, runs[j][1]))
-                i = j + 1
-                continue
-        i += 1
-    return spans
+    return runs
+
+
+def _code_spans(
+    text: str, fenced: _Regions, html: _HtmlBlocks, breaks: list[int] | None = None
+) -> list[tuple[int, int]]:
+    """Code spans as every reading of the paragraphs agrees (see ``_inline.pair_code_spans``;
+    ``breaks``: the block walk's lines that start new inline text)."""
+    if "`" not in text:
+        return []
+    return _inline.pair_code_spans(text, _code_runs(text, fenced, html), breaks or [])
 
 
 def _escaped(text: str, pos: int) -> bool:
@@ -218,13 +187,34 @@ class _Code:
         self.blocks = blocks
         self.breaks = breaks
         self.regions: _Regions | None = None
+        self._readings: list[list[tuple[int, int]]] | None = None
+
+    def _pairings(self) -> list[list[tuple[int, int]]]:
+        """The code spans of each reading of where paragraphs end (see
+        ``_inline.code_span_readings``), outside the block walk's code and HTML blocks."""
+        if self._readings is None:
+            self._readings = []
+            if "`" in self.text:
+                runs = _code_runs(self.text, _Regions(self.blocks), self.html)
+                readings = _inline.code_span_readings(self.text, runs, self.breaks or [])
+                self._readings += readings
+        return self._readings
 
     def contains(self, pos: int) -> bool:
+        """Whether ``pos`` is code in both readings of the paragraphs (with the HTML blocks)."""
         if self.regions is None:
-            fenced = _Regions(self.blocks)
-            spans = _code_spans(self.text, fenced, self.html, self.breaks)
+            pairings = self._pairings()
+            spans = _inline.intersect(pairings[0], pairings[1]) if pairings else []
             self.regions = _Regions(self.blocks + spans)
         return self.regions.contains(pos)
+
+    def readings(self) -> list[Callable[[int], bool]]:
+        """Each way the code spans can pair: an image hides text if any reading makes it
+        one, and a footnote reference counts only if no reading puts it in code."""
+        pairings = self._pairings()
+        if not pairings:
+            return [self.contains]
+        return [_Regions(self.blocks + spans).contains for spans in pairings]
 
 
 def _html(text: str, code: _Code) -> list[tuple[int, int]]:
@@ -280,31 +270,6 @@ def _comment_close(text: str, start: int, pos: int) -> int:
             return m.start()
         pos = m.start() + 1
     return -1
-
-
-def _footnotes(text: str, code: _Code, found: Blocks) -> list[tuple[int, int]]:
-    """Footnote definitions that nothing references: GitHub drops them, with every line they
-    hold.  A reference inside code is code, and an escaped ``\\[`` is text: neither counts."""
-    if "[^" not in text:
-        return []
-    defs = [
-        (m.start(), m.end(), m.group(1))
-        for m in _FOOTNOTE_DEF_RE.finditer(text)
-        if not code.contains(m.start())
-    ]
-    for pos in found.brackets:
-        m = _FOOTNOTE_DEF_AT_RE.match(text, pos) if text.startswith("[^", pos) else None
-        if m is not None and not code.contains(pos):
-            defs.append((m.start(), m.end(), m.group(1)))
-    defs += found.footnotes
-    if not defs:
-        return []
-    refs: set[str] = {
-        m.group(1).casefold()
-        for m in _FOOTNOTE_REF_RE.finditer(text)
-        if not code.contains(m.start()) and not _escaped(text, m.start())
-    }
-    return [(start, end) for start, end, label in defs if label.casefold() not in refs]
 
 
 # An HTML block whose lines reach the page as they are: its first line starts with the tag
@@ -409,6 +374,46 @@ def _raw_text_end(text: str, code: _Code, pos: int, name: str) -> int:
             return end
         end += 1
     return len(text)
+
+
+def _footnotes(text: str, code: _Code, found: Blocks, hidden: _Regions) -> list[tuple[int, int]]:
+    """Unreferenced footnote definitions: GitHub drops them, with every line they hold (the
+    block walk's, inside containers too).  A reference counts only where it surely shows:
+    outside ``hidden``, outside code in every reading of the code spans, outside an escaped
+    ``\\[`` and what may be an HTML block; and a definition is not referenced from inside
+    itself."""
+    if "[^" not in text:
+        return []
+    defs = [
+        (m.start(), m.end(), m.group(1))
+        for m in _FOOTNOTE_DEF_RE.finditer(text)
+        if not code.contains(m.start())
+    ]
+    for pos in found.brackets:
+        m = _FOOTNOTE_DEF_AT_RE.match(text, pos) if text.startswith("[^", pos) else None
+        if m is not None and not code.contains(pos):
+            defs.append((m.start(), m.end(), m.group(1)))
+    defs += found.footnotes
+    if not defs:
+        return []
+    readings = code.readings()
+    in_html = _inline.in_html_paragraph(text)
+
+    def shows(pos: int) -> bool:
+        return (
+            not hidden.contains(pos)
+            and not in_html(pos)
+            and not _escaped(text, pos)
+            and not any(r(pos) for r in readings)
+        )
+
+    refs = _inline.footnote_refs(text, shows)
+    spans = []
+    for start, end, label in defs:
+        places = refs.get(_inline.label_key(label), [])
+        if not any(pos < start or pos >= end for pos in places):
+            spans.append((start, end))
+    return spans
 
 
 _ELEMENT_TAG_RE = {
@@ -544,14 +549,18 @@ def hidden_spans(text: str) -> list[tuple[int, int]]:
     spans = _code_fences(text, found)
     if "<" in text:
         spans += _raw_html(text, code, html)
-    if "](" in text or "![" in text:
-        spans += [m.span() for m in _IMAGE_RE.finditer(text) if not code.contains(m.start())]
-        tails = [(m.start() + 1, m.end()) for m in _LINK_TAIL_RE.finditer(text)]
-        spans += [tail for tail in tails if not code.contains(tail[0])]
+    if "![" in text or "[^" in text:
+        labels = _inline.link_labels(text)
+        for reading in code.readings():
+            spans += _inline.images(text, reading, labels)
+    if "](" in text:
+        spans += _inline.link_tails(text, code.contains)
+    if "|" in text:
+        spans += _inline.table_excess(text, code.contains)
     if "]:" in text:
         spans += [m.span() for m in _LINK_DEF_RE.finditer(text) if not code.contains(m.start())]
         for pos in found.brackets:
             if (m := _LINK_DEF_AT_RE.match(text, pos)) is not None and not code.contains(pos):
                 spans.append(m.span())
-        spans += _footnotes(text, code, found)
+        spans += _footnotes(text, code, found, _Regions(merge(spans)))
     return merge(spans)
