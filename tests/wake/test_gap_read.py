@@ -32,8 +32,8 @@ def test_gap_read_stops_at_the_floor(make_sim: MakeSim, at: At) -> None:
     sim.flood("IC_f", 15, "mallory", at(10))
     sim.poll(at(60))
     mark_floor = at(-60) - sim.config.floor_lag
-    assert [("comments", "comment-cursor", mark_floor, 20)] == [
-        (g.connection, g.cursor, g.stop, g.max_pages) for g in sim.gap_reads
+    assert [("comments", mark_floor, 20)] == [
+        (g.connection, g.stop, g.max_pages) for g in sim.gap_reads
     ]
 
 

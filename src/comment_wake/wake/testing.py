@@ -85,6 +85,9 @@ class WakeSim:
         self.binding = Binding(self.pr, "w-1", spawned_by="orch-1")
         self._rng = random.Random(self.seed)
         self._next_db = 1000
+        # A badge's start cursor names the oldest item it listed, as GitHub's cursor names a
+        # position: a gap read goes back from there, never into what was posted after it.
+        self._cursors: dict[str, tuple[str, datetime]] = {}
 
     # -- GitHub's side ---------------------------------------------------------------
 
@@ -283,8 +286,13 @@ class WakeSim:
 
     def _gap(self, need: GapNeed) -> GapRead:
         kind = "comment" if need.connection == "comments" else "review"
-        window = self.comments_window if kind == "comment" else self.reviews_window
-        older = [s for s in self.items.values() if s.item.kind == kind][:-window]
+        listed = [s for s in self.items.values() if s.item.kind == kind]
+        start_id, start_at = self._cursors[need.cursor]
+        ids = [s.item.id for s in listed]
+        if start_id in ids:
+            older = listed[: ids.index(start_id)]
+        else:  # deleted since: the position stays
+            older = [s for s in listed if s.item.created_at < start_at]
         read: list[BadgeItem] = []
         pages = 0
         while older and pages < need.max_pages:
@@ -300,7 +308,11 @@ class WakeSim:
     def _window(self, kind: str, size: int) -> tuple[tuple[BadgeItem, ...], PageInfo]:
         all_items = [s for s in self.items.values() if s.item.kind == kind]
         shown = all_items[-size:]
-        page = PageInfo(len(all_items) > size, f"{kind}-cursor" if shown else None)
+        cursor = None
+        if shown:
+            cursor = f"{kind}-cursor-{len(self._cursors)}"
+            self._cursors[cursor] = (shown[0].item.id, shown[0].item.created_at)
+        page = PageInfo(len(all_items) > size, cursor)
         return tuple(s.item for s in shown if s.listed), page
 
     def _detail(self, s: SimItem) -> ItemDetail:
