@@ -7,13 +7,17 @@ reads any number of ids in documents of at most ``size`` PRs; a document that ti
 comes back with a ``nodes`` field nulled (partial data) or with a resource-limit error is
 read again at once as two halves, and the smaller size is kept for later sweeps (doubled
 back after ``_RECOVER`` clean sweeps), so a GitHub that cannot answer 1,000 ids at once
-costs the halving only once.  A PR whose id errs alone (its part of the answer carries
-an error) is ``unread``: the poller reads its full badge, which reports it the usual way.
+costs the halving only once.  A sweep gives up halving after ``2 * ceil(log2(n)) + 2``
+refused documents (GitHub down, not a document too large): what is left is unread, and
+the poller reads those badges instead, as it would without the sweep.  A PR whose id errs
+alone (its part of the answer carries an error) is ``unread`` too: the poller reads its full
+badge, which reports it the usual way.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -160,6 +164,8 @@ class Sweeper:
         unread: list[str] = []
         requests = 0
         halved = False
+        refusals_left = 2 * math.ceil(math.log2(max(len(ids), 2))) + 2
+        size_before = self.size
         while queue:
             chunk = queue.pop(0)
             requests += 1
@@ -168,6 +174,19 @@ class Sweeper:
             except (RateLimitedError, AuthError):
                 raise
             except GitHubError as exc:
+                refusals_left -= 1
+                if refusals_left < 0:
+                    # Not the size's fault: the next sweep tries the size it had.
+                    self.size, halved = size_before, False
+                    unread += chunk + [i for rest in queue for i in rest]
+                    _log.warning(
+                        "the sweep was refused %d times (%s); the badges of the %d PRs it "
+                        "did not read are read instead",
+                        requests - len(parts),
+                        type(exc).__name__,
+                        len(unread),
+                    )
+                    break
                 if len(chunk) == 1:
                     unread.extend(chunk)
                     continue

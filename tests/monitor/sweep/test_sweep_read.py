@@ -165,3 +165,15 @@ async def test_an_item_listed_late_is_left_out_until_its_listing(
     clock.advance(timedelta(seconds=20))
     after = len((await read_badges(api, [pr])).statuses[pr].comments)
     assert (0, 1) == (before, after)
+
+
+async def test_a_sweep_github_keeps_refusing_gives_up_after_a_bounded_number_of_requests(
+    fake: FakeGitHub, api: GitHubClient
+) -> None:
+    ids = await node_ids(api, opened(fake, 1000))
+    sweeper = Sweeper(lambda chunk: read_sweep(api, chunk))
+    fake.inject(Fault.time_out(kind="sweep", times=10_000))
+    batch, requests = await sweeper.sweep(ids)
+    # 2 * ceil(log2(1000)) + 2 = 22 refusals, then the 23rd ends the sweep; GitHub being
+    # down says nothing about the size, which stays.
+    assert (23, 1000, {}, 1000) == (requests, len(batch.unread), batch.entries, sweeper.size)
