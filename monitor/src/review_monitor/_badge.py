@@ -258,16 +258,20 @@ def parse_badge(
             statuses[pr] = _pr_status(as_github, node, comments_window, reviews_window)
         except ValueError as exc:
             log.warning("%s: badge not read this time (%s)", pr, exc)
+    return BadgeBatch(statuses=statuses, missing=tuple(missing), **rate_limit_field(root))
+
+
+def rate_limit_field(root: Mapping[str, Any]) -> dict[str, Any]:
+    """``cost``, ``remaining`` and ``reset_at`` from an answer's ``rateLimit`` field (None
+    where it is absent or malformed)."""
     rate = root.get("rateLimit")
     rate = rate if isinstance(rate, Mapping) else {}
     cost, remaining = rate.get("cost"), rate.get("remaining")
-    return BadgeBatch(
-        statuses=statuses,
-        missing=tuple(missing),
-        cost=cost if isinstance(cost, int) else None,
-        remaining=remaining if isinstance(remaining, int) else None,
-        reset_at=parse_time(rate.get("resetAt")),
-    )
+    return {
+        "cost": cost if isinstance(cost, int) else None,
+        "remaining": remaining if isinstance(remaining, int) else None,
+        "reset_at": parse_time(rate.get("resetAt")),
+    }
 
 
 def rate_figures(result: GraphQLResult, parsed: BadgeBatch | SweepBatch) -> dict[str, Any]:

@@ -25,7 +25,14 @@ from typing import Any
 import msgspec
 
 from ._api import GitHubApi
-from ._badge import ErrorList, graphql_answer, parse_time, rate_figures
+from ._badge import (
+    ErrorList,
+    _str,
+    graphql_answer,
+    parse_time,
+    rate_figures,
+    rate_limit_field,
+)
 from ._errors import AuthError, GitHubError, GraphQLError, RateLimitedError, TransientError
 from ._model import SweepBatch, SweepEntry
 from ._queries import MAX_SWEEP_IDS, MAX_SWEEP_PRS, sweep_query
@@ -44,10 +51,6 @@ _RESOURCE_LIMITS = "RESOURCE_LIMITS_EXCEEDED"
 class SweepRefused(GitHubError):
     """A sweep document GitHub would not answer whole (timeout, partial data, resource
     limits); the ``Sweeper`` halves it."""
-
-
-def _str(value: object) -> str | None:
-    return value if isinstance(value, str) else None
 
 
 def _entry(node: Mapping[str, Any], node_id: str) -> SweepEntry | None:
@@ -109,16 +112,8 @@ def parse_sweep(data: object, node_ids: Sequence[str], *, errors: ErrorList = ()
                 unread.append(node_id)
             else:
                 entries[node_id] = entry
-    rate = root.get("rateLimit")
-    rate = rate if isinstance(rate, Mapping) else {}
-    cost, remaining = rate.get("cost"), rate.get("remaining")
     return SweepBatch(
-        entries=entries,
-        missing=tuple(missing),
-        unread=tuple(unread),
-        cost=cost if isinstance(cost, int) else None,
-        remaining=remaining if isinstance(remaining, int) else None,
-        reset_at=parse_time(rate.get("resetAt")),
+        entries=entries, missing=tuple(missing), unread=tuple(unread), **rate_limit_field(root)
     )
 
 
