@@ -216,7 +216,7 @@ def _reference_code_spans(
     every += [m.end() for m in _inline._DEFINITION_LINE_RE.finditer(text)]
     every += [m.end() for m in _inline._PIPE_LINE_RE.finditer(text)]
     # The other reading ends paragraphs at blank lines and where the block walk saw a block.
-    blank = sorted({m.start() for m in _hidden._BLANK_LINE_RE.finditer(text)} | set(breaks))
+    blank = sorted({m.start() for m in _inline.BLANK_LINE_RE.finditer(text)} | set(breaks))
     blank.append(len(text))
     agreed = _positions(_reference_pairing(text, runs, every))
     agreed &= _positions(_reference_pairing(text, runs, blank))

@@ -27,7 +27,6 @@ _BACKTICKS_RE = re.compile(r"``*+")
 # The first word of a code-fence info string only picks the highlighting; a word that cannot be
 # a language name is treated as hidden text like the rest of the info string.
 _LANGUAGE_RE = re.compile(r"[A-Za-z0-9+#._-]{1,32}")
-_BLANK_LINE_RE = re.compile(r"\n[ \t]*+\n")
 _HTML_START_RE = re.compile(r"<(?:!--|\?|!\[CDATA\[|![A-Za-z])")
 _HTML_END = {"<!--": "-->", "<?": "?>", "<![CDATA[": "]]>"}
 # An inline open or closing tag as cmark-gfm reads raw HTML in a paragraph (a complete tag;
@@ -161,14 +160,6 @@ def _code_spans(
     if "`" not in text:
         return []
     return _inline.pair_code_spans(text, _code_runs(text, fenced, html), breaks or [])
-
-
-def _escaped(text: str, pos: int) -> bool:
-    """Whether the character at ``pos`` follows an odd number of backslashes."""
-    count = 0
-    while pos - count > 0 and text[pos - count - 1] == "\\":
-        count += 1
-    return count % 2 == 1
 
 
 class _Code:
@@ -403,7 +394,7 @@ def _footnotes(text: str, code: _Code, found: Blocks, hidden: _Regions) -> list[
         return (
             not hidden.contains(pos)
             and not in_html(pos)
-            and not _escaped(text, pos)
+            and not _inline.escaped(text, pos)
             and not any(r(pos) for r in readings)
         )
 

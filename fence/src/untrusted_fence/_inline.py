@@ -11,7 +11,9 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Collection
 
 __all__ = [
+    "BLANK_LINE_RE",
     "code_span_readings",
+    "escaped",
     "footnote_refs",
     "images",
     "in_html_paragraph",
@@ -52,7 +54,8 @@ _INLINE_TAIL_RE = re.compile(_TAIL)
 # "[label]" of a full or collapsed reference (labels may span lines).
 _REF_TAIL_RE = re.compile(r"\[(?:[^\[\]\\]++|\\[^\n]?){0,999}+\]")
 _BRACKET_RE = re.compile(r"[\[\]]")
-_BLANK_LINE_RE = re.compile(r"\n[ \t]*+\n")
+BLANK_LINE_RE = re.compile(r"\n[ \t]*+\n")
+"""A blank line (with the newline before it): where a paragraph ends."""
 # "[label]:" anywhere: a superset of the link-reference definitions (for shortcut images).
 _LINK_LABEL_RE = re.compile(r"\[((?:[^\[\]\\]|\\[^\n]?){1,999}+)\]:")
 _SPACES_RE = re.compile(r"\s+")
@@ -156,7 +159,7 @@ def code_span_readings(
     # The second reading ends paragraphs at blank lines and at the lines the block walk saw
     # start a new block (``breaks``, from ``_blocks``): cmark-gfm's own reading, when the walk
     # follows it.
-    blank = sorted([m.start() for m in _BLANK_LINE_RE.finditer(text)] + list(breaks))
+    blank = sorted([m.start() for m in BLANK_LINE_RE.finditer(text)] + list(breaks))
     return (
         _pair(text, runs, following, shorter, [*every, len(text)]),
         _pair(text, runs, following, shorter, [*blank, len(text)]),
@@ -205,9 +208,9 @@ def _pair(
         b = bisect_left(breaks, end)
         if b != paragraph:
             paragraph, memo, scanned = b, {}, False
-        escaped = _escaped(text, start)
-        j = shorter[i] if escaped else following[i]
-        length = end - start - escaped
+        backslashed = escaped(text, start)
+        j = shorter[i] if backslashed else following[i]
+        length = end - start - backslashed
         if length == 0 or (scanned and memo.get(length, -1) < end):
             i += 1
             continue
@@ -218,7 +221,7 @@ def _pair(
             memo[runs[k][1] - runs[k][0]] = runs[k][0]
             k += 1
         if stop >= 0:
-            spans.append((start + escaped, runs[stop][1]))
+            spans.append((start + backslashed, runs[stop][1]))
             i = stop + 1
         else:
             scanned = True
@@ -226,7 +229,7 @@ def _pair(
     return spans
 
 
-def _escaped(text: str, pos: int) -> bool:
+def escaped(text: str, pos: int) -> bool:
     """Whether the character at ``pos`` follows an odd number of backslashes."""
     count = 0
     while pos - count > 0 and text[pos - count - 1] == "\\":
@@ -265,7 +268,7 @@ def images(
     one paragraph (a blank line closes every bracket)."""
     if ("![" not in text and "[^" not in text) or "]" not in text:
         return []
-    blanks = [m.start() for m in _BLANK_LINE_RE.finditer(text)]
+    blanks = [m.start() for m in BLANK_LINE_RE.finditer(text)]
     blanks.append(len(text))
     b = 0
     stack: list[tuple[int, bool]] = []
@@ -276,13 +279,13 @@ def images(
             stack.clear()
             while pos > blanks[b]:
                 b += 1
-        if pos and text[pos - 1] == "\\" and _escaped(text, pos):
+        if pos and text[pos - 1] == "\\" and escaped(text, pos):
             continue
         if in_code(pos):
             continue
         if text[pos] == "[":
             bang = pos - 1
-            image = bang >= 0 and text[bang] == "!" and not _escaped(text, bang)
+            image = bang >= 0 and text[bang] == "!" and not escaped(text, bang)
             stack.append((bang if image else pos, image))
             continue
         if not stack:
@@ -321,7 +324,7 @@ def in_html_paragraph(text: str) -> Callable[[int], bool]:
     after any quote or list markers (``> <div>``, ``1. <!A>``): cmark-gfm may read it as an
     HTML block there, where Markdown is literal text."""
     starts = [m.start() for m in _HTML_LINE_RE.finditer(text)] if "<" in text else []
-    blanks = [m.start() for m in _BLANK_LINE_RE.finditer(text)] if starts else []
+    blanks = [m.start() for m in BLANK_LINE_RE.finditer(text)] if starts else []
 
     def inside(pos: int) -> bool:
         i = bisect_right(starts, pos) - 1
@@ -386,7 +389,7 @@ def _nth_pipe(text: str, pos: int, end: int, n: int) -> int:
         pos = text.find("|", pos, end)
         if pos < 0:
             return -1
-        if not _escaped(text, pos):
+        if not escaped(text, pos):
             n -= 1
             if n == 0:
                 return pos
