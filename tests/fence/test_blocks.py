@@ -93,6 +93,11 @@ HIDDEN_CASES = {
     "info_string_after_tab_in_quote": ">\t```js tok\n> x",
     "info_string_after_tab_in_item": "-\t```js tok",
     "info_string_in_quotes_nested_too_deep_to_follow": ">" * 40 + " ```js tok\n" + ">" * 40 + " x",
+    # A form feed or vertical tab is whitespace to cmark-gfm's start conditions and tags, so
+    # these lines start HTML blocks: the backticks after them are HTML, not code spans.
+    "form_feed_after_a_block_tag_name": "<div\f>\n`<!--` tok `-->`",
+    "vertical_tab_after_a_raw_text_tag_name": "<script\v>\n`<!--` tok `-->`",
+    "form_feed_before_an_attribute_of_a_complete_tag": "<span\ftitle=a>\n`<!--` tok `-->`",
 }
 
 

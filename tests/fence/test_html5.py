@@ -13,7 +13,7 @@ import time
 import cmarkgfm  # type: ignore[import-untyped]
 import pytest
 from cmarkgfm.cmark import Options  # type: ignore[import-untyped]
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 import untrusted_fence as uf
@@ -466,6 +466,9 @@ html_documents = st.lists(
 
 
 @given(html_documents)
+# A script start tag with a form feed starts an HTML block that runs to the end (cmark-gfm
+# finds no "</script>"), so the style element after it is raw HTML and hides its text.
+@example([("<script\x0c>{t}</script\x0c>", "\n\n"), ("<style/x>{t}", "\n\n")])
 def test_raw_html_a_browser_does_not_show_is_never_left_unmarked(
     choices: list[tuple[str, str]],
 ) -> None:

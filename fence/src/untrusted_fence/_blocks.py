@@ -63,18 +63,19 @@ _BLOCK_TAGS = (
     "param|section|source|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul"
 )
 _HTML_START_RE = re.compile(
-    r"<(?:(?P<raw>script|pre|style|textarea)(?=[ \t>]|$)|(?P<comment>!--)|(?P<pi>\?)"
+    r"<(?:(?P<raw>script|pre|style|textarea)(?=[ \t\v\f>]|$)|(?P<comment>!--)|(?P<pi>\?)"
     r"|(?P<cdata>!\[CDATA\[)|(?P<decl>![A-Za-z])"
-    rf"|(?P<block>/?(?:{_BLOCK_TAGS})(?=[ \t>]|/>|$)))",
+    rf"|(?P<block>/?(?:{_BLOCK_TAGS})(?=[ \t\v\f>]|/>|$)))",
     re.I,
 )
+# cmark-gfm's whitespace inside a tag and after a start condition's name includes VT and FF.
 _ATTRIBUTE = (
-    r"[ \t]++[A-Za-z_:][A-Za-z0-9_.:-]*+"
-    r"""(?:[ \t]*+=[ \t]*+(?:[^ \t\n"'=<>`]++|'[^'\n]*+'|"[^"\n]*+"))?+"""
+    r"[ \t\v\f]++[A-Za-z_:][A-Za-z0-9_.:-]*+"
+    r"""(?:[ \t\v\f]*+=[ \t\v\f]*+(?:[^ \t\n\v\f"'=<>`]++|'[^'\n]*+'|"[^"\n]*+"))?+"""
 )
 _COMPLETE_TAG_RE = re.compile(
-    rf"(?:<[A-Za-z][A-Za-z0-9-]*+(?:{_ATTRIBUTE})*+[ \t]*+/?>|</[A-Za-z][A-Za-z0-9-]*+[ \t]*+>)"
-    r"[ \t]*+$"
+    rf"(?:<[A-Za-z][A-Za-z0-9-]*+(?:{_ATTRIBUTE})*+[ \t\v\f]*+/?>"
+    r"|</[A-Za-z][A-Za-z0-9-]*+[ \t\v\f]*+>)[ \t]*+$"
 )
 _RAW_END_RE = re.compile(r"</(?:script|pre|style|textarea)>", re.I)
 # A paragraph that is only link-reference definitions has no text left for a setext heading.
