@@ -17,7 +17,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _oracle import (
     CONTAINERS,
-    PENDING_IN_LIST_ITEMS,
     PENDING_PIECES,
     PIECES,
     Document,
@@ -72,11 +71,10 @@ def test_pending_pieces_are_out_of_the_suites_pieces() -> None:
     assert set() == set(PENDING_PIECES) & set(PIECES)
 
 
-def test_pieces_pending_in_list_items_are_never_put_in_one() -> None:
+def test_fences_and_definitions_are_put_in_list_items_too() -> None:
     rng = random.Random(5)
-    pieces = sorted(PENDING_IN_LIST_ITEMS)
-    texts = [generate(rng, pieces, size=1).text for _ in range(200)]
-    assert [] == [t for t in texts if t.startswith(("- ", "1. "))]
+    texts = [generate(rng, ("```{t}", "[{t}]: /u"), size=1).text for _ in range(200)]
+    assert {"- ", "1. "} == {c for c in ("- ", "1. ") for t in texts if t.startswith(c)}
 
 
 def test_the_oracle_sees_plain_text_and_misses_comments() -> None:
