@@ -137,6 +137,7 @@ PIECES: tuple[str, ...] = (
     "[{t}]: /u", '[l]: /u "{t}"', "[//]: # ({t})", "[^{t}]: {t}", "[x]:\n  /u\n  '{t}\n{t}'",
     "[{l}]: /u '{t}'", "[^{l}]: {t}", "text[^{l}]", "text[^{t}]", "[x][{l}]", "[{l}]",
     "[x][a\n{t}]", "`[^{l}]`", "[a\n{t}]: /u",
+    "[^]: {t}", "[^]: /u '{t}'", "[^ ]: {t}",
     # Images, links and their titles (balanced parentheses in destinations, escaped quotes).
     '![{t}](/i.png "{t}")', '[{t}](/u "{t}")', "![{t}][{l}]", '[a](/u(x) "{t}")',
     "[a](/u((x)) ({t}))", "![a](/i(1).png '{t}')", "[a](</u v> '{t}')", '[a](/u "x \\" {t}")',
@@ -172,7 +173,6 @@ PENDING_HTML: tuple[str, ...] = (
     "<!-{t}->", "<span {t}",
 )  # fmt: skip
 PENDING_BLOCKS: tuple[str, ...] = (
-    "[^]: {t}",  # a link-reference definition whose label is "^" (not a footnote)
     # GitHub shows a defined footnote's number, not its label, in the reference and the
     # definition ("[^t]\n[^t]:"); the labels are left unmarked.
     "x[^{t}]\n\n[^{u}]: y",

@@ -87,6 +87,14 @@ HIDDEN_CASES = {
     "footnote_referenced_only_in_code_span": "`[^n]`\n\n[^n]: tok",
     "footnote_referenced_only_in_fenced_code": "```\n[^n]\n```\n\n[^n]: tok",
     "footnote_referenced_only_escaped": "\\[^n]\n\n[^n]: tok",
+    # A label "^" (or "^" and a space) is a link label, not a footnote's: the line is a
+    # link-reference definition, hidden, and "[^]" links to it.
+    "link_definition_labelled_caret": "[^]: tok",
+    "link_definition_labelled_caret_with_title": "a [^]\n\n[^]: /u 'tok'",
+    "link_definition_labelled_caret_in_item": "- [^]: tok",
+    "link_definition_labelled_caret_in_quote": "> [^]:\n> tok",
+    "link_definition_labelled_caret_and_space": "[^ ]: tok",
+    "link_definition_labelled_caret_and_words": "a [^x y]\n\n[^x y]: tok",
     "info_string_in_quote": "> ```js tok\n> x\n> ```",
     "info_string_in_item": "- ```py tok\n  x\n  ```",
     "info_string_in_item_in_quote": "1. > ~~~ sh tok\n   > x",
@@ -113,6 +121,7 @@ SHOWN_CASES = {
     "footnote_referenced_after_an_escaped_backslash": "\\\\[^n]\n\n[^n]: tok",
     "fence_closed_inside_item_then_paragraph": "- ```\n  x\n  ```\n\ntok",
     "text_after_table": "a|b\n-|-\nx|y\n\ntok",
+    "link_to_a_definition_labelled_caret": "[^][]\n\n[^]: /u\n\ntok",
 }
 
 

@@ -47,10 +47,14 @@ _DEST = r"(?:<[^<>\n]*+>|[^ \t\n<>()]++)"
 _PREFIX = r"(?:[ \t]{0,3}+(?:>[ \t]?+|(?:[-+*]|[0-9]{1,9}+[.)])[ \t]++))*+[ \t]{0,3}+"
 _CONTAINER = rf"^{_PREFIX}"
 _NEXT = r"(?:\n(?:[ \t]{0,3}+>[ \t]?+)*+)?[ \t]*+"
-# A label may run over lines (not over a blank one): cmark-gfm joins them with a space.
+# A label may run over lines (not over a blank one): cmark-gfm joins them with a space.  A
+# label that starts with "^" is a footnote's only as cmark-gfm's footnote scanner reads one
+# ("[^" and one or more characters other than "]", space, TAB or a line end, then "]:"); any
+# other ("[^]: x", "[^a b]: x") is a link-reference definition.
+_FOOTNOTE_LABEL_AHEAD = r"(?!\^[^\] \t\n]++\]:)"
 _LABEL = r"(?:[^\[\]\\\n]|\\.|\n(?![ \t]*+\n))"
 _LINK_DEF_BODY = (
-    rf"\[(?!\^){_LABEL}{{1,999}}+\]:[ \t]*+{_NEXT}(?:{_DEST})?"
+    rf"\[{_FOOTNOTE_LABEL_AHEAD}{_LABEL}{{1,999}}+\]:[ \t]*+{_NEXT}(?:{_DEST})?"
     rf"(?:[ \t]*+{_NEXT}{_TITLE})?[^\n]*+"
 )
 _LINK_DEF_RE = re.compile(rf"{_CONTAINER}{_LINK_DEF_BODY}", re.M)
