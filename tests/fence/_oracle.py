@@ -137,7 +137,8 @@ PIECES: tuple[str, ...] = (
     "[{t}]: /u", '[l]: /u "{t}"', "[//]: # ({t})", "[^{t}]: {t}", "[x]:\n  /u\n  '{t}\n{t}'",
     "[{l}]: /u '{t}'", "[^{l}]: {t}", "text[^{l}]", "text[^{t}]", "[x][{l}]", "[{l}]",
     "[x][a\n{t}]", "`[^{l}]`", "[a\n{t}]: /u",
-    "[^]: {t}", "[^]: /u '{t}'", "[^ ]: {t}",
+    "[^]: {t}", "[^]: /u '{t}'", "[^ ]: {t}", "x[^{t}]\n\n[^{u}]: y",
+    "x[^{t}]\n\n[^{u}]: y\n\n[^{u}]: {t}",
     # Images, links and their titles (balanced parentheses in destinations, escaped quotes).
     '![{t}](/i.png "{t}")', '[{t}](/u "{t}")', "![{t}][{l}]", '[a](/u(x) "{t}")',
     "[a](/u((x)) ({t}))", "![a](/i(1).png '{t}')", "[a](</u v> '{t}')", '[a](/u "x \\" {t}")',
@@ -172,11 +173,8 @@ PENDING_HTML: tuple[str, ...] = (
     '<div title="{t}\n\n{t}', '<span/title="{t}">', '<div @x="{t}">', "<! {t} >", "</3 {t}>",
     "<!-{t}->", "<span {t}",
 )  # fmt: skip
-PENDING_BLOCKS: tuple[str, ...] = (
-    # GitHub shows a defined footnote's number, not its label, in the reference and the
-    # definition ("[^t]\n[^t]:"); the labels are left unmarked.
-    "x[^{t}]\n\n[^{u}]: y",
-)
+# Block structure: none left.
+PENDING_BLOCKS: tuple[str, ...] = ()
 PENDING_PIECES = PENDING_HTML + PENDING_BLOCKS
 
 # Container prefixes: the first line of a piece gets the prefix, later lines the matching

@@ -95,6 +95,13 @@ HIDDEN_CASES = {
     "link_definition_labelled_caret_in_quote": "> [^]:\n> tok",
     "link_definition_labelled_caret_and_space": "[^ ]: tok",
     "link_definition_labelled_caret_and_words": "a [^x y]\n\n[^x y]: tok",
+    # A defined footnote shows a number in the reference and the definition, never its label.
+    "footnote_label_in_reference_and_definition": "x[^tok] y\n\n[^tok]: z",
+    "footnote_label_in_quote": "> x[^tok]\n>\n> [^tok]: z",
+    "footnote_label_in_item": "- x[^tok]\n\n  [^tok]: z",
+    "footnote_label_referenced_twice": "x[^tok] y [^TOK]\n\n[^tok]: z",
+    "later_definition_of_the_same_label": "x[^n]\n\n[^n]: one\n\n[^n]: tok",
+    "footnote_referenced_only_in_indented_code": "    [^n]\n\n[^n]: tok",
     "info_string_in_quote": "> ```js tok\n> x\n> ```",
     "info_string_in_item": "- ```py tok\n  x\n  ```",
     "info_string_in_item_in_quote": "1. > ~~~ sh tok\n   > x",

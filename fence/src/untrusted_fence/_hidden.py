@@ -371,43 +371,71 @@ def _raw_text_end(text: str, code: _Code, pos: int, name: str) -> int:
     return len(text)
 
 
+# A label cmark-gfm's footnote scanner accepts (no space or TAB: "[^a b]" is a link label).
+_FOOTNOTE_LABEL_RE = re.compile(r"[^\] \t\n]++")
+
+
 def _footnotes(text: str, code: _Code, found: Blocks, hidden: _Regions) -> list[tuple[int, int]]:
-    """Unreferenced footnote definitions: GitHub drops them, with every line they hold (the
-    block walk's, inside containers too).  A reference counts only where it surely shows:
-    outside ``hidden``, outside code in every reading of the code spans, outside an escaped
-    ``\\[`` and what may be an HTML block; and a definition is not referenced from inside
-    itself."""
+    """Footnote definitions and references as GitHub shows them.  An unreferenced definition
+    is dropped with every line it holds (the block walk's, inside containers too), and so is
+    one whose label an earlier definition already has.  A referenced one shows its text
+    under a number, never its label: each reference that may show and the definition's head
+    (``[^label]:``) are marked whole, so the next cleaning step reads neither as a footnote
+    (the definition's text is then a paragraph, shown as before).  A reference counts only
+    where it surely shows: outside ``hidden``, outside code in every reading of the code
+    spans and indented code, outside an escaped ``\\[`` and what may be an HTML block; and a
+    definition is not referenced from inside itself."""
     if "[^" not in text:
         return []
     defs = [
-        (m.start(), m.end(), m.group(1))
+        (m.start(1) - 2, m.start(), m.end(), m.group(1))
         for m in _FOOTNOTE_DEF_RE.finditer(text)
         if not code.contains(m.start())
     ]
     for pos in found.brackets:
         m = _FOOTNOTE_DEF_AT_RE.match(text, pos) if text.startswith("[^", pos) else None
         if m is not None and not code.contains(pos):
-            defs.append((m.start(), m.end(), m.group(1)))
-    defs += found.footnotes
+            defs.append((pos, m.start(), m.end(), m.group(1)))
+    defs += [(start, start, end, label) for start, end, label in found.footnotes]
     if not defs:
         return []
+    defs.sort()
     readings = code.readings()
     in_html = _inline.in_html_paragraph(text)
+    indented = _Regions(found.indented)
 
     def shows(pos: int) -> bool:
         return (
             not hidden.contains(pos)
             and not in_html(pos)
+            and not indented.contains(pos)
             and not _inline.escaped(text, pos)
             and not any(r(pos) for r in readings)
         )
 
+    def may_show(pos: int) -> bool:
+        return (
+            not indented.contains(pos) and not _inline.escaped(text, pos) and not code.contains(pos)
+        )
+
     refs = _inline.footnote_refs(text, shows)
+    first: dict[str, int] = {}  # a label's key -> the "[" of its first definition
     spans = []
-    for start, end, label in defs:
-        places = refs.get(_inline.label_key(label), [])
+    for bracket, start, end, label in defs:
+        key = _inline.label_key(label)
+        if first.setdefault(key, bracket) != bracket:
+            spans.append((start, end))  # a later definition of the same label
+            continue
+        places = refs.get(key, [])
         if not any(pos < start or pos >= end for pos in places):
             spans.append((start, end))
+        elif _FOOTNOTE_LABEL_RE.fullmatch(label) is not None:
+            spans.append((bracket, bracket + len(label) + 4))  # "[^label]:"
+    # Every reference that may show as a number is marked (one that counts for nothing, in
+    # what may be an HTML block, say, is marked too: more rather than less).
+    for key, places in _inline.footnote_refs(text, may_show).items():
+        if key in first and _FOOTNOTE_LABEL_RE.fullmatch(key) is not None:
+            spans += [(pos, text.index("]", pos) + 1) for pos in places]
     return spans
 
 

@@ -309,9 +309,7 @@ def images(
 def footnote_refs(text: str, shows: Callable[[int], bool]) -> dict[str, list[int]]:
     """The footnote references that count, by key: those where ``shows(start)`` (outside
     code, hidden text and raw HTML; a reference inside an HTML comment or a code span
-    references nothing).  GitHub shows a defined reference's label as a number, but the label
-    is not marked: the next cleaning step would no longer see the reference inside its mark,
-    and would then hide the definition a reader sees."""
+    references nothing), each at its ``[``."""
     refs: dict[str, list[int]] = {}
     for m in _FOOTNOTE_REF_RE.finditer(text):
         if shows(m.start()):
