@@ -7,7 +7,7 @@ and the first leaks minimised.
     .venv/bin/python tests/bench/fence_differential.py [N] [SEED] [--all]
 
 N defaults to 100,000 and SEED to 12; ``--all`` adds the PENDING_PIECES (shapes that still
-leak in code other branches own) to the suite's PIECES.
+leak, listed apart in tests/fence/_oracle.py) to the suite's PIECES.
 """
 
 from __future__ import annotations

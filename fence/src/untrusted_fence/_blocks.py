@@ -98,6 +98,10 @@ class Blocks:
     """The info string of each opening fence (from after the fence run to the line's end)."""
     html: list[tuple[int, int]] = field(default_factory=list)
     """HTML blocks: the first line's start to the end of the last line."""
+    contained_html: list[list[tuple[int, int]]] = field(default_factory=list)
+    """The HTML blocks that start inside a block quote or list item: each line's content
+    (after the container markers and indentation, to the line's end), as cmark-gfm passes
+    it to the page; empty lines left out."""
     indented: list[tuple[int, int]] = field(default_factory=list)
     """Indented code blocks: the first line's start to the end of the last non-blank line."""
     brackets: list[int] = field(default_factory=list)
@@ -174,6 +178,7 @@ class _Walk:
         self.start = 0  # where the open fence or HTML block starts
         self.code_end = 0  # the end of the open indented code's last non-blank line
         self.para: list[tuple[int, int]] = []  # the open paragraph's lines, content only
+        self.html_lines: list[tuple[int, int]] | None = None  # an open contained HTML block's
         self.out = Blocks()
 
     def close_leaf(self, end: int) -> None:
@@ -181,6 +186,9 @@ class _Walk:
             self.out.fences.append((self.start, end))
         elif self.leaf == _HTML:
             self.out.html.append((self.start, end))
+            if self.html_lines is not None:
+                self.out.contained_html.append(self.html_lines)
+                self.html_lines = None
         elif self.leaf == _INDENTED:
             self.out.indented.append((self.start, self.code_end))
         self.leaf = _NONE
@@ -288,10 +296,13 @@ class _Walk:
                     self.close_leaf(end + 1)
                 return
             else:
+                blank = not self.html_end and not line[i:].strip(" \t")
+                if self.html_lines is not None and not blank:
+                    self.html_lines.append((start + i, end))
                 if self.html_end:
                     if self._html_ends(line, i):
                         self.close_leaf(end + 1)
-                elif not line[i:].strip(" \t"):
+                elif blank:
                     self.close_leaf(start)
                 return
         while True:
@@ -337,6 +348,7 @@ class _Walk:
                     self.truncate(matched, start)
                     self.open_leaf(_HTML)
                     self.start = start
+                    self.html_lines = [(start + j, end)] if stack else None
                     blank_ends = start_kind in ("block", "tag")
                     self.html_end = "" if blank_ends else _END.get(start_kind, "raw")
                     if self.html_end and self._html_ends(line, j):

@@ -106,11 +106,15 @@ class _HtmlBlocks:
     """Whether a position lies in an HTML block (GitHub passes such a block through as HTML,
     so code syntax inside it is inert).  The blocks come from the block walk (``_blocks``),
     which starts them by cmark-gfm's seven start conditions, outside fenced code, and ends
-    them by its end conditions."""
+    them by its end conditions.  ``contained``: the content lines of each block that starts
+    inside a block quote or list item."""
 
-    def __init__(self, spans: list[tuple[int, int]]) -> None:
+    def __init__(
+        self, spans: list[tuple[int, int]], contained: list[list[tuple[int, int]]] | None = None
+    ) -> None:
         self.spans = spans
         self.regions = _Regions(spans)
+        self.contained = contained or []
 
     def contains(self, pos: int) -> bool:
         return self.regions.contains(pos)
@@ -268,8 +272,9 @@ def _comment_close(text: str, start: int, pos: int) -> int:
 
 
 # An HTML block whose lines reach the page as they are: its first line starts with the tag
-# (top level, or indented under a list item).  One inside a block quote carries the quote's
-# markers on every line, which a browser never sees: ``_container_html`` reads its first line.
+# (top level, or indented under a list item).  One that starts inside a block quote or list
+# item carries the containers' markers, which a browser never sees: ``_contained_html``
+# reads its content lines.
 _VERBATIM_START_RE = re.compile(r"[ \t]*+<")
 
 
@@ -295,13 +300,41 @@ _CONTAINER_HTML_RE = re.compile(
 )
 
 
-def _container_html(text: str, code: _Code) -> list[tuple[int, int]]:
-    """The first line of each HTML block inside a container, tokenized (its later lines carry
-    the container's markers, which a browser never sees, so a token still open at the end of
-    the line hides the rest of the text)."""
+def _contained_html(text: str, html: _HtmlBlocks) -> list[tuple[int, int]]:
+    """The HTML blocks that start inside a block quote or list item, tokenized as the page
+    holds them: their content lines joined, without the containers' markers (cmark-gfm
+    passes the block's content).  A token spanning lines marks the markers between too; one
+    still open at the block's end hides the rest of the text."""
+    spans: list[tuple[int, int]] = []
+    for lines in html.contained:
+        content = "\n".join(text[a:b] for a, b in lines)
+        starts: list[int] = []
+        pos = 0
+        for a, b in lines:
+            starts.append(pos)
+            pos += b - a + 1
+
+        def place(at: int, lines: list[tuple[int, int]] = lines, starts: list[int] = starts) -> int:
+            k = bisect_right(starts, at) - 1
+            return lines[k][0] + at - starts[k]
+
+        found, _, closed = _tokenized(content, [(0, len(content))])
+        spans += [(place(a), place(b)) for a, b in found]
+        if not closed:
+            spans[-1] = (spans[-1][0], len(text))
+            break
+    return spans
+
+
+def _container_html(text: str, code: _Code, html: _HtmlBlocks) -> list[tuple[int, int]]:
+    """The first line of each line inside a container that starts like HTML but starts no
+    HTML block in the block walk (read whole by ``_contained_html``), tokenized: a token still
+    open at the end of the line hides the rest of the text (more rather than less, should
+    cmark-gfm read it as a block)."""
     blocks = []
+    contained = _Regions([(lines[0][0], lines[-1][1]) for lines in html.contained])
     for m in _CONTAINER_HTML_RE.finditer(text):
-        if not code.contains(m.end()):
+        if not code.contains(m.end()) and not contained.contains(m.end()):
             line_end = text.find("\n", m.end())
             blocks.append((m.end(), len(text) if line_end < 0 else line_end))
     return _tokenized(text, blocks)[0]
@@ -544,7 +577,7 @@ def _rp(text: str, code: _Code) -> list[tuple[int, int]]:
 def _raw_html(text: str, code: _Code, html: _HtmlBlocks) -> list[tuple[int, int]]:
     """Every span of raw HTML that GitHub does not show (``text`` holds a ``<``)."""
     spans = _html(text, code) + _block_html(text, html) + _inline_tags(text, code)
-    spans += _container_html(text, code)
+    spans += _container_html(text, code, html) + _contained_html(text, html)
     lowered = text.casefold() if not text.isascii() else text.lower()
     if "<details" in lowered:
         spans += _details(text, code)
@@ -567,7 +600,7 @@ def hidden_spans(text: str) -> list[tuple[int, int]]:
     """Spans of ``text`` that GitHub does not display (merged, sorted)."""
     needed = "```" in text or "~~~" in text or "<" in text or "]:" in text
     found = blocks(text) if needed else _NO_BLOCKS
-    html = _HtmlBlocks(found.html)
+    html = _HtmlBlocks(found.html, found.contained_html)
     code = _Code(text, html, found.fences, found.breaks)
     spans = _code_fences(text, found)
     if "<" in text:
