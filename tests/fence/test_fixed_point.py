@@ -86,7 +86,7 @@ def test_a_mark_with_blank_or_unstripped_content_is_not_settled(inner: str) -> N
 def _reference_hidden_spans(text: str) -> list[tuple[int, int]]:
     """hidden_spans with code blocks and spans paired up front (before they became lazy)."""
     found = _blocks.blocks(text)
-    html = _hidden._HtmlBlocks(found.html)
+    html = _hidden._HtmlBlocks(found.html, found.contained_html)
     blocks, info_tails = found.fences, _hidden._code_fences(text, found)
     spans = _hidden._code_spans(text, _hidden._Regions(blocks), html, found.breaks)
     regions = _hidden._Regions(blocks + spans)
@@ -109,7 +109,8 @@ def _reference_hidden_spans(text: str) -> list[tuple[int, int]]:
             m = _hidden._LINK_DEF_AT_RE.match(text, pos)
             if m is not None and not code.contains(pos):
                 spans.append(m.span())
-        spans += _hidden._footnotes(text, code, found, _hidden._Regions(_hidden.merge(spans)))
+        hidden = _hidden._Regions(_hidden.merge(spans))
+        spans += _hidden._footnotes(text, code, found, hidden, _hidden._Regions([]))
     return _hidden.merge(spans)
 
 

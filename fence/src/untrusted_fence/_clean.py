@@ -81,7 +81,7 @@ def _step(text: str) -> str:
     plain = ansi.text
     atoms = mark_spans(plain)
     masked = _mask(ansi.masked, atoms) if atoms else ansi.masked
-    hidden = merge(hidden_spans(masked) + list(ansi.hidden) + atoms)
+    hidden = merge(hidden_spans(masked, atoms) + list(ansi.hidden) + atoms)
     # Alternating visible and hidden pieces of the plain text, starting with a visible one.
     pieces: list[str] = []
     pos = 0
@@ -135,7 +135,7 @@ def _settled(text: str) -> bool:
     if not count:
         return not hidden_spans(text)
     marks = merge(atoms)
-    return merge(hidden_spans(_mask(text, atoms)) + atoms) == marks
+    return merge(hidden_spans(_mask(text, atoms), atoms) + atoms) == marks
 
 
 def clean(text: str) -> str:

@@ -94,6 +94,11 @@ class _Regions:
         i = bisect_right(self.starts, pos) - 1
         return i >= 0 and pos < self.spans[i][1]
 
+    def meets(self, start: int, end: int) -> bool:
+        """Whether a span overlaps ``[start, end)``."""
+        i = bisect_left(self.starts, end) - 1
+        return i >= 0 and self.spans[i][1] > start
+
 
 def mark_spans(text: str) -> list[tuple[int, int]]:
     """The fence's own hidden marks in ``text``."""
@@ -408,7 +413,9 @@ def _raw_text_end(text: str, code: _Code, pos: int, name: str) -> int:
 _FOOTNOTE_LABEL_RE = re.compile(r"[^\] \t\n]++")
 
 
-def _footnotes(text: str, code: _Code, found: Blocks, hidden: _Regions) -> list[tuple[int, int]]:
+def _footnotes(
+    text: str, code: _Code, found: Blocks, hidden: _Regions, marks: _Regions
+) -> list[tuple[int, int]]:
     """Footnote definitions and references as GitHub shows them.  An unreferenced definition
     is dropped with every line it holds (the block walk's, inside containers too), and so is
     one whose label an earlier definition already has.  A referenced one shows its text
@@ -417,7 +424,9 @@ def _footnotes(text: str, code: _Code, found: Blocks, hidden: _Regions) -> list[
     (the definition's text is then a paragraph, shown as before).  A reference counts only
     where it surely shows: outside ``hidden``, outside code in every reading of the code
     spans and indented code, outside an escaped ``\\[`` and what may be an HTML block; and a
-    definition is not referenced from inside itself."""
+    definition is not referenced from inside itself.  A label that holds one of the fence's
+    own ``marks`` (masked) holds a space, so it is no footnote's: such a reference counts for
+    nothing, and such a definition is a link-reference definition, hidden whole."""
     if "[^" not in text:
         return []
     defs = [
@@ -437,9 +446,13 @@ def _footnotes(text: str, code: _Code, found: Blocks, hidden: _Regions) -> list[
     in_html = _inline.in_html_paragraph(text)
     indented = _Regions(found.indented)
 
+    def plain_label(pos: int) -> bool:
+        return not marks.spans or not marks.meets(pos, text.find("]", pos))
+
     def shows(pos: int) -> bool:
         return (
-            not hidden.contains(pos)
+            plain_label(pos)
+            and not hidden.contains(pos)
             and not in_html(pos)
             and not indented.contains(pos)
             and not _inline.escaped(text, pos)
@@ -448,13 +461,19 @@ def _footnotes(text: str, code: _Code, found: Blocks, hidden: _Regions) -> list[
 
     def may_show(pos: int) -> bool:
         return (
-            not indented.contains(pos) and not _inline.escaped(text, pos) and not code.contains(pos)
+            plain_label(pos)
+            and not indented.contains(pos)
+            and not _inline.escaped(text, pos)
+            and not code.contains(pos)
         )
 
     refs = _inline.footnote_refs(text, shows)
     first: dict[str, int] = {}  # a label's key -> the "[" of its first definition
     spans = []
     for bracket, start, end, label in defs:
+        if marks.spans and marks.meets(bracket, bracket + len(label) + 2):
+            spans.append((start, end))
+            continue
         key = _inline.label_key(label)
         if first.setdefault(key, bracket) != bracket:
             spans.append((start, end))  # a later definition of the same label
@@ -596,8 +615,9 @@ def _raw_html(text: str, code: _Code, html: _HtmlBlocks) -> list[tuple[int, int]
 _NO_BLOCKS = Blocks()
 
 
-def hidden_spans(text: str) -> list[tuple[int, int]]:
-    """Spans of ``text`` that GitHub does not display (merged, sorted)."""
+def hidden_spans(text: str, marks: list[tuple[int, int]] | None = None) -> list[tuple[int, int]]:
+    """Spans of ``text`` that GitHub does not display (merged, sorted).  ``marks``: where
+    ``text`` holds the fence's own hidden marks, masked (a footnote label cannot hold one)."""
     needed = "```" in text or "~~~" in text or "<" in text or "]:" in text
     found = blocks(text) if needed else _NO_BLOCKS
     html = _HtmlBlocks(found.html, found.contained_html)
@@ -618,5 +638,5 @@ def hidden_spans(text: str) -> list[tuple[int, int]]:
         for pos in found.brackets:
             if (m := _LINK_DEF_AT_RE.match(text, pos)) is not None and not code.contains(pos):
                 spans.append(m.span())
-        spans += _footnotes(text, code, found, _Regions(merge(spans)))
+        spans += _footnotes(text, code, found, _Regions(merge(spans)), _Regions(marks or []))
     return merge(spans)
