@@ -102,6 +102,9 @@ HIDDEN_CASES = {
     "footnote_label_referenced_twice": "x[^tok] y [^TOK]\n\n[^tok]: z",
     "later_definition_of_the_same_label": "x[^n]\n\n[^n]: one\n\n[^n]: tok",
     "footnote_referenced_only_in_indented_code": "    [^n]\n\n[^n]: tok",
+    # A reference inside an HTML block (a script block in a list item runs past the blank
+    # line) is literal text: the definition after the item is unreferenced.
+    "footnote_referenced_only_in_an_html_block": "- <script>\n\n  [^n]\n[^n]: tok",
     # A label holding a hidden mark holds a space: a link label, whatever the mark holds.
     "label_holding_a_hidden_mark": "a[^\u27e6hidden: n\u27e7]\n\n[^\u27e6hidden: n\u27e7]: tok",
     "info_string_in_quote": "> ```js tok\n> x\n> ```",

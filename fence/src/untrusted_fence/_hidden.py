@@ -423,10 +423,11 @@ def _footnotes(
     (``[^label]:``) are marked whole, so the next cleaning step reads neither as a footnote
     (the definition's text is then a paragraph, shown as before).  A reference counts only
     where it surely shows: outside ``hidden``, outside code in every reading of the code
-    spans and indented code, outside an escaped ``\\[`` and what may be an HTML block; and a
-    definition is not referenced from inside itself.  A label that holds one of the fence's
-    own ``marks`` (masked) holds a space, so it is no footnote's: such a reference counts for
-    nothing, and such a definition is a link-reference definition, hidden whole."""
+    spans and indented code, outside an escaped ``\\[``, the block walk's HTML blocks and what
+    may be one; and a definition is not referenced from inside itself.  A label that holds
+    one of the fence's own ``marks`` (masked) holds a space, so it is no footnote's: such a
+    reference counts for nothing, and such a definition is a link-reference definition,
+    hidden whole."""
     if "[^" not in text:
         return []
     defs = [
@@ -447,6 +448,9 @@ def _footnotes(
     indented = _Regions(found.indented)
 
     def plain_label(pos: int) -> bool:
+        # Not in an HTML block (literal there), and no mark in the label.
+        if code.html.contains(pos):
+            return False
         return not marks.spans or not marks.meets(pos, text.find("]", pos))
 
     def shows(pos: int) -> bool:
