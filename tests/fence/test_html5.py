@@ -85,6 +85,11 @@ CONTAINED = [
     ("> - <div>\n>   <!-- payload\n>   -->", "<div>\n<!-- payload\n-->", "payload"),
     ('> <div title="x\n> payload\n>\n> more', '<div title="x\npayload\n<p>more', "more"),
     ("- > <div>\n  > <a @x='payload'>", "<div>\n<a @x='payload'>", "payload"),
+    # An inline tag over lines of a quoted paragraph: cmark-gfm strips the markers there too.
+    (">c<X\n>payload>", "c<X\npayload>", "payload"),
+    ('> a <span\n> title="payload">b</span>', '<span\ntitle="payload">', "payload"),
+    (">.<!X\n>payload>", ".<!X\npayload>", "payload"),
+    ("> a <!X\n> b\n> payload>", "<!X\nb\npayload>", "payload"),
 ]  # fmt: skip
 
 
@@ -536,6 +541,7 @@ FAMILIES = {
     "declaration_lines": "<!X\n",
     "quoted_block_lines": "> <div>\n> <span/title=\"a\" @x='b'>\n",
     "item_block_lines": "- <div>\n  </ a>\n",
+    "quoted_declarations": "> a <!X\n> >\n",
 }
 
 

@@ -32,11 +32,14 @@ _HTML_END = {"<!--": "-->", "<?": "?>", "<![CDATA[": "]]>"}
 # An inline open or closing tag as cmark-gfm reads raw HTML in a paragraph (a complete tag;
 # anything else is escaped and shows as text; its whitespace includes VT and FF).  Group 2
 # holds the attributes.
+# A line break inside a tag may be followed by block quote markers, which cmark-gfm strips
+# from a paragraph's lines ("> a <x\n> t=1>" is the tag "<x\nt=1>").
+_TAG_WS = r"(?:[ \t\v\f\r]|\n(?:[ \t]{0,3}+>)*+)"
 _ATTR = (
-    r"[ \t\n\v\f\r]++[A-Za-z_:][A-Za-z0-9_.:-]*+"
-    r"""(?:[ \t\n\v\f\r]*+=[ \t\n\v\f\r]*+(?:"[^"]*+"|'[^']*+'|[^ \t\n\v\f\r"'=<>`]++))?"""
+    rf"{_TAG_WS}++[A-Za-z_:][A-Za-z0-9_.:-]*+"
+    rf"""(?:{_TAG_WS}*+={_TAG_WS}*+(?:"[^"]*+"|'[^']*+'|[^ \t\n\v\f\r"'=<>`]++))?"""
 )
-_TAG_RE = re.compile(rf"</?+([A-Za-z][A-Za-z0-9-]*+)((?:{_ATTR})*+)[ \t\n\v\f\r]*+/?>")
+_TAG_RE = re.compile(rf"</?+([A-Za-z][A-Za-z0-9-]*+)((?:{_ATTR})*+){_TAG_WS}*+/?>")
 _NO_BLANK = r"\n(?![ \t]*+\n)"
 _TITLE = (
     rf"""(?:"(?:[^"\n]|{_NO_BLANK})*+"|'(?:[^'\n]|{_NO_BLANK})*+'"""
@@ -597,10 +600,39 @@ def _rp(text: str, code: _Code) -> list[tuple[int, int]]:
     return spans
 
 
+_DECLARATION_RE = re.compile(r"<![A-Za-z]")
+
+
+def _quoted_declarations(text: str, code: _Code) -> list[tuple[int, int]]:
+    """Declarations (``<!X ...>``) over lines of a block quote: cmark-gfm strips the quote
+    markers from a paragraph's lines, so a ``>`` that is one does not close a declaration
+    (``> <!X\n> t>`` is the declaration ``<!X\nt>``).  Each such one, from its opener to the
+    first ``>`` that is no marker (or the end of the text); ``_html`` has the others."""
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    while (m := _DECLARATION_RE.search(text, pos)) is not None:
+        start = pos = m.start() + 2
+        if code.contains(m.start()):
+            continue
+        skipped = False
+        while (gt := text.find(">", pos)) >= 0:
+            line_start = text.rfind("\n", start, gt) + 1
+            if line_start == 0 or text[line_start:gt].strip(" \t>"):
+                break  # on the opener's line, or after text: it closes
+            skipped, pos = True, gt + 1
+        end = len(text) if gt < 0 else gt + 1
+        if skipped:
+            spans.append((m.start(), end))
+        pos = end
+    return spans
+
+
 def _raw_html(text: str, code: _Code, html: _HtmlBlocks) -> list[tuple[int, int]]:
     """Every span of raw HTML that GitHub does not show (``text`` holds a ``<``)."""
     spans = _html(text, code) + _block_html(text, html) + _inline_tags(text, code)
     spans += _container_html(text, code, html) + _contained_html(text, html)
+    if "<!" in text and ">" in text:
+        spans += _quoted_declarations(text, code)
     lowered = text.casefold() if not text.isascii() else text.lower()
     if "<details" in lowered:
         spans += _details(text, code)
