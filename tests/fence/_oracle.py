@@ -139,6 +139,9 @@ PIECES: tuple[str, ...] = (
     "[x][a\n{t}]", "`[^{l}]`", "[a\n{t}]: /u",
     "[^]: {t}", "[^]: /u '{t}'", "[^ ]: {t}", "x[^{t}]\n\n[^{u}]: y",
     "x[^{t}]\n\n[^{u}]: y\n\n[^{u}]: {t}",
+    "x[^{t}] [^{u}]\n\n[^{u}]: y\n    {t}", "[^{l}]:\n    {t}", "[^{t}]:", "[^{l}]",
+    "x[^{t}]\n\n> [^{u}]: y", "`x[^{t}]`\n\n[^{u}]: {t}", "\\[^{t}]\n\n[^{u}]: {t}",
+    "1. [^{t}]: y\n2. x[^{u}]", "[^a]: x\n\n[^a]: {t}\n\n[^a]",
     # Images, links and their titles (balanced parentheses in destinations, escaped quotes).
     '![{t}](/i.png "{t}")', '[{t}](/u "{t}")', "![{t}][{l}]", '[a](/u(x) "{t}")',
     "[a](/u((x)) ({t}))", "![a](/i(1).png '{t}')", "[a](</u v> '{t}')", '[a](/u "x \\" {t}")',
@@ -163,6 +166,9 @@ PIECES: tuple[str, ...] = (
     '<div title="{t}\n\n{t}', '<span/title="{t}">', '<div @x="{t}">', "<! {t} >", "</3 {t}>",
     "<!-{t}->", "<span {t}", '<div>\n<span/title="{t}">\nx', '<div title="x\n{t}">\nx',
     "<details>\n</details><x{t}", "<div>\n</ {t}>", "<div>\n<!-- {t}\n-->\nx",
+    "> <details>\n{t}\n</details>", "<!-- x\n\n{t}", "> <!-- x\n{t}", "- <div title='x\n\n  {t}'>",
+    "<script>\n{t}", "<pre>\n<x a={t}>", "1. <!X\n   {t}>", "<![CDATA[\n{t}", "<?php\n{t}\n?>",
+    "> - <div>\n>   <span @a='{t}'>", "<div>\n\n<span a='{t}'>", "<span title=\"{t}\n>\n",
     # Tables (cells beyond the header's count), lists, quotes, task lists.
     "| a |\n| - |\n| {t} |", "a | b\n- | -\nc | {t}", "| a |\n| - |\n| b | {t} |",
     "a | b\n- | -\nc | d | {t}", "| a |\n|---|\nb | {t}\nc \\| d | {t}",
