@@ -133,3 +133,13 @@ def test_escaped_backtick_opens_a_shorter_code_span_as_github_does() -> None:
     # "\``" is a literal backtick and then a one-backtick opener: the image is code.
     text = "\\``![tok1q](/i.png)`"
     assert ("tok1q" in shown(text), "tok1q" in uf.visible_text(text)) == (True, True)
+
+
+def test_an_rp_outside_a_ruby_is_not_closed_by_a_ruby_close() -> None:
+    # GitHub hides the token (the rp stays open); the fence marks it.
+    assert (["tok1q"], []) == leaks("a <rp></ruby>tok1q", ["tok1q"])
+
+
+def test_an_rp_whose_close_follows_a_block_start_hides_the_rest() -> None:
+    # cmark-gfm's <blockquote> comes between: the tree builder ignores the </rp> after it.
+    assert (["tok1q"], []) == leaks("y<dt><rp>\n></rp>tok1q", ["tok1q"])

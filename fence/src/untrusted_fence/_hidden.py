@@ -573,19 +573,41 @@ def _details(text: str, code: _Code) -> list[tuple[int, int]]:
     return spans
 
 
+_RUBY_OPEN_RE = re.compile(r"<ruby(?=[\t\n\f\r />])", re.I)
+
+
 def _rp(text: str, code: _Code) -> list[tuple[int, int]]:
     """``<rp>`` elements with their content (shown only where ruby is not supported): to the
-    matching ``</rp>``, nested ones counted, or the next ``</ruby>``, or the end of the text."""
+    matching ``</rp>``, nested ones counted, or the next ``</ruby>`` when a ``<ruby>`` is open
+    (one after the last ``</ruby>``), or the end of the text.  A close on a later line than
+    the ``<rp>`` may come after a block cmark-gfm opened (``<p>``, ``<blockquote>``), which the
+    tree builder does not let it close across: the rest of the text is marked then."""
     spans: list[tuple[int, int]] = []
     ruby_closes = [m.start() for m in _RUBY_CLOSE_RE.finditer(text)]
+    ruby_opens = [m.start() for m in _RUBY_OPEN_RE.finditer(text)]
+
+    def in_ruby(pos: int) -> bool:
+        i = bisect_left(ruby_opens, pos) - 1
+        j = bisect_left(ruby_closes, pos) - 1
+        return i >= 0 and (j < 0 or ruby_opens[i] > ruby_closes[j])
+
+    def close(start: int, end: int) -> bool:
+        """Mark ``text[start:end]``; False when it is marked to the end of the text."""
+        if "\n" in text[start:end]:
+            spans.append((start, len(text)))
+            return False
+        spans.append((start, end))
+        return True
+
     depth, opened = 0, 0
     for token in [*_element_tags(text, code, "rp"), None]:
         at = len(text) if token is None else token.start
         if depth:
             i = bisect_left(ruby_closes, opened)
-            if i < len(ruby_closes) and ruby_closes[i] < at:
-                spans.append((opened, ruby_closes[i]))  # </ruby> closes every open <rp>
-                depth = 0
+            if i < len(ruby_closes) and ruby_closes[i] < at and in_ruby(opened):
+                depth = 0  # </ruby> closes every open <rp>
+                if not close(opened, ruby_closes[i]):
+                    break
             elif token is None:
                 spans.append((opened, len(text)))
         if token is None:
@@ -595,8 +617,8 @@ def _rp(text: str, code: _Code) -> list[tuple[int, int]]:
             depth += 1
         elif depth:
             depth -= 1
-            if depth == 0:
-                spans.append((opened, token.end))
+            if depth == 0 and not close(opened, token.end):
+                break
     return spans
 
 
