@@ -143,3 +143,8 @@ def test_an_rp_outside_a_ruby_is_not_closed_by_a_ruby_close() -> None:
 def test_an_rp_whose_close_follows_a_block_start_hides_the_rest() -> None:
     # cmark-gfm's <blockquote> comes between: the tree builder ignores the </rp> after it.
     assert (["tok1q"], []) == leaks("y<dt><rp>\n></rp>tok1q", ["tok1q"])
+
+
+def test_a_details_close_in_indented_code_closes_nothing() -> None:
+    # cmark-gfm escapes the indented "</details": the collapsed body runs to the end.
+    assert (["tok1q"], []) == leaks("q<details>\n\n    </details\ntok1q", ["tok1q"])

@@ -95,7 +95,7 @@ def _reference_hidden_spans(text: str) -> list[tuple[int, int]]:
         def contains(self, pos: int) -> bool:
             return regions.contains(pos)
 
-    code = Eager(text, html, blocks, found.breaks)
+    code = Eager(text, html, blocks, found.breaks, found.indented)
     spans = list(info_tails)
     if "<" in text:
         spans += _hidden._raw_html(text, code, html)

@@ -188,11 +188,14 @@ class _Code:
         html: _HtmlBlocks,
         blocks: list[tuple[int, int]],
         breaks: list[int] | None = None,
+        indented: list[tuple[int, int]] | None = None,
     ) -> None:
         self.text = text
         self.html = html
         self.blocks = blocks
         self.breaks = breaks
+        # Indented code blocks: apart from ``contains`` (which other scans read as it is).
+        self.indented = _Regions(indented or [])
         self.regions: _Regions | None = None
         self._readings: list[list[tuple[int, int]]] | None = None
 
@@ -507,14 +510,15 @@ _RUBY_CLOSE_RE = re.compile(r"</ruby(?=[\t\n\f\r />])", re.I)
 
 
 def _element_tags(text: str, code: _Code, name: str) -> list[_html5.Token]:
-    """The open and closing tags of one element outside code, read as the tokenizer reads
-    them (a closing tag is a token of kind ``end``)."""
+    """The open and closing tags of one element outside code (indented code too: cmark-gfm
+    escapes it), read as the tokenizer reads them (a closing tag is a token of kind
+    ``end``)."""
     found = []
     pos = 0
     while (m := _ELEMENT_TAG_RE[name].search(text, pos)) is not None:
         token = _html5.token_at(text, m.start())
         pos = m.end()
-        if token is None or code.contains(m.start()):
+        if token is None or code.contains(m.start()) or code.indented.contains(m.start()):
             continue
         found.append(token)
         pos = token.end
@@ -679,7 +683,7 @@ def hidden_spans(text: str, marks: list[tuple[int, int]] | None = None) -> list[
     needed = "```" in text or "~~~" in text or "<" in text or "]:" in text
     found = blocks(text) if needed else _NO_BLOCKS
     html = _HtmlBlocks(found.html, found.contained_html)
-    code = _Code(text, html, found.fences, found.breaks)
+    code = _Code(text, html, found.fences, found.breaks, found.indented)
     spans = _code_fences(text, found)
     if "<" in text:
         spans += _raw_html(text, code, html)
