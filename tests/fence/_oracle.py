@@ -169,6 +169,12 @@ PIECES: tuple[str, ...] = (
     "> <details>\n{t}\n</details>", "<!-- x\n\n{t}", "> <!-- x\n{t}", "- <div title='x\n\n  {t}'>",
     "<script>\n{t}", "<pre>\n<x a={t}>", "1. <!X\n   {t}>", "<![CDATA[\n{t}", "<?php\n{t}\n?>",
     "> - <div>\n>   <span @a='{t}'>", "<div>\n\n<span a='{t}'>", "<span title=\"{t}\n>\n",
+    "<details>\n<summary>\n{t}\n</summary>\n{t}\n</details>",
+    "> <details open>\n> {t}\n> </details>",
+    "- <details>\n\n  {t}\n\n  </details>", "<details><summary>a</summary>\n\n> {t}", "</details>",
+    "<ruby>\n<rp>{t}</rp>\n</ruby>", "> <ruby>a<rp>{t}</rp></ruby>", "<rp>{t}", "<!DOCTYPE {t}>",
+    "<img src=x alt='{t}\n\n{t}'>", "<a title='{t}'\n>x</a>", "<x-y {t}=1>", "<br/{t}>",
+    "<a\nhref=x>{t}</a>", "<div\ntitle='{t}'>",
     # Tables (cells beyond the header's count), lists, quotes, task lists.
     "| a |\n| - |\n| {t} |", "a | b\n- | -\nc | {t}", "| a |\n| - |\n| b | {t} |",
     "a | b\n- | -\nc | d | {t}", "| a |\n|---|\nb | {t}\nc \\| d | {t}",
