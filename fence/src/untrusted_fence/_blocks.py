@@ -178,7 +178,8 @@ class _Walk:
         self.start = 0  # where the open fence or HTML block starts
         self.code_end = 0  # the end of the open indented code's last non-blank line
         self.para: list[tuple[int, int]] = []  # the open paragraph's lines, content only
-        self.html_lines: list[tuple[int, int]] | None = None  # an open contained HTML block's
+        # The content lines of an open HTML block that started inside a container.
+        self.html_lines: list[tuple[int, int]] | None = None
         self.out = Blocks()
 
     def close_leaf(self, end: int) -> None:
