@@ -103,6 +103,27 @@ def _step(text: str) -> str:
     return neutralise(tidy_whitespace("".join(cleaned)))
 
 
+# Every scan of ``hidden_spans`` but the one of code-fence info strings needs one of these in
+# the text (the test of _surely_nothing_hidden holds the two to each other).
+_SCAN_TRIGGERS = ("<", "](", "![", "[^", "|", "]:")
+# A run of three or more backticks (tildes) whose line's rest, the info string if the run opens
+# fenced code, has a hidden tail (see ``_hidden._info_tail``): it is not blank, and not one word
+# of at most 32 language-name characters between spaces.  A run may start inside a longer one:
+# its rest is the same.
+_SHOWN_INFO = r"(?![^\S\n]*+(?:[A-Za-z0-9+#._-]{1,32}+[^\S\n]*+)?(?![^\n]))"
+_HIDDEN_INFO_RES = (re.compile(r"```++" + _SHOWN_INFO), re.compile(r"~~~++" + _SHOWN_INFO))
+
+
+def _surely_nothing_hidden(text: str) -> bool:
+    """A sufficient condition for ``not hidden_spans(text)``, without the Markdown scan: no
+    scan but the one of info strings can find anything, and no run of three backticks or
+    tildes has an info string with a hidden tail (whether or not the run opens a fence: the
+    walk opens one only at a run, and its info string is the rest of the line)."""
+    if any(trigger in text for trigger in _SCAN_TRIGGERS):
+        return False
+    return not any(r.search(text) for r in _HIDDEN_INFO_RES)
+
+
 def _settled(text: str) -> bool:
     """Whether ``_step(text) == text``, decided without running the whole step (a sufficient
     condition: False only means "not proven").
@@ -132,10 +153,12 @@ def _settled(text: str) -> bool:
     pieces = text.replace(MARK_OPEN, _SEPARATOR).replace(MARK_CLOSE, _SEPARATOR)
     if clean_chars(pieces) != pieces or tidy_whitespace(text) != text:
         return False
+    masked = _mask(text, atoms) if count else text
+    if _surely_nothing_hidden(masked):
+        return True  # the marks are the whole of what is hidden
     if not count:
         return not hidden_spans(text)
-    marks = merge(atoms)
-    return merge(hidden_spans(_mask(text, atoms)) + atoms) == marks
+    return merge(hidden_spans(masked) + atoms) == merge(atoms)
 
 
 def clean(text: str) -> str:
