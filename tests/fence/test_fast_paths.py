@@ -463,3 +463,67 @@ def test_remembered_scans_of_long_views_give_what_fresh_scans_give(seeds: list[s
             assert expected == [
                 s for g in rules.groups for s in _markers._scan_of(rules, view).spans(g)
             ]
+
+
+def _reference_strict_breaks(text: str) -> list[int]:
+    """Every ``_BREAK_RE`` break, each quote-line one tested where it is found."""
+    out = []
+    for m in _inline._BREAK_RE.finditer(text):
+        start = m.start()
+        if m.group("quote") is not None:
+            line = text.rfind("\n", 0, start) + 1
+            if text[line:start].lstrip(" \t").startswith(">"):
+                markers = _inline._QUOTE_MARKERS_RE.match(text, start + 1)
+                rest = start + 1 if markers is None else markers.end()
+                inner = _inline._BLOCK_START_RE.match(text, rest)
+                if inner is None or inner.group("quote") is not None:
+                    continue
+        out.append(start)
+    return out
+
+
+quote_text = st.lists(
+    st.sampled_from(["\n", ">", "> ", " ", "\t", "   >", "    >", "x", "- ", "#", "```", "\n\n"]),
+    max_size=40,
+).map("".join)
+
+
+@given(quote_text | markdown_text)
+def test_strict_breaks_with_quote_lines_found_apart_equal_the_one_pass_definition(
+    text: str,
+) -> None:
+    assert _reference_strict_breaks(text) == _inline.strict_breaks(text)
+
+
+def _reference_blocks(text: str) -> _blocks.Blocks:
+    """The block walk line by line (runs skipped only at the top level, as before the runs
+    inside one list item or block quote were)."""
+    walk = _blocks._Walk()
+    start, size = 0, len(text)
+    while start <= size:
+        if not walk.stack:
+            start = walk.skip(text, start)
+            if start > size:
+                break
+        end = text.find("\n", start)
+        end = size if end < 0 else end
+        walk.line(text, start, end)
+        start = end + 1
+    walk.truncate(0, size)
+    return walk.out
+
+
+_BLOCK_LINES = [
+    "- a", "* b", "+ c", "1. d", "2) e", "10. f", "-  g", "- [x]: /u", "- - h", "-", "> q", ">q",
+    "> > r", "> - s", ">", "> [a]: /u", "> ---", "> a|b", "> -|-", "| -", "text", "[a]: /u",
+    "[^n]: note", "  text", "    code", "\tcode", "```", "```py x", "~~~", "<div>", "<!--", "-->",
+    "# h", "===", "---", "***", "a|b", "-|-", "", "", "", "  - i", "   > j", "<span>x</span>",
+]  # fmt: skip
+block_text = st.lists(st.sampled_from(_BLOCK_LINES), max_size=30).map("\n".join) | st.lists(
+    st.sampled_from(_BLOCK_LINES), max_size=30
+).map(lambda lines: "".join(line + "\n" for line in lines))
+
+
+@given(block_text | markdown_text)
+def test_the_walk_with_runs_inside_a_container_equals_the_line_by_line_walk(text: str) -> None:
+    assert _reference_blocks(text) == _blocks.blocks(text)

@@ -55,6 +55,20 @@ _TOP_CLOSE_RE = re.compile(r" {0,3}+(`{3,}+|~{3,}+)[ \t]*+$")
 # no block (the common case, decided without the general walk).
 _SIMPLE_QUOTE_RE = re.compile(r"> ?+(?=[^ \t\n>\-+*0-9=_#`~<\[|:])")
 _SIMPLE_ITEM_RE = re.compile(r"(?:[-+*]|([0-9]{1,9}+)[.)]) (?=[^ \t\n>\-+*0-9=_#`~<\[|:])")
+# After a simple list item's first line, the lines that need no walk: its lazy continuation
+# lines, then empty lines, then simple items at column 0 again (each with the same).  A line at
+# column 0 after an empty line ends the list; every other line leaves the run.
+_LAZY_LINES = r"(?:[^ \t>\-+*0-9=_#`~<\[|:\n][^\n]*+\n)*+"
+_SIMPLE_ITEM_LINE = r"(?:[-+*]|[0-9]{1,9}+[.)]) (?=[^ \t\n>\-+*0-9=_#`~<\[|:])[^\n]*+\n"
+_ITEMS = rf"\n*+(?:{_SIMPLE_ITEM_LINE}{_LAZY_LINES}\n*+)*+"
+# The run while the item's paragraph is open, and after an empty line (no lazy line then).
+_ITEM_RUN_RE = {_PARA: re.compile(_LAZY_LINES + _ITEMS), _NONE: re.compile(_ITEMS)}
+# Where a line of such a run starts a block (an item, an empty line): the newline before it.
+_ITEM_RUN_BREAK_RE = re.compile(r"\n(?=[-+*0-9\n])")
+# After a simple block quote's first line: "> text" lines and lazy ones continue its paragraph.
+_QUOTE_RUN_RE = re.compile(
+    r"(?:(?:> ?+(?=[^ \t\n>\-+*0-9=_#`~<\[|:])|(?=[^ \t>\-+*0-9=_#`~<\[|:\n]))[^\n]*+\n)*+"
+)
 _CELL_SPLIT_RE = re.compile(r"(?<!\\)\|")
 _BLOCK_TAGS = (
     "address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|"
@@ -444,6 +458,53 @@ class _Walk:
         else:
             self.truncate(matched, start)
 
+    def run(self, text: str, start: int) -> int:
+        """Inside one simple list item or block quote (its paragraph open, or an item's after
+        an empty line): where the lines from ``start`` that need no walk end, the state
+        updated as if they had been walked."""
+        stack = self.stack
+        if len(stack) != 1 or self.notes[0] is not None or not self.filled[0]:
+            return start
+        leaf = self.leaf
+        if leaf == _PARA:
+            first = self.para[0][0]
+            if text[first : first + 1] == "[":
+                return start  # a paragraph of definitions needs all its lines
+        elif leaf != _NONE or stack[0] == _QUOTE:
+            return start
+        if stack[0] == _QUOTE:
+            m = _QUOTE_RUN_RE.match(text, start)
+            stop = m.end() if m is not None else start
+            if stop > start:
+                line = text.rfind("\n", 0, stop - 1) + 1
+                quote = _SIMPLE_QUOTE_RE.match(text, line, stop - 1)
+                self.para.append((line if quote is None else quote.end(), stop - 1))
+            if text.startswith("\n", stop):  # an empty line ends the quote
+                self.out.breaks.append(stop - 1)
+                self.truncate(0, stop)
+                stop += 1
+            return stop
+        m = _ITEM_RUN_RE[leaf].match(text, start)
+        stop = m.end() if m is not None else start
+        if stop == start:
+            return start
+        breaks = [b.start() for b in _ITEM_RUN_BREAK_RE.finditer(text, start - 1, stop)]
+        self.out.breaks.extend(breaks)
+        last = text.rfind("\n", 0, stop - 1) + 1  # the run's last line
+        item = next((b + 1 for b in reversed(breaks) if text[b + 1] != "\n"), -1)
+        if item >= 0:
+            found = _SIMPLE_ITEM_RE.match(text, item)
+            assert found is not None
+            stack[0] = found.end() - item
+            self.para = [(found.end(), text.find("\n", item))]
+        if last == stop - 1:
+            self.leaf = _NONE  # the run ends with an empty line
+        else:
+            self.leaf = _PARA
+            if last != item:
+                self.para.append((last, stop - 1))
+        return stop
+
     def skip(self, text: str, start: int) -> int:
         """Outside containers: where the lines from ``start`` that need no walk end (the
         state is updated as if they had been walked)."""
@@ -531,10 +592,15 @@ def blocks(text: str) -> Blocks:
     start = 0
     size = len(text)
     while start <= size:
-        if not walk.stack:
+        stack = walk.stack
+        if not stack:
             start = walk.skip(text, start)
             if start > size:
                 break
+        else:
+            start = walk.run(text, start)
+            if not walk.stack:
+                continue
         end = text.find("\n", start)
         if end < 0:
             end = size

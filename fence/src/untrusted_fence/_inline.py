@@ -80,6 +80,7 @@ _BLOCK_START = (
 )
 _BREAK_RE = re.compile(rf"\n(?:{_BLOCK_START})")
 _BLOCK_START_RE = re.compile(_BLOCK_START)
+_QUOTE_LINE_RE = re.compile(r"\n[ \t]{0,3}+>")
 _QUOTE_MARKERS_RE = re.compile(r"(?:[ \t]{0,3}+>[ \t]?+)++")
 _INDENTED_LINE_RE = re.compile(r"\n(?:\t| {4})[^\n]*+")
 # A fence line after quote or list markers: fenced code there ends with its container, so its
@@ -102,19 +103,21 @@ _HTML_LINE_RE = re.compile(
 def strict_breaks(text: str) -> list[int]:
     """The ``_BREAK_RE`` breaks of ``text``, but a quote line after a quote line is none unless
     a block starts after its markers (the quote's paragraph goes on)."""
-    out = []
-    for m in _BREAK_RE.finditer(text):
+    out = [m.start() for m in _BREAK_RE.finditer(text)]
+    if ">" not in text:
+        return out
+    # The breaks of quote lines are exactly where _QUOTE_LINE_RE matches (its "quote" group).
+    kept_on: set[int] = set()
+    for m in _QUOTE_LINE_RE.finditer(text):
         start = m.start()
-        if m.group("quote") is not None:
-            line = text.rfind("\n", 0, start) + 1
-            if text[line:start].lstrip(" \t").startswith(">"):
-                markers = _QUOTE_MARKERS_RE.match(text, start + 1)
-                rest = start + 1 if markers is None else markers.end()
-                inner = _BLOCK_START_RE.match(text, rest)
-                if inner is None or inner.group("quote") is not None:
-                    continue  # the quote's paragraph goes on
-        out.append(start)
-    return out
+        line = text.rfind("\n", 0, start) + 1
+        if text[line:start].lstrip(" \t").startswith(">"):
+            markers = _QUOTE_MARKERS_RE.match(text, start + 1)
+            rest = start + 1 if markers is None else markers.end()
+            inner = _BLOCK_START_RE.match(text, rest)
+            if inner is None or inner.group("quote") is not None:
+                kept_on.add(start)  # the quote's paragraph goes on
+    return [pos for pos in out if pos not in kept_on] if kept_on else out
 
 
 def code_span_readings(
