@@ -63,12 +63,12 @@ _SIMPLE_ITEM_LINE = r"(?:[-+*]|[0-9]{1,9}+[.)]) (?=[^ \t\n>\-+*0-9=_#`~<\[|:])[^
 _ITEMS = rf"\n*+(?:{_SIMPLE_ITEM_LINE}{_LAZY_LINES}\n*+)*+"
 # The run while the item's paragraph is open, and after an empty line (no lazy line then).
 _ITEM_RUN_RE = {_PARA: re.compile(_LAZY_LINES + _ITEMS), _NONE: re.compile(_ITEMS)}
-# Where a line of such a run starts a block (an item, an empty line): the newline before it.
-_ITEM_RUN_BREAK_RE = re.compile(r"\n(?=[-+*0-9\n])")
 # After a simple block quote's first line: "> text" lines and lazy ones continue its paragraph.
 _QUOTE_RUN_RE = re.compile(
     r"(?:(?:> ?+(?=[^ \t\n>\-+*0-9=_#`~<\[|:])|(?=[^ \t>\-+*0-9=_#`~<\[|:\n]))[^\n]*+\n)*+"
 )
+# What a plain run at the top level can stop at and be followed by no other skip.
+_PLAIN_END = frozenset(">-+*0123456789=_#[|:\t")
 _CELL_SPLIT_RE = re.compile(r"(?<!\\)\|")
 _BLOCK_TAGS = (
     "address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|"
@@ -98,6 +98,10 @@ _DEFINITIONS_RE = re.compile(
     r"""(?:(?:[ \t]++|[ \t]*+\n[ \t]*+)(?:"[^"]*+"|'[^']*+'|\([^()]*+\)))?[ \t]*+(?:\n|$))++""",
     re.S,
 )
+# A line at column 0 that starts with "<" but no HTML block that can interrupt a paragraph
+# (types 1 to 6): inside a paragraph it is a continuation line.
+_NOT_HTML_START = re.sub(r"\?P<\w+>", "", _HTML_START_RE.pattern[1:]).replace("$", "(?=\n)")
+_TAG_TEXT_RUN_RE = re.compile(rf"(?:<(?i:(?!{_NOT_HTML_START}))[^\n]*+\n)++")
 _END = {"comment": "-->", "pi": "?>", "cdata": "]]>", "decl": ">"}
 
 
@@ -177,6 +181,10 @@ def _cells(row: str) -> int:
 
 class _Walk:
     """The walk's state between lines."""
+
+    runs = True
+    """Whether lines are skipped in runs beyond the plain runs at the top level (tag lines in a
+    paragraph, lines inside one simple container): the tests walk without them too."""
 
     def __init__(self) -> None:
         self.stack: list[int] = []
@@ -488,15 +496,26 @@ class _Walk:
         stop = m.end() if m is not None else start
         if stop == start:
             return start
-        breaks = [b.start() for b in _ITEM_RUN_BREAK_RE.finditer(text, start - 1, stop)]
-        self.out.breaks.extend(breaks)
-        last = text.rfind("\n", 0, stop - 1) + 1  # the run's last line
-        item = next((b + 1 for b in reversed(breaks) if text[b + 1] != "\n"), -1)
+        # An item line and an empty line start a block; a lazy line continues the paragraph.
+        breaks = self.out.breaks
+        item = last = -1
+        pos = start
+        while pos < stop:
+            last = pos
+            ch = text[pos]
+            if ch == "\n":
+                breaks.append(pos - 1)
+                pos += 1
+                continue
+            if ch in "-+*0123456789":
+                breaks.append(pos - 1)
+                item = pos
+            pos = text.index("\n", pos) + 1
         if item >= 0:
             found = _SIMPLE_ITEM_RE.match(text, item)
             assert found is not None
             stack[0] = found.end() - item
-            self.para = [(found.end(), text.find("\n", item))]
+            self.para = [(found.end(), text.index("\n", item))]
         if last == stop - 1:
             self.leaf = _NONE  # the run ends with an empty line
         else:
@@ -509,10 +528,13 @@ class _Walk:
         """Outside containers: where the lines from ``start`` that need no walk end (the
         state is updated as if they had been walked)."""
         while start <= len(text) and not self.stack:
+            plain = self.runs and self.leaf in (_PARA, _NONE)
             stop = self._skip(text, start)
             if stop == start:
                 break
             start = stop
+            if plain and self.leaf != _FENCE and text[start : start + 1] in _PLAIN_END:
+                break  # after a plain run, only a fence or tag lines could be skipped
         return start
 
     def _skip(self, text: str, start: int) -> int:
@@ -521,6 +543,10 @@ class _Walk:
             m = _PLAIN_RUN_RE.match(text, start)
             stop = m.end() if m else start
             if stop == start:
+                tags = _TAG_TEXT_RUN_RE.match(text, start) if leaf == _PARA and self.runs else None
+                if tags is not None:
+                    self.para.append((start, tags.end() - 1))  # continuation lines
+                    return tags.end()
                 fence = _TOP_FENCE_RE.match(text, start)
                 if fence is None or (fence.group(1)[0] == "`" and "`" in fence.group(2)):
                     return start
@@ -600,6 +626,11 @@ def blocks(text: str) -> Blocks:
         else:
             start = walk.run(text, start)
             if not walk.stack:
+                continue
+            if len(stack) == 1 and walk.leaf != _PARA and text.startswith(("```", "~~~"), start):
+                # A fence at column 0 closes the one container (no paragraph is open for it to
+                # continue lazily) and is walked as at the top level.
+                walk.truncate(0, start)
                 continue
         end = text.find("\n", start)
         if end < 0:
