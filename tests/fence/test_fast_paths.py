@@ -529,3 +529,28 @@ block_text = st.lists(st.sampled_from(_BLOCK_LINES), max_size=30).map("\n".join)
 @given(block_text | markdown_text)
 def test_the_walk_with_its_runs_equals_the_line_by_line_walk(text: str) -> None:
     assert _reference_blocks(text) == _blocks.blocks(text)
+
+
+def _reference_render_hidden(body: str) -> str:
+    body = body.translate(_clean._MARK_LOOKALIKES)
+    core = body.strip()
+    if not core:
+        return body
+    lead, trail = body[: len(body) - len(body.lstrip())], body[len(body.rstrip()) :]
+    return f"{lead}{_HIDDEN}{core}\u27e7{trail}"
+
+
+@given(st.text(alphabet=st.sampled_from(" \t\na(\u2987\u2988\u27ea\u3000\u00e9x"), max_size=12))
+def test_rendering_a_hidden_region_equals_translating_and_stripping_it(body: str) -> None:
+    assert _reference_render_hidden(body) == _clean._render_hidden(body)
+
+
+@given(tricky_text, st.lists(st.integers(min_value=0, max_value=60), max_size=8))
+def test_masking_spans_equals_blanking_out_each(text: str, cuts: list[int]) -> None:
+    bounds = sorted({min(c, len(text)) for c in cuts})
+    spans = list(zip(bounds[::2], bounds[1::2], strict=False))
+    expected, pos = "", 0
+    for s, e in spans:
+        expected += text[pos:s] + _ansi.blank_out(text[s:e])
+        pos = e
+    assert expected + text[pos:] == _clean._mask(text, spans)

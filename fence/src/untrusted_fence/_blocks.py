@@ -531,11 +531,37 @@ class _Walk:
             plain = self.runs and self.leaf in (_PARA, _NONE)
             stop = self._skip(text, start)
             if stop == start:
-                break
+                return self._open_simple(text, start) if plain else start
             start = stop
             if plain and self.leaf != _FENCE and text[start : start + 1] in _PLAIN_END:
-                break  # after a plain run, only a fence or tag lines could be skipped
+                # After a plain run, only a fence or tag lines could be skipped.
+                return self._open_simple(text, start)
         return start
+
+    def _open_simple(self, text: str, start: int) -> int:
+        """At the top level, no leaf but a paragraph open: a "- text" or "> text" line at
+        ``start`` opens its container as ``line`` would (where the next line starts), and
+        any other line is left to ``line`` (``start``)."""
+        end = text.find("\n", start)
+        if end < 0:
+            end = len(text)
+        if text.startswith(">", start):
+            found = _SIMPLE_QUOTE_RE.match(text, start, end)
+            kind = _QUOTE
+        else:
+            found = _SIMPLE_ITEM_RE.match(text, start, end)
+            if found is None or (self.leaf == _PARA and found.group(1) not in (None, "1")):
+                return start
+            kind = found.end() - start
+        if found is None:
+            return start
+        self.out.breaks.append(start - 1)
+        self.stack.append(kind)
+        self.filled.append(True)
+        self.notes.append(None)
+        self.leaf = _PARA
+        self.para = [(found.end(), end)]
+        return end + 1
 
     def _skip(self, text: str, start: int) -> int:
         leaf = self.leaf
@@ -623,6 +649,8 @@ def blocks(text: str) -> Blocks:
             start = walk.skip(text, start)
             if start > size:
                 break
+            if walk.stack:
+                continue  # the skip opened a simple container: its run is next
         else:
             start = walk.run(text, start)
             if not walk.stack:

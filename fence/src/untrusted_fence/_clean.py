@@ -33,9 +33,12 @@ def _normalise_newlines(text: str) -> str:
 
 
 def _mask(text: str, spans: list[tuple[int, int]]) -> str:
+    """``text`` with every span blanked out (see ``blank_out``)."""
     parts, pos = [], 0
     for s, e in spans:
-        parts += [text[pos:s], blank_out(text[s:e])]
+        # Most spans lie within one line: their blank is a run of "x" as long.
+        blank = "x" * (e - s) if text.find("\n", s, e) < 0 else blank_out(text[s:e])
+        parts += [text[pos:s], blank]
         pos = e
     parts.append(text[pos:])
     return "".join(parts)
@@ -49,6 +52,8 @@ _MARK_LOOKALIKES = str.maketrans("\u2987\u2988\u3018\u3019\u2997\u2998\u27ea\u27
 
 def _render_hidden(body: str) -> str:
     """A cleaned hidden region inside a hidden mark."""
+    if body.isascii() and body and not body[0].isspace() and not body[-1].isspace():
+        return f"{MARK_OPEN}{body}{MARK_CLOSE}"  # no lookalike to replace, nothing to strip
     body = body.translate(_MARK_LOOKALIKES)
     core = body.strip()
     if not core:

@@ -205,28 +205,32 @@ def _pair(
     memo: dict[int, int] = {}  # run length -> start of the run of that length seen last
     scanned = False  # a scan reached the paragraph's end without a closer
     paragraph = -1
+    count = len(runs)
     i = 0
-    while i < len(runs):
+    while i < count:
         start, end = runs[i]
         b = bisect_left(breaks, end)
         if b != paragraph:
             paragraph, memo, scanned = b, {}, False
-        backslashed = escaped(text, start)
+        backslashed = start > 0 and text[start - 1] == "\\" and escaped(text, start)
         j = shorter[i] if backslashed else following[i]
         length = end - start - backslashed
         if length == 0 or (scanned and memo.get(length, -1) < end):
             i += 1
             continue
         limit = breaks[b]
-        stop = j if j >= 0 and runs[j][0] <= limit else -1
-        k = i + 1
-        while k < len(runs) and (k <= stop if stop >= 0 else runs[k][0] <= limit):
-            memo[runs[k][1] - runs[k][0]] = runs[k][0]
-            k += 1
-        if stop >= 0:
-            spans.append((start + backslashed, runs[stop][1]))
-            i = stop + 1
+        if j >= 0 and runs[j][0] <= limit:
+            for k in range(i + 1, j + 1):
+                run_start, run_end = runs[k]
+                memo[run_end - run_start] = run_start
+            spans.append((start + backslashed, runs[j][1]))
+            i = j + 1
         else:
+            k = i + 1
+            while k < count and runs[k][0] <= limit:
+                run_start, run_end = runs[k]
+                memo[run_end - run_start] = run_start
+                k += 1
             scanned = True
             i += 1
     return spans
