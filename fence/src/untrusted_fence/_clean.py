@@ -113,10 +113,14 @@ def _step(text: str) -> str:
 _SCAN_TRIGGERS = ("<", "](", "![", "[^", "|", "]:")
 # A run of three or more backticks (tildes) whose line's rest, the info string if the run opens
 # fenced code, has a hidden tail (see ``_hidden._info_tail``): it is not blank, and not one word
-# of at most 32 language-name characters between spaces.  A run may start inside a longer one:
-# its rest is the same.
+# of at most 32 language-name characters between spaces.  The lookbehind after the literal lets
+# a match start only where a run starts (so each run is read once: linear), and keeps the
+# literal first, which the engine skips ahead to.
 _SHOWN_INFO = r"(?![^\S\n]*+(?:[A-Za-z0-9+#._-]{1,32}+[^\S\n]*+)?(?![^\n]))"
-_HIDDEN_INFO_RES = (re.compile(r"```++" + _SHOWN_INFO), re.compile(r"~~~++" + _SHOWN_INFO))
+_HIDDEN_INFO_RES = (
+    re.compile(r"```(?<!````)`*+" + _SHOWN_INFO),
+    re.compile(r"~~~(?<!~~~~)~*+" + _SHOWN_INFO),
+)
 
 
 def _surely_nothing_hidden(text: str) -> bool:
