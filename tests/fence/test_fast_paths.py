@@ -554,3 +554,29 @@ def test_masking_spans_equals_blanking_out_each(text: str, cuts: list[int]) -> N
         expected += text[pos:s] + _ansi.blank_out(text[s:e])
         pos = e
     assert expected + text[pos:] == _clean._mask(text, spans)
+
+
+_CODE_LINES = [*_BLOCK_LINES, "`a`", "a `b", "c` d", "``", "\\`x`", "` `", "x``y`z", "- `a", "> b`"]
+code_line_text = st.lists(st.sampled_from(_CODE_LINES), max_size=30).map("\n".join)
+
+
+def _code(text: str) -> _hidden._Code:
+    found = _blocks.blocks(text)
+    return _hidden._Code(text, _hidden._HtmlBlocks(found.html), found.fences, found.breaks)
+
+
+@given(code_line_text | markdown_text)
+def test_code_contains_without_pairing_equals_code_contains_after_pairing(text: str) -> None:
+    paired = _code(text)
+    pairings = paired._pairings()
+    spans = _inline.intersect(pairings[0], pairings[1]) if pairings else []
+    regions = _hidden._Regions(paired.blocks + spans)
+    positions = range(len(text) + 1)
+    assert [regions.contains(p) for p in positions] == [_code(text).contains(p) for p in positions]
+
+
+def test_a_link_after_the_code_spans_of_its_paragraph_pairs_no_backticks() -> None:
+    text = "Notes on `a.py`:\n\n- rename `f`; see [the docs](https://example.com/d).\n- ok\n\n"
+    code = _code(text)
+    tails = _inline.link_tails(text, code.contains)
+    assert (1, None) == (len(tails), code._readings)
