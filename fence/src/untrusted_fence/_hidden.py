@@ -180,28 +180,18 @@ class _Code:
         self.regions: _Regions | None = None
         self._readings: list[list[tuple[int, int]]] | None = None
         self._fenced = _Regions(blocks)
-        self._runs: list[tuple[int, int]] | None = None
-        # For the runs, sorted: where each ends, and the paragraph ends of the blank-line reading.
-        self._closes: list[int] = []
-        self._ends: list[int] = []
-
-    def _code_runs(self) -> list[tuple[int, int]]:
-        """The backtick runs outside the block walk's code and HTML blocks."""
-        if self._runs is None:
-            text = self.text
-            self._runs = _code_runs(text, self._fenced, self.html) if "`" in text else []
-            if self._runs:
-                self._closes = [end for _, end in self._runs]
-                blank = [m.start() for m in _inline.BLANK_LINE_RE.finditer(text)]
-                self._ends = [*sorted(blank + (self.breaks or [])), len(text)]
-        return self._runs
+        # The paragraph ends of the blank-line reading (none without a backtick), and for each
+        # paragraph asked about, its first and last backtick.
+        self._ends: list[int] | None = None
+        self._ticks: dict[int, tuple[int, int]] = {}
 
     def _pairings(self) -> list[list[tuple[int, int]]]:
         """The code spans of each reading of where paragraphs end (see
         ``_inline.code_span_readings``), outside the block walk's code and HTML blocks."""
         if self._readings is None:
             self._readings = []
-            if runs := self._code_runs():
+            if "`" in self.text:
+                runs = _code_runs(self.text, self._fenced, self.html)
                 readings = _inline.code_span_readings(self.text, runs, self.breaks or [])
                 self._readings += readings
         return self._readings
@@ -209,21 +199,28 @@ class _Code:
     def _unpaired(self, pos: int) -> bool:
         """Whether no code span of the blank-line reading of the paragraphs can hold ``pos``
         (then neither can a span both readings agree on), found without pairing: a span
-        holding ``pos`` opens with a run at or before it and closes with a run ending after
+        holding ``pos`` opens with a backtick run at or before it and closes with one after
         it, and no paragraph end of that reading lies from the opener's end to the closer's
-        start, so the last run starting at or before ``pos`` ends after the last paragraph end
-        before ``pos``, and the first run ending after ``pos`` starts at or before the first
-        paragraph end at or after ``pos``."""
-        runs = self._code_runs()
-        last = bisect_right(runs, (pos, len(self.text) + 1)) - 1  # the last run from <= pos
-        if last < 0:
-            return True
+        start, so a backtick lies from the paragraph end before ``pos`` to ``pos``, and one
+        from ``pos`` to the paragraph end after it.  Each paragraph is searched once."""
+        text = self.text
         ends = self._ends
-        i = bisect_left(ends, pos)
-        if i and self._closes[last] <= ends[i - 1]:
-            return True
-        first = bisect_right(self._closes, pos)  # the first run ending after pos
-        return first == len(runs) or (i < len(ends) and runs[first][0] > ends[i])
+        if ends is None:
+            ends = self._ends = []
+            if "`" in text:
+                ends += [m.start() for m in _inline.BLANK_LINE_RE.finditer(text)]
+                ends += self.breaks or []
+                ends.sort()
+                ends.append(len(text))
+        i = bisect_left(ends, pos)  # ends[i - 1] < pos <= ends[i]
+        if not ends or i == len(ends):
+            return not ends
+        ticks = self._ticks.get(i)
+        if ticks is None:
+            start, end = (max(ends[i - 1], 0) if i else 0), ends[i] + 1
+            ticks = self._ticks[i] = (text.find("`", start, end), text.rfind("`", start, end))
+        first, last = ticks
+        return first < 0 or first > pos or last < pos
 
     def contains(self, pos: int) -> bool:
         """Whether ``pos`` is code in both readings of the paragraphs (with the HTML blocks)."""
