@@ -250,6 +250,7 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "list_markers_one_line": lambda n: _fill("- ", n),
     "long_list": lambda n: _fill("- a\n", n),
     "bracket_run": lambda n: _fill("[", n),
+    "links_after_a_backtick": lambda n: _fill("](b)", n, "`"),
     "bracket_lines": lambda n: _fill("[a\n", n),
     "indent_under_items": lambda n: _fill("- " * 20 + " " * 200 + "x\n", n),
     "tabs_under_quotes": lambda n: _fill("> \t" * 20 + "\t" * 100 + "x\n", n),

@@ -463,3 +463,120 @@ def test_remembered_scans_of_long_views_give_what_fresh_scans_give(seeds: list[s
             assert expected == [
                 s for g in rules.groups for s in _markers._scan_of(rules, view).spans(g)
             ]
+
+
+def _reference_strict_breaks(text: str) -> list[int]:
+    """Every ``_BREAK_RE`` break, each quote-line one tested where it is found."""
+    out = []
+    for m in _inline._BREAK_RE.finditer(text):
+        start = m.start()
+        if m.group("quote") is not None:
+            line = text.rfind("\n", 0, start) + 1
+            if text[line:start].lstrip(" \t").startswith(">"):
+                markers = _inline._QUOTE_MARKERS_RE.match(text, start + 1)
+                rest = start + 1 if markers is None else markers.end()
+                inner = _inline._BLOCK_START_RE.match(text, rest)
+                if inner is None or inner.group("quote") is not None:
+                    continue
+        out.append(start)
+    return out
+
+
+quote_text = st.lists(
+    st.sampled_from(["\n", ">", "> ", " ", "\t", "   >", "    >", "x", "- ", "#", "```", "\n\n"]),
+    max_size=40,
+).map("".join)
+
+
+@given(quote_text | markdown_text)
+def test_strict_breaks_with_quote_lines_found_apart_equal_the_one_pass_definition(
+    text: str,
+) -> None:
+    assert _reference_strict_breaks(text) == _inline.strict_breaks(text)
+
+
+def _reference_blocks(text: str) -> _blocks.Blocks:
+    """The block walk line by line, but for the plain runs, fenced code and HTML blocks it
+    skips at the top level."""
+    walk = _blocks._Walk()
+    walk.runs = False
+    start, size = 0, len(text)
+    while start <= size:
+        if not walk.stack:
+            start = walk.skip(text, start)
+            if start > size:
+                break
+        end = text.find("\n", start)
+        end = size if end < 0 else end
+        walk.line(text, start, end)
+        start = end + 1
+    walk.truncate(0, size)
+    return walk.out
+
+
+_BLOCK_LINES = [
+    "- a", "* b", "+ c", "1. d", "2) e", "10. f", "-  g", "- [x]: /u", "- - h", "-", "> q", ">q",
+    "> > r", "> - s", ">", "> [a]: /u", "> ---", "> a|b", "> -|-", "| -", "text", "[a]: /u",
+    "[^n]: note", "  text", "    code", "\tcode", "```", "```py x", "~~~", "<div>", "<!--", "-->",
+    "# h", "===", "---", "***", "a|b", "-|-", "", "", "", "  - i", "   > j", "<span>x</span>",
+    "<s><!-->", "<div", "<DIV>", "<pre", "<?x", "<!x", "</p>", "<b>", "< b", "<script>",
+]  # fmt: skip
+block_text = st.lists(st.sampled_from(_BLOCK_LINES), max_size=30).map("\n".join) | st.lists(
+    st.sampled_from(_BLOCK_LINES), max_size=30
+).map(lambda lines: "".join(line + "\n" for line in lines))
+
+
+@given(block_text | markdown_text)
+def test_the_walk_with_its_runs_equals_the_line_by_line_walk(text: str) -> None:
+    assert _reference_blocks(text) == _blocks.blocks(text)
+
+
+def _reference_render_hidden(body: str) -> str:
+    body = body.translate(_clean._MARK_LOOKALIKES)
+    core = body.strip()
+    if not core:
+        return body
+    lead, trail = body[: len(body) - len(body.lstrip())], body[len(body.rstrip()) :]
+    return f"{lead}{_HIDDEN}{core}\u27e7{trail}"
+
+
+@given(st.text(alphabet=st.sampled_from(" \t\na(\u2987\u2988\u27ea\u3000\u00e9x"), max_size=12))
+def test_rendering_a_hidden_region_equals_translating_and_stripping_it(body: str) -> None:
+    assert _reference_render_hidden(body) == _clean._render_hidden(body)
+
+
+@given(tricky_text, st.lists(st.integers(min_value=0, max_value=60), max_size=8))
+def test_masking_spans_equals_blanking_out_each(text: str, cuts: list[int]) -> None:
+    bounds = sorted({min(c, len(text)) for c in cuts})
+    spans = list(zip(bounds[::2], bounds[1::2], strict=False))
+    expected, pos = "", 0
+    for s, e in spans:
+        expected += text[pos:s] + _ansi.blank_out(text[s:e])
+        pos = e
+    assert expected + text[pos:] == _clean._mask(text, spans)
+
+
+_CODE_LINES = [*_BLOCK_LINES, "`a`", "a `b", "c` d", "``", "\\`x`", "` `", "x``y`z", "- `a", "> b`"]
+code_line_text = st.lists(st.sampled_from(_CODE_LINES), max_size=30).map("\n".join)
+
+
+def _code(text: str) -> _hidden._Code:
+    found = _blocks.blocks(text)
+    return _hidden._Code(text, _hidden._HtmlBlocks(found.html), found.fences, found.breaks)
+
+
+@given(code_line_text | markdown_text)
+def test_code_contains_without_pairing_equals_code_contains_after_pairing(text: str) -> None:
+    paired = _code(text)
+    pairings = paired._pairings()
+    spans = _inline.intersect(pairings[0], pairings[1]) if pairings else []
+    regions = _hidden._Regions(paired.blocks + spans)
+    positions = range(len(text) + 1)
+    assert [regions.contains(p) for p in positions] == [_code(text).contains(p) for p in positions]
+
+
+def test_a_link_after_the_code_spans_of_its_paragraph_pairs_no_backticks() -> None:
+    text = "Notes on `a.py`:\n\n- rename `f`; see [the docs](https://example.com/d).\n- ok\n\n"
+    code = _code(text)
+    tails = _inline.link_tails(text, code.contains)
+    assert (1, None) == (len(tails), code._readings)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import time
+
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -117,3 +120,60 @@ def _reference_hidden_spans(text: str) -> list[tuple[int, int]]:
 @given(texts)
 def test_hidden_spans_with_lazy_code_regions_equal_the_eager_definition(text: str) -> None:
     assert _reference_hidden_spans(text) == _hidden.hidden_spans(text)
+
+
+# Fence lines with and without hidden info tails, in and after containers, and text close to
+# each trigger of the other scans.
+_SCAN_FRAGMENTS = [
+    "```", "~~~", "````", "```py", "```py x", "~~~ y z", "``` (x", "~~~ `a` b", "```\u00e9",
+    " ", "   ", "\n", "\n\n", "- ", "> ", "1. ", "* ", "    ", "\t", ">" * 33 + " ", "x", "`",
+    "``", "[", "]", "(", ")", ":", "!", "^", "<", "|", "-", "*", "#", "[a]: /u", "\u00a0",
+    "\u3000", "+", "a b", "\u2028",
+]  # fmt: skip
+scan_texts = st.lists(st.sampled_from(_SCAN_FRAGMENTS), max_size=30).map("".join)
+
+
+@given(scan_texts)
+def test_a_text_surely_hiding_nothing_has_no_hidden_span(text: str) -> None:
+    if _clean._surely_nothing_hidden(text):
+        assert [] == _hidden.hidden_spans(text)
+
+
+def test_a_fence_with_a_hidden_info_tail_is_not_surely_hiding_nothing() -> None:
+    assert not _clean._surely_nothing_hidden("- a\n\n  ```py hidden words\n  x\n  ```\n")
+
+
+def test_a_commented_fence_with_one_language_surely_hides_nothing() -> None:
+    assert _clean._surely_nothing_hidden("Fine.\n\n- a\n\n```python\nx = 1\n```\n\n> ok\n")
+
+
+_INFO_CHARS = "`~ \t\u00a0\u2003ab+#._-1\u00e9("
+
+
+@given(st.text(alphabet=st.sampled_from(_INFO_CHARS), max_size=40))
+def test_a_run_with_a_hidden_info_tail_is_found_by_the_info_regexes(info: str) -> None:
+    line = "```" + info
+    run_end = len(line) - len(line.lstrip("`"))
+    expected = _hidden._info_tail(line, run_end, len(line)) != []
+    assert expected == (_clean._HIDDEN_INFO_RES[0].match(line) is not None)
+
+
+def test_a_language_word_of_33_characters_has_a_hidden_info_tail() -> None:
+    assert not _clean._surely_nothing_hidden("~~~" + "a" * 33 + "\n")
+
+
+def _cpu(text: str) -> float:
+    best = float("inf")
+    for _ in range(5):
+        start = time.process_time()
+        _clean._surely_nothing_hidden(text)
+        best = min(best, time.process_time() - start)
+    return best
+
+
+@pytest.mark.parametrize("fragment", ["`", "~", "x ```py\n", "~~~~ a\n"])
+def test_the_info_string_check_is_linear(fragment: str) -> None:
+    small, large = fragment * (1 << 15), fragment * (1 << 17)
+    ratio = _cpu(large) / _cpu(small)
+    # Four times the text: 4 for linear time, 16 for quadratic (room left for a shared CPU).
+    assert ratio < 7.0, ratio

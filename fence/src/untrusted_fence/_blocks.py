@@ -55,6 +55,20 @@ _TOP_CLOSE_RE = re.compile(r" {0,3}+(`{3,}+|~{3,}+)[ \t]*+$")
 # no block (the common case, decided without the general walk).
 _SIMPLE_QUOTE_RE = re.compile(r"> ?+(?=[^ \t\n>\-+*0-9=_#`~<\[|:])")
 _SIMPLE_ITEM_RE = re.compile(r"(?:[-+*]|([0-9]{1,9}+)[.)]) (?=[^ \t\n>\-+*0-9=_#`~<\[|:])")
+# After a simple list item's first line, the lines that need no walk: its lazy continuation
+# lines, then empty lines, then simple items at column 0 again (each with the same).  A line at
+# column 0 after an empty line ends the list; every other line leaves the run.
+_LAZY_LINES = r"(?:[^ \t>\-+*0-9=_#`~<\[|:\n][^\n]*+\n)*+"
+_SIMPLE_ITEM_LINE = r"(?:[-+*]|[0-9]{1,9}+[.)]) (?=[^ \t\n>\-+*0-9=_#`~<\[|:])[^\n]*+\n"
+_ITEMS = rf"\n*+(?:{_SIMPLE_ITEM_LINE}{_LAZY_LINES}\n*+)*+"
+# The run while the item's paragraph is open, and after an empty line (no lazy line then).
+_ITEM_RUN_RE = {_PARA: re.compile(_LAZY_LINES + _ITEMS), _NONE: re.compile(_ITEMS)}
+# After a simple block quote's first line: "> text" lines and lazy ones continue its paragraph.
+_QUOTE_RUN_RE = re.compile(
+    r"(?:(?:> ?+(?=[^ \t\n>\-+*0-9=_#`~<\[|:])|(?=[^ \t>\-+*0-9=_#`~<\[|:\n]))[^\n]*+\n)*+"
+)
+# What a plain run at the top level can stop at and be followed by no other skip.
+_PLAIN_END = frozenset(">-+*0123456789=_#[|:\t")
 _CELL_SPLIT_RE = re.compile(r"(?<!\\)\|")
 _BLOCK_TAGS = (
     "address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|"
@@ -84,6 +98,10 @@ _DEFINITIONS_RE = re.compile(
     r"""(?:(?:[ \t]++|[ \t]*+\n[ \t]*+)(?:"[^"]*+"|'[^']*+'|\([^()]*+\)))?[ \t]*+(?:\n|$))++""",
     re.S,
 )
+# A line at column 0 that starts with "<" but no HTML block that can interrupt a paragraph
+# (types 1 to 6): inside a paragraph it is a continuation line.
+_NOT_HTML_START = re.sub(r"\?P<\w+>", "", _HTML_START_RE.pattern[1:]).replace("$", "(?=\n)")
+_TAG_TEXT_RUN_RE = re.compile(rf"(?:<(?i:(?!{_NOT_HTML_START}))[^\n]*+\n)++")
 _END = {"comment": "-->", "pi": "?>", "cdata": "]]>", "decl": ">"}
 
 
@@ -167,6 +185,10 @@ def _cells(row: str) -> int:
 
 class _Walk:
     """The walk's state between lines."""
+
+    runs = True
+    """Whether lines are skipped in runs beyond the plain runs at the top level (tag lines in a
+    paragraph, lines inside one simple container): the tests walk without them too."""
 
     def __init__(self) -> None:
         self.stack: list[int] = []
@@ -457,15 +479,102 @@ class _Walk:
         else:
             self.truncate(matched, start)
 
+    def run(self, text: str, start: int) -> int:
+        """Inside one simple list item or block quote (its paragraph open, or an item's after
+        an empty line): where the lines from ``start`` that need no walk end, the state
+        updated as if they had been walked."""
+        stack = self.stack
+        if len(stack) != 1 or self.notes[0] is not None or not self.filled[0]:
+            return start
+        leaf = self.leaf
+        if leaf == _PARA:
+            first = self.para[0][0]
+            if text[first : first + 1] == "[":
+                return start  # a paragraph of definitions needs all its lines
+        elif leaf != _NONE or stack[0] == _QUOTE:
+            return start
+        if stack[0] == _QUOTE:
+            m = _QUOTE_RUN_RE.match(text, start)
+            stop = m.end() if m is not None else start
+            if stop > start:
+                line = text.rfind("\n", 0, stop - 1) + 1
+                quote = _SIMPLE_QUOTE_RE.match(text, line, stop - 1)
+                self.para.append((line if quote is None else quote.end(), stop - 1))
+            if text.startswith("\n", stop):  # an empty line ends the quote
+                self.out.breaks.append(stop - 1)
+                self.truncate(0, stop)
+                stop += 1
+            return stop
+        m = _ITEM_RUN_RE[leaf].match(text, start)
+        stop = m.end() if m is not None else start
+        if stop == start:
+            return start
+        # An item line and an empty line start a block; a lazy line continues the paragraph.
+        breaks = self.out.breaks
+        item = last = -1
+        pos = start
+        while pos < stop:
+            last = pos
+            ch = text[pos]
+            if ch == "\n":
+                breaks.append(pos - 1)
+                pos += 1
+                continue
+            if ch in "-+*0123456789":
+                breaks.append(pos - 1)
+                item = pos
+            pos = text.index("\n", pos) + 1
+        if item >= 0:
+            found = _SIMPLE_ITEM_RE.match(text, item)
+            assert found is not None
+            stack[0] = found.end() - item
+            self.para = [(found.end(), text.index("\n", item))]
+        if last == stop - 1:
+            self.leaf = _NONE  # the run ends with an empty line
+        else:
+            self.leaf = _PARA
+            if last != item:
+                self.para.append((last, stop - 1))
+        return stop
+
     def skip(self, text: str, start: int) -> int:
         """Outside containers: where the lines from ``start`` that need no walk end (the
         state is updated as if they had been walked)."""
         while start <= len(text) and not self.stack:
+            plain = self.runs and self.leaf in (_PARA, _NONE)
             stop = self._skip(text, start)
             if stop == start:
-                break
+                return self._open_simple(text, start) if plain else start
             start = stop
+            if plain and self.leaf != _FENCE and text[start : start + 1] in _PLAIN_END:
+                # After a plain run, only a fence or tag lines could be skipped.
+                return self._open_simple(text, start)
         return start
+
+    def _open_simple(self, text: str, start: int) -> int:
+        """At the top level, no leaf but a paragraph open: a "- text" or "> text" line at
+        ``start`` opens its container as ``line`` would (where the next line starts), and
+        any other line is left to ``line`` (``start``)."""
+        end = text.find("\n", start)
+        if end < 0:
+            end = len(text)
+        if text.startswith(">", start):
+            found = _SIMPLE_QUOTE_RE.match(text, start, end)
+            kind = _QUOTE
+        else:
+            found = _SIMPLE_ITEM_RE.match(text, start, end)
+            if found is None or (self.leaf == _PARA and found.group(1) not in (None, "1")):
+                return start
+            kind = found.end() - start
+        if found is None:
+            return start
+        self.out.breaks.append(start - 1)
+        self.stack.append(kind)
+        self.filled.append(True)
+        self.notes.append(None)
+        self.leaf = _PARA
+        self.para = [(found.end(), end)]
+        return end + 1
 
     def _skip(self, text: str, start: int) -> int:
         leaf = self.leaf
@@ -473,6 +582,10 @@ class _Walk:
             m = _PLAIN_RUN_RE.match(text, start)
             stop = m.end() if m else start
             if stop == start:
+                tags = _TAG_TEXT_RUN_RE.match(text, start) if leaf == _PARA and self.runs else None
+                if tags is not None:
+                    self.para.append((start, tags.end() - 1))  # continuation lines
+                    return tags.end()
                 fence = _TOP_FENCE_RE.match(text, start)
                 if fence is None or (fence.group(1)[0] == "`" and "`" in fence.group(2)):
                     return start
@@ -544,10 +657,22 @@ def blocks(text: str) -> Blocks:
     start = 0
     size = len(text)
     while start <= size:
-        if not walk.stack:
+        stack = walk.stack
+        if not stack:
             start = walk.skip(text, start)
             if start > size:
                 break
+            if walk.stack:
+                continue  # the skip opened a simple container: its run is next
+        else:
+            start = walk.run(text, start)
+            if not walk.stack:
+                continue
+            if len(stack) == 1 and walk.leaf != _PARA and text.startswith(("```", "~~~"), start):
+                # A fence at column 0 closes the one container (no paragraph is open for it to
+                # continue lazily) and is walked as at the top level.
+                walk.truncate(0, start)
+                continue
         end = text.find("\n", start)
         if end < 0:
             end = size

@@ -33,9 +33,12 @@ def _normalise_newlines(text: str) -> str:
 
 
 def _mask(text: str, spans: list[tuple[int, int]]) -> str:
+    """``text`` with every span blanked out (see ``blank_out``)."""
     parts, pos = [], 0
     for s, e in spans:
-        parts += [text[pos:s], blank_out(text[s:e])]
+        # Most spans lie within one line: their blank is a run of "x" as long.
+        blank = "x" * (e - s) if text.find("\n", s, e) < 0 else blank_out(text[s:e])
+        parts += [text[pos:s], blank]
         pos = e
     parts.append(text[pos:])
     return "".join(parts)
@@ -49,6 +52,8 @@ _MARK_LOOKALIKES = str.maketrans("\u2987\u2988\u3018\u3019\u2997\u2998\u27ea\u27
 
 def _render_hidden(body: str) -> str:
     """A cleaned hidden region inside a hidden mark."""
+    if body.isascii() and body and not body[0].isspace() and not body[-1].isspace():
+        return f"{MARK_OPEN}{body}{MARK_CLOSE}"  # no lookalike to replace, nothing to strip
     body = body.translate(_MARK_LOOKALIKES)
     core = body.strip()
     if not core:
@@ -103,6 +108,31 @@ def _step(text: str) -> str:
     return neutralise(tidy_whitespace("".join(cleaned)))
 
 
+# Every scan of ``hidden_spans`` but the one of code-fence info strings needs one of these in
+# the text (the test of _surely_nothing_hidden holds the two to each other).
+_SCAN_TRIGGERS = ("<", "](", "![", "[^", "|", "]:")
+# A run of three or more backticks (tildes) whose line's rest, the info string if the run opens
+# fenced code, has a hidden tail (see ``_hidden._info_tail``): it is not blank, and not one word
+# of at most 32 language-name characters between spaces.  The lookbehind after the literal lets
+# a match start only where a run starts (so each run is read once: linear), and keeps the
+# literal first, which the engine skips ahead to.
+_SHOWN_INFO = r"(?![^\S\n]*+(?:[A-Za-z0-9+#._-]{1,32}+[^\S\n]*+)?(?![^\n]))"
+_HIDDEN_INFO_RES = (
+    re.compile(r"```(?<!````)`*+" + _SHOWN_INFO),
+    re.compile(r"~~~(?<!~~~~)~*+" + _SHOWN_INFO),
+)
+
+
+def _surely_nothing_hidden(text: str) -> bool:
+    """A sufficient condition for ``not hidden_spans(text)``, without the Markdown scan: no
+    scan but the one of info strings can find anything, and no run of three backticks or
+    tildes has an info string with a hidden tail (whether or not the run opens a fence: the
+    walk opens one only at a run, and its info string is the rest of the line)."""
+    if any(trigger in text for trigger in _SCAN_TRIGGERS):
+        return False
+    return not any(r.search(text) for r in _HIDDEN_INFO_RES)
+
+
 def _settled(text: str) -> bool:
     """Whether ``_step(text) == text``, decided without running the whole step (a sufficient
     condition: False only means "not proven").
@@ -132,10 +162,12 @@ def _settled(text: str) -> bool:
     pieces = text.replace(MARK_OPEN, _SEPARATOR).replace(MARK_CLOSE, _SEPARATOR)
     if clean_chars(pieces) != pieces or tidy_whitespace(text) != text:
         return False
+    masked = _mask(text, atoms) if count else text
+    if _surely_nothing_hidden(masked):
+        return True  # the marks are the whole of what is hidden
     if not count:
         return not hidden_spans(text)
-    marks = merge(atoms)
-    return merge(hidden_spans(_mask(text, atoms), atoms) + atoms) == marks
+    return merge(hidden_spans(masked, atoms) + atoms) == merge(atoms)
 
 
 def clean(text: str) -> str:

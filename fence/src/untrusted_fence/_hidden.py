@@ -198,6 +198,11 @@ class _Code:
         self.indented = _Regions(indented or [])
         self.regions: _Regions | None = None
         self._readings: list[list[tuple[int, int]]] | None = None
+        self._fenced = _Regions(blocks)
+        # The paragraph ends of the blank-line reading (none without a backtick), and for each
+        # paragraph asked about, its first and last backtick.
+        self._ends: list[int] | None = None
+        self._ticks: dict[int, tuple[int, int]] = {}
 
     def _pairings(self) -> list[list[tuple[int, int]]]:
         """The code spans of each reading of where paragraphs end (see
@@ -205,14 +210,42 @@ class _Code:
         if self._readings is None:
             self._readings = []
             if "`" in self.text:
-                runs = _code_runs(self.text, _Regions(self.blocks), self.html)
+                runs = _code_runs(self.text, self._fenced, self.html)
                 readings = _inline.code_span_readings(self.text, runs, self.breaks or [])
                 self._readings += readings
         return self._readings
 
+    def _unpaired(self, pos: int) -> bool:
+        """Whether no code span of the blank-line reading of the paragraphs can hold ``pos``
+        (then neither can a span both readings agree on), found without pairing: a span
+        holding ``pos`` opens with a backtick run at or before it and closes with one after
+        it, and no paragraph end of that reading lies from the opener's end to the closer's
+        start, so a backtick lies from the paragraph end before ``pos`` to ``pos``, and one
+        from ``pos`` to the paragraph end after it.  Each paragraph is searched once."""
+        text = self.text
+        ends = self._ends
+        if ends is None:
+            ends = self._ends = []
+            if "`" in text:
+                ends += [m.start() for m in _inline.BLANK_LINE_RE.finditer(text)]
+                ends += self.breaks or []
+                ends.sort()
+                ends.append(len(text))
+        i = bisect_left(ends, pos)  # ends[i - 1] < pos <= ends[i]
+        if not ends or i == len(ends):
+            return not ends
+        ticks = self._ticks.get(i)
+        if ticks is None:
+            start, end = (max(ends[i - 1], 0) if i else 0), ends[i] + 1
+            ticks = self._ticks[i] = (text.find("`", start, end), text.rfind("`", start, end))
+        first, last = ticks
+        return first < 0 or first > pos or last < pos
+
     def contains(self, pos: int) -> bool:
         """Whether ``pos`` is code in both readings of the paragraphs (with the HTML blocks)."""
         if self.regions is None:
+            if self._unpaired(pos):
+                return self._fenced.contains(pos)
             pairings = self._pairings()
             spans = _inline.intersect(pairings[0], pairings[1]) if pairings else []
             self.regions = _Regions(self.blocks + spans)

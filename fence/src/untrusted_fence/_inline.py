@@ -80,6 +80,7 @@ _BLOCK_START = (
 )
 _BREAK_RE = re.compile(rf"\n(?:{_BLOCK_START})")
 _BLOCK_START_RE = re.compile(_BLOCK_START)
+_QUOTE_LINE_RE = re.compile(r"\n[ \t]{0,3}+>")
 _QUOTE_MARKERS_RE = re.compile(r"(?:[ \t]{0,3}+>[ \t]?+)++")
 _INDENTED_LINE_RE = re.compile(r"\n(?:\t| {4})[^\n]*+")
 # A fence line after quote or list markers: fenced code there ends with its container, so its
@@ -102,19 +103,21 @@ _HTML_LINE_RE = re.compile(
 def strict_breaks(text: str) -> list[int]:
     """The ``_BREAK_RE`` breaks of ``text``, but a quote line after a quote line is none unless
     a block starts after its markers (the quote's paragraph goes on)."""
-    out = []
-    for m in _BREAK_RE.finditer(text):
+    out = [m.start() for m in _BREAK_RE.finditer(text)]
+    if ">" not in text:
+        return out
+    # The breaks of quote lines are exactly where _QUOTE_LINE_RE matches (its "quote" group).
+    kept_on: set[int] = set()
+    for m in _QUOTE_LINE_RE.finditer(text):
         start = m.start()
-        if m.group("quote") is not None:
-            line = text.rfind("\n", 0, start) + 1
-            if text[line:start].lstrip(" \t").startswith(">"):
-                markers = _QUOTE_MARKERS_RE.match(text, start + 1)
-                rest = start + 1 if markers is None else markers.end()
-                inner = _BLOCK_START_RE.match(text, rest)
-                if inner is None or inner.group("quote") is not None:
-                    continue  # the quote's paragraph goes on
-        out.append(start)
-    return out
+        line = text.rfind("\n", 0, start) + 1
+        if text[line:start].lstrip(" \t").startswith(">"):
+            markers = _QUOTE_MARKERS_RE.match(text, start + 1)
+            rest = start + 1 if markers is None else markers.end()
+            inner = _BLOCK_START_RE.match(text, rest)
+            if inner is None or inner.group("quote") is not None:
+                kept_on.add(start)  # the quote's paragraph goes on
+    return [pos for pos in out if pos not in kept_on] if kept_on else out
 
 
 def code_span_readings(
@@ -202,28 +205,32 @@ def _pair(
     memo: dict[int, int] = {}  # run length -> start of the run of that length seen last
     scanned = False  # a scan reached the paragraph's end without a closer
     paragraph = -1
+    count = len(runs)
     i = 0
-    while i < len(runs):
+    while i < count:
         start, end = runs[i]
         b = bisect_left(breaks, end)
         if b != paragraph:
             paragraph, memo, scanned = b, {}, False
-        backslashed = escaped(text, start)
+        backslashed = start > 0 and text[start - 1] == "\\" and escaped(text, start)
         j = shorter[i] if backslashed else following[i]
         length = end - start - backslashed
         if length == 0 or (scanned and memo.get(length, -1) < end):
             i += 1
             continue
         limit = breaks[b]
-        stop = j if j >= 0 and runs[j][0] <= limit else -1
-        k = i + 1
-        while k < len(runs) and (k <= stop if stop >= 0 else runs[k][0] <= limit):
-            memo[runs[k][1] - runs[k][0]] = runs[k][0]
-            k += 1
-        if stop >= 0:
-            spans.append((start + backslashed, runs[stop][1]))
-            i = stop + 1
+        if j >= 0 and runs[j][0] <= limit:
+            for k in range(i + 1, j + 1):
+                run_start, run_end = runs[k]
+                memo[run_end - run_start] = run_start
+            spans.append((start + backslashed, runs[j][1]))
+            i = j + 1
         else:
+            k = i + 1
+            while k < count and runs[k][0] <= limit:
+                run_start, run_end = runs[k]
+                memo[run_end - run_start] = run_start
+                k += 1
             scanned = True
             i += 1
     return spans
