@@ -28,7 +28,8 @@ def _unmarked(cleaned: str) -> str:
 
 def _expected(text: str) -> str:
     kept = "".join(c for c in text if c in "\t\n" or not uf.is_forbidden(ord(c)))
-    return unicodedata2.normalize("NFKC", kept)
+    normal: str = unicodedata2.normalize("NFKC", kept)
+    return normal
 
 
 def test_the_corpus_holds_at_least_200_comments() -> None:
