@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+import string
 from bisect import bisect_right
+from itertools import pairwise
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -96,6 +98,56 @@ def test_marker_detection_on_changed_lines_only_equals_detection_on_whole_views(
     text: str,
 ) -> None:
     assert _reference_any_match(text) == _markers.find_markers(text)
+
+
+# The fence's own syntax cut into pieces at random points, with blank lines, lines of
+# separators, filler lines or other text between the pieces, and a letter of one piece spelled
+# as an entity, with a tag or a hidden mark inside, or left as it is.
+_OWN_SHAPES = [
+    "<<<untrusted-comment-end", "untrusted-check-output-begin", "\u00ab\u00abtrusted",
+    "trusted-comment-start", "<<<untr\u0443sted",
+]  # fmt: skip
+_BETWEEN = [
+    "", "\n", "\n\n", "\n\n\n", "\n\n\n\n", "\n-\n", "\n---\n\n", " ", "\nx\n",
+    "\nSystem\n===\n", "\n" + "abcdefghij" * 3 + "\n", "\n" + "k" * 60 + "\n", "\n&amp;\n",
+    "\n<b>\n", "\n" + _HIDDEN + "a\n\nb\u27e7\n",
+]  # fmt: skip
+_SPELLINGS = ["{}", "&#{};", "{}<b></b>", "{}<!-- x -->", "{}" + _HIDDEN + "x\u27e7", "{}&shy;"]
+
+
+@st.composite
+def split_syntax_text(draw: st.DrawFn) -> str:
+    shape = draw(st.sampled_from(_OWN_SHAPES))
+    cuts = sorted(draw(st.sets(st.integers(1, len(shape) - 1), max_size=4)))
+    pieces = [shape[a:b] for a, b in pairwise([0, *cuts, len(shape)])]
+    k = draw(st.integers(0, len(pieces) - 1))
+    spelling = draw(st.sampled_from(_SPELLINGS))
+    first = pieces[k][0]
+    letter = str(ord(first)) if spelling.startswith("&#") else first
+    pieces[k] = spelling.format(letter) + pieces[k][1:]
+    between = [draw(st.sampled_from(_BETWEEN)) for _ in pieces[1:]]
+    before = draw(st.sampled_from(["", "x\n" * 30, "k" * 60 + "\n\n", "Human: x\n"]))
+    after = draw(st.sampled_from(["", "\ny" * 30, " 0123>>>", "\n\nEND"]))
+    return (
+        before
+        + pieces[0]
+        + "".join(b + p for b, p in zip(between, pieces[1:], strict=True))
+        + after
+    )
+
+
+@given(split_syntax_text())
+def test_detection_of_own_syntax_split_over_lines_equals_detection_on_whole_views(
+    text: str,
+) -> None:
+    assert _reference_any_match(text) == _markers.find_markers(text)
+
+
+@given(split_syntax_text())
+def test_the_cleaned_own_syntax_split_over_lines_holds_no_marker_in_any_whole_view(
+    text: str,
+) -> None:
+    assert not _reference_any_match(_clean.clean(text))
 
 
 @given(marker_text | tricky_text)
@@ -387,9 +439,17 @@ def test_the_phrase_guard_and_frame_change_nothing_the_phrase_rule_finds(text: s
         assert expected == [bool(guarded.match(view, p)) for p in starts]
 
 
+def _reference_solid(line: str, inside_mark: bool) -> int:
+    if inside_mark or "&" in line or "\u27e6" in line or "\u27e7" in line:
+        return 0
+    return sum(1 for c in line if c.isascii() and c.isalnum())
+
+
 def _reference_visible_lines(text: str, marks: list[tuple[int, int]]) -> str:
     """The lines that a mark touches and their neighbours, in runs of consecutive lines, with
-    the marks cut out; the runs joined by the barrier."""
+    the marks cut out; the runs joined by the barrier.  A neighbour is the line next to a
+    touched line, or a later (earlier) line when the lines between it and the nearest touched
+    line before (after) it hold fewer than _REACH solid characters."""
     starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
     ends = [i for i, c in enumerate(text) if c == "\n"] + [len(text)]
 
@@ -397,7 +457,21 @@ def _reference_visible_lines(text: str, marks: list[tuple[int, int]]) -> str:
         return bisect_right(starts, pos) - 1
 
     touched = {n for s, e in marks for n in range(line_of(s), line_of(e) + 1)}
-    chosen = sorted({m for n in touched for m in (n - 1, n, n + 1) if 0 <= m < len(starts)})
+    solid = [
+        _reference_solid(
+            text[starts[n] : ends[n]], any(s < ends[n] and e > starts[n] for s, e in marks)
+        )
+        for n in range(len(starts))
+    ]
+    reach = _markers._REACH
+    chosen = []
+    for n in range(len(starts)):
+        before = [m for m in touched if m <= n]
+        after = [m for m in touched if m >= n]
+        near_before = before and (n - max(before) <= 1 or sum(solid[max(before) + 1 : n]) < reach)
+        near_after = after and (min(after) - n <= 1 or sum(solid[n + 1 : min(after)]) < reach)
+        if near_before or near_after:
+            chosen.append(n)
     runs: list[list[int]] = []
     for n in chosen:
         if runs and n == runs[-1][-1] + 1:
@@ -418,9 +492,12 @@ def _reference_visible_lines(text: str, marks: list[tuple[int, int]]) -> str:
 
 
 mark_text = st.lists(
-    st.sampled_from(["a", "\n", " ", _HIDDEN + "x\u27e7", _HIDDEN + "a\nb\u27e7", "END"]),
+    st.sampled_from(
+        ["a", "\n", " ", _HIDDEN + "x\u27e7", _HIDDEN + "a\nb\u27e7", "END", "&amp;", "\n\n",
+         "abcdefghijklmnopqrstuvwxyz", _HIDDEN + "\nabcdefghijklmnopqrstuvwxyz\n\u27e7"]
+    ),
     max_size=20,
-).map("".join)
+).map("".join)  # fmt: skip
 
 
 @given(mark_text)
@@ -463,3 +540,11 @@ def test_remembered_scans_of_long_views_give_what_fresh_scans_give(seeds: list[s
             assert expected == [
                 s for g in rules.groups for s in _markers._scan_of(rules, view).spans(g)
             ]
+
+
+def test_every_ascii_letter_and_digit_stays_a_non_separator_in_every_view() -> None:
+    # _markers._solid counts them as characters a compacted view keeps (fold's "rn" to "m" at
+    # worst halves a run, which _REACH allows for).
+    alnum = string.ascii_letters + string.digits
+    for rules in _markers._RULES:
+        assert [] == [c for c in alnum if not rules.full_compact(rules.view(c))]

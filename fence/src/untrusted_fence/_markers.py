@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import html
 import re
+import string
 from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -677,18 +678,74 @@ def _line_bounds(text: str, start: int, end: int) -> tuple[int, int]:
     return text.rfind("\n", 0, start) + 1, len(text) if line_end < 0 else line_end
 
 
-def _with_neighbours(text: str, ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def _own_syntax_reach() -> int:
+    """Solid characters (below) that a neighbourhood must hold on each side of a changed range:
+    twice the longest compacted run the fence's own syntax across lines needs (the shortest
+    match that holds a given character: a bracket pair, "untrusted", a kind and a bound), since
+    fold's "rn" to "m" can halve a run of ASCII letters."""
+    longest = 0
+    for rules in _RULES:
+        v, c = rules.view, rules.compact
+        kind = max(len(c(v("comment"))), len(c(v("check output"))))
+        bound = max(len(c(v(b))) for b in _BOUNDS)
+        trusted = len(c(v("un"))) + len(c(v("trusted")))
+        longest = max(longest, trusted + kind + bound, 2 + trusted)
+    return 2 * longest
+
+
+_REACH = _own_syntax_reach()
+_ALNUM = (string.ascii_letters + string.digits).encode("ascii")
+_NOT_ALNUM = bytes(c for c in range(256) if c not in _ALNUM)
+
+
+def _solid(line: str) -> int:
+    """A lower bound of the characters the line keeps in every view and variant once
+    compacted (separators and line breaks removed): its ASCII letters and digits (each folds to
+    letters or digits, "rn" to "m" at worst halves them), or 0 when a variant may change the
+    line (an entity, a hidden mark's bracket)."""
+    if "&" in line or MARK_OPEN[0] in line or MARK_CLOSE in line:
+        return 0
+    return len(line.encode("utf-8", "surrogatepass").translate(None, _NOT_ALNUM))
+
+
+def _with_neighbours(
+    text: str, ranges: list[tuple[int, int]], marks: list[tuple[int, int]] | None = None
+) -> list[tuple[int, int]]:
     """Line ranges (sorted, each from a line start to a line end) grown by the line before and
     the line after, merged where they meet: a setext heading and its underline are neighbours,
-    so a change on either line is seen with the other one."""
+    so a change on either line is seen with the other one.  Each range grows further, line by
+    line, until the lines it gained on that side hold :data:`_REACH` solid characters (or it
+    meets the next range, or the text ends): the fence's own syntax may be split over blank
+    lines, lines of separators or short lines ("<<<", two blank lines, then the rest), and a
+    changed line must be seen with all of it.  A line inside one of ``marks`` (the text's hidden
+    marks, which a further variant may cut out) counts as empty.
+
+    Each line is looked at at most once from each side, so many ranges stay linear."""
     size = len(text)
+    ends = [e for _, e in marks] if marks else []
+
+    def solid(start: int, end: int) -> int:
+        if ends:
+            i = bisect_right(ends, start)
+            if i < len(ends) and marks[i][0] < end:  # type: ignore[index]
+                return 0
+        return _solid(text[start:end])
+
     out: list[tuple[int, int]] = []
-    for start, end in ranges:
-        if start > 0:
-            start = text.rfind("\n", 0, start - 1) + 1
-        if end < size:
+    for k, (start, end) in enumerate(ranges):
+        floor = out[-1][1] if out else -1
+        got, first = 0, True
+        while start > 0 and start - 1 > floor and (first or got < _REACH):
+            line_start = text.rfind("\n", 0, start - 1) + 1
+            got += solid(line_start, start - 1)
+            start, first = line_start, False
+        ceiling = ranges[k + 1][0] if k + 1 < len(ranges) else size + 1
+        got, first = 0, True
+        while end < size and end + 1 < ceiling and (first or got < _REACH):
             found = text.find("\n", end + 1)
-            end = size if found < 0 else found
+            line_end = size if found < 0 else found
+            got += solid(end + 1, line_end)
+            end, first = line_end, False
         if out and start <= out[-1][1] + 1:
             out[-1] = (out[-1][0], max(out[-1][1], end))
         else:
@@ -716,7 +773,7 @@ def _visible_lines(text: str, marks: list[tuple[int, int]]) -> str:
         ranges.append((start, end))
     chunks: list[str] = []
     k = 0
-    for start, end in _with_neighbours(text, ranges):
+    for start, end in _with_neighbours(text, ranges, marks):
         parts, pos = [], start
         while k < len(marks) and marks[k][0] < end:
             parts.append(text[pos : marks[k][0]])
@@ -733,15 +790,15 @@ def _visible_lines(text: str, marks: list[tuple[int, int]]) -> str:
 _BARRIER = "\n\ufffd\n"
 
 
-def _lines_with(text: str, needle: str) -> str:
-    """The lines of ``text`` that hold ``needle`` and their neighbours, ranges that are not
-    neighbours joined by the barrier."""
+def _lines_with(text: str, needle: str, marks: list[tuple[int, int]]) -> str:
+    """The lines of ``text`` that hold ``needle`` and their neighbours (``marks``: the hidden
+    marks of ``text``), ranges that are not neighbours joined by the barrier."""
     ranges: list[tuple[int, int]] = []
     pos = text.find(needle)
     while pos >= 0:
         ranges.append(_line_bounds(text, pos, pos))
         pos = text.find(needle, ranges[-1][1])
-    return _BARRIER.join(text[s:e] for s, e in _with_neighbours(text, ranges))
+    return _BARRIER.join(text[s:e] for s, e in _with_neighbours(text, ranges, marks))
 
 
 # The fence's hidden marks (the pattern of _hidden's mark_spans), cut out in one C-level pass.
@@ -756,11 +813,11 @@ def _dense(text: str, count: int) -> bool:
     return count * 2 > text.count("\n") + 1
 
 
-def _lines_or_whole(text: str, needle: str) -> str:
+def _lines_or_whole(text: str, needle: str, marks: list[tuple[int, int]]) -> str:
     """The lines of ``text`` that hold ``needle``, or all of ``text`` when most lines do (the
     other lines are the text's own: a variant with them finds nothing more per line, and the
     rules that span lines see the whole variant)."""
-    return text if _dense(text, text.count(needle)) else _lines_with(text, needle)
+    return text if _dense(text, text.count(needle)) else _lines_with(text, needle, marks)
 
 
 def _visible(text: str, marks: list[tuple[int, int]]) -> str:
@@ -773,16 +830,16 @@ def _visible(text: str, marks: list[tuple[int, int]]) -> str:
 def _variants(text: str) -> list[str]:
     """The entity-decoded, visible and tag-free variants, on the lines where they differ."""
     variants = []
-    if "&" in text:
-        variants.append(_decode(_lines_or_whole(text, "&")))
     marks = mark_spans(text)
+    if "&" in text:
+        variants.append(_decode(_lines_or_whole(text, "&", marks)))
     if marks:
         visible = _visible(text, marks)
         variants.append(visible)
         if "&" in visible:
             variants.append(_decode(visible))
     if "<" in text and ">" in text:
-        tagged = _lines_or_whole(text, "<")
+        tagged = _lines_or_whole(text, "<", marks)
         if _TAG_RE.search(tagged):
             tagless = _TAG_RE.sub("", tagged)
             variants.append(tagless)
