@@ -548,3 +548,26 @@ def test_every_ascii_letter_and_digit_stays_a_non_separator_in_every_view() -> N
     alnum = string.ascii_letters + string.digits
     for rules in _markers._RULES:
         assert [] == [c for c in alnum if not rules.full_compact(rules.view(c))]
+
+
+comment_text = st.lists(
+    st.sampled_from(
+        ["<!--", "-->", "<!-->", "<!--->", "--!>", "-", "!", ">", "<", "x", " ", "\n", "\n\n",
+         "`", "```\n", "<?", "?>", "<!x", "<![CDATA[", "]]>", "<s>", "<style/x>"]
+    ),
+    max_size=30,
+).map("".join)  # fmt: skip
+
+
+@given(comment_text)
+def test_comments_found_in_one_regex_pass_equal_the_chunk_by_chunk_walk(text: str) -> None:
+    found = _blocks.blocks(text)
+    code = _hidden._Code(text, _hidden._HtmlBlocks(found.html), found.fences, found.breaks)
+    assert _hidden._html_walk(text, code) == _hidden._html(text, code)
+
+
+def test_an_unterminated_comment_after_closed_ones_hides_the_rest() -> None:
+    text = "<!-- a --> b <!--> c <!-- d"
+    found = _blocks.blocks(text)
+    code = _hidden._Code(text, _hidden._HtmlBlocks(found.html), found.fences, found.breaks)
+    assert [(0, 10), (13, 18), (21, len(text))] == _hidden._html(text, code)

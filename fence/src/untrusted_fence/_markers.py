@@ -23,7 +23,8 @@ from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import accumulate, pairwise
+from itertools import accumulate, chain, islice, pairwise
+from operator import le
 
 from ._chars import casefold, delete_chars, fold, is_forbidden
 from ._hidden import MARK_CLOSE, MARK_OPEN, mark_spans, merge
@@ -975,27 +976,57 @@ def _direct_spans(chunk: str, edits: list[_Edit], rules: _Rules) -> list[tuple[i
     mapped back by segment offsets, when the view maps the edited text character for character
     (None otherwise: the caller maps unit by unit).  A match that starts or ends in an edit's
     replacement covers the whole edit."""
+    if not edits:
+        return _matches_one_for_one(chunk, rules)
+    if not any(replacement for _, _, replacement in edits):
+        # Cuts only: the kept segments lie between the edits (some empty: a position maps to
+        # the last segment starting at or before it, which is the non-empty one).
+        kept_starts = [0, *[e for _, e, _ in edits]]
+        kept_ends = [*[s for s, _, _ in edits], len(chunk)]
+        pieces = [chunk[s:e] for s, e in zip(kept_starts, kept_ends, strict=True)]
+        found = _matches_one_for_one("".join(pieces), rules)
+        if not found:
+            return found
+        offsets = list(accumulate(map(len, pieces), initial=0))
+        firsts = [bisect_right(offsets, s) - 1 for s, _ in found]
+        lasts = [bisect_right(offsets, e - 1) - 1 for _, e in found]
+        return [
+            (kept_starts[i] + s - offsets[i], kept_starts[j] + e - offsets[j])
+            for (s, e), i, j in zip(found, firsts, lasts, strict=True)
+        ]
     # (offset in the edited text, start and end in chunk, kept as it is)
     segments: list[tuple[int, int, int, bool]] = []
-    pieces: list[str] = []
+    parts: list[str] = []
     pos = total = 0
     for s, e, replacement in edits:
         if s > pos:
             segments.append((total, pos, s, True))
-            pieces.append(chunk[pos:s])
+            parts.append(chunk[pos:s])
             total += s - pos
         if replacement:
             segments.append((total, s, e, False))
-            pieces.append(replacement)
+            parts.append(replacement)
             total += len(replacement)
         pos = e
-    if edits:
-        if pos < len(chunk):
-            segments.append((total, pos, len(chunk), True))
-            pieces.append(chunk[pos:])
-        joined = "".join(pieces)
-    else:
-        joined = chunk
+    if pos < len(chunk):
+        segments.append((total, pos, len(chunk), True))
+        parts.append(chunk[pos:])
+    found = _matches_one_for_one("".join(parts), rules)
+    if not found:
+        return found
+    offsets = [seg[0] for seg in segments]
+    out = []
+    for s, e in found:
+        offset, start, _, kept = segments[bisect_right(offsets, s) - 1]
+        first = start + s - offset if kept else start
+        offset, start, end, kept = segments[bisect_right(offsets, e - 1) - 1]
+        out.append((first, start + e - offset if kept else end))
+    return out
+
+
+def _matches_one_for_one(joined: str, rules: _Rules) -> list[tuple[int, int]] | None:
+    """The matches of ``rules`` in the view of ``joined`` when the view maps it character for
+    character (None otherwise)."""
     view = rules.view(joined)
     if rules.view is fold:
         if not joined.isascii() or view != joined.encode("ascii").translate(
@@ -1004,20 +1035,7 @@ def _direct_spans(chunk: str, edits: list[_Edit], rules: _Rules) -> list[tuple[i
             return None
     elif len(view) != len(joined):
         return None  # casefold never shortens: equal length means one for one
-    found = _view_matches(rules, view)
-    if not edits or not found:
-        return found
-    offsets = [seg[0] for seg in segments]
-
-    def first(p: int) -> int:
-        offset, start, _, kept = segments[bisect_right(offsets, p) - 1]
-        return start + p - offset if kept else start
-
-    def last(p: int) -> int:
-        offset, start, end, kept = segments[bisect_right(offsets, p) - 1]
-        return start + p - offset + 1 if kept else end
-
-    return [(first(s), last(e - 1)) for s, e in found]
+    return _view_matches(rules, view)
 
 
 @lru_cache(maxsize=4096)
@@ -1092,9 +1110,15 @@ def _chunk_spans(chunk: str, marks: list[tuple[int, int]]) -> list[tuple[int, in
 def _expand(spans: list[tuple[int, int]], marks: list[tuple[int, int]]) -> list[tuple[int, int]]:
     # A replacement never cuts a hidden mark: it swallows any mark it overlaps.  Marks are
     # sorted and disjoint, so their ends are sorted too: a bisect finds the first candidate.
+    merged = merge(spans)
+    # No replacement overlaps a mark (each ends before the next starts, touching allowed):
+    # checked in C, instead of a bisect per replacement.
+    flat = list(chain.from_iterable(sorted(merged + marks)))
+    if all(map(le, flat, islice(flat, 1, None))):
+        return merged
     ends = [me for _, me in marks]
     out = []
-    for s, e in merge(spans):
+    for s, e in merged:
         i = bisect_right(ends, s)
         while i < len(marks) and marks[i][0] < e:
             ms, me = marks[i]
