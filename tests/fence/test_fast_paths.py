@@ -571,3 +571,32 @@ def test_an_unterminated_comment_after_closed_ones_hides_the_rest() -> None:
     found = _blocks.blocks(text)
     code = _hidden._Code(text, _hidden._HtmlBlocks(found.html), found.fences, found.breaks)
     assert [(0, 10), (13, 18), (21, len(text))] == _hidden._html(text, code)
+
+
+span_lists = st.lists(st.tuples(st.integers(0, 40), st.integers(0, 40)), max_size=12)
+
+
+@given(span_lists)
+def test_merging_spans_that_are_already_a_union_equals_the_span_by_span_merge(
+    spans: list[tuple[int, int]],
+) -> None:
+    assert _hidden._merge_walk(sorted(spans)) == _hidden.merge(spans)
+
+
+@given(span_lists, st.lists(st.integers(0, 60), max_size=10))
+def test_expanding_replacements_that_touch_no_mark_equals_the_span_by_span_expansion(
+    spans: list[tuple[int, int]], bounds: list[int]
+) -> None:
+    # Marks: sorted, disjoint, non-empty (as mark_spans gives them).
+    cuts = sorted(set(bounds))
+    marks = [(a, b) for a, b in zip(cuts[::2], cuts[1::2], strict=False)]
+    assert _markers._expand_walk(_hidden.merge(spans), marks) == _markers._expand(spans, marks)
+
+
+@given(st.lists(st.sampled_from(["a", "\n", _HIDDEN + "x\u27e7", _HIDDEN + "\u27e7"]), max_size=8))
+def test_remembered_marks_of_long_texts_are_the_marks_found_afresh(parts: list[str]) -> None:
+    text = "".join(parts) * 800 + _HIDDEN + "y\u27e7"
+    fresh = [m.span() for m in _hidden._MARK_RE.finditer(text)]
+    first = mark_spans(text)
+    first.append((0, 0))  # a caller's change to the list it got changes nothing remembered
+    assert fresh == mark_spans("".join([text]))

@@ -75,6 +75,11 @@ def merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     flat = list(chain.from_iterable(ordered))
     if all(map(lt, flat, islice(flat, 1, None))):
         return ordered
+    return _merge_walk(ordered)
+
+
+def _merge_walk(ordered: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """:func:`merge` of sorted spans, span by span."""
     out: list[tuple[int, int]] = []
     for start, end in ordered:
         if end <= start:

@@ -1116,6 +1116,13 @@ def _expand(spans: list[tuple[int, int]], marks: list[tuple[int, int]]) -> list[
     flat = list(chain.from_iterable(sorted(merged + marks)))
     if all(map(le, flat, islice(flat, 1, None))):
         return merged
+    return _expand_walk(merged, marks)
+
+
+def _expand_walk(
+    merged: list[tuple[int, int]], marks: list[tuple[int, int]]
+) -> list[tuple[int, int]]:
+    """:func:`_expand` of merged spans, span by span."""
     ends = [me for _, me in marks]
     out = []
     for s, e in merged:
