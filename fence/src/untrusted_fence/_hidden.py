@@ -247,7 +247,7 @@ def _html(text: str, code: _Code) -> list[tuple[int, int]]:
 
 # Where a browser and cmark-gfm read a chunk differently, or code decides: a "--!" (a comment
 # close "--!>"), "<?", "<![" or "<!" before a letter, and backticks or code blocks.
-_OTHER_CHUNK_RE = re.compile(r"<(?:\?|!\[|![A-Za-z])|--!")
+_OTHER_CHUNK_RE = re.compile(r"<(?:\?|!\[|![A-Za-z])")
 # A comment from "<!" (the close may start inside the opener: "<!-->") to the first "-->".
 _PLAIN_COMMENT_RE = re.compile(r"<!(?=--).*?-->", re.S)
 
@@ -256,7 +256,9 @@ def _only_plain_comments(text: str, code: _Code) -> bool:
     """Whether every chunk of ``text`` is a comment that the first ``-->`` closes for cmark-gfm
     and a browser alike, with no code anywhere (a close or an opener inside code would not
     count): then :func:`_plain_comments` gives what :func:`_html_walk` gives."""
-    return not code.blocks and "`" not in text and _OTHER_CHUNK_RE.search(text) is None
+    if code.blocks or "`" in text or "--!" in text:
+        return False
+    return _OTHER_CHUNK_RE.search(text) is None
 
 
 def _plain_comments(text: str) -> list[tuple[int, int]]:

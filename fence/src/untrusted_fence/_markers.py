@@ -863,7 +863,10 @@ def find_markers(text: str) -> bool:
     """Whether any view of ``text`` holds a marker shape."""
     if any(r.search(text) for r in _RULES):
         return True
-    return any(r.search(v) for v in _variants(text) for r in _RULES)
+    # (A variant equal to one already searched finds nothing new: the hidden-cut variant of
+    # the tag-free one is often the hidden-cut variant itself.)
+    variants = [v for v in dict.fromkeys(_variants(text)) if v != text]
+    return any(r.search(v) for v in variants for r in _RULES)
 
 
 # -- slow path: map view matches back to text positions ------------------------------------
@@ -882,7 +885,14 @@ def _units(text: str, skip: list[tuple[int, int]], decode: bool) -> list[tuple[s
                     (c, pos + last + i, pos + last + i + 1)
                     for i, c in enumerate(seg[last : m.start()])
                 ]
-                units.append((_decode(m.group()), pos + m.start(), pos + m.end()))
+                entity = m.group()
+                decoded = _decode_entity(entity)
+                if decoded == entity:
+                    # (Not an entity: its characters map one for one, as in _entity_edits.)
+                    units += [(c, pos + m.start() + i, pos + m.start() + i + 1)
+                              for i, c in enumerate(entity)]  # fmt: skip
+                else:
+                    units.append((decoded, pos + m.start(), pos + m.end()))
                 last = m.end()
             units += [(c, pos + last + i, pos + last + i + 1) for i, c in enumerate(seg[last:])]
         else:
@@ -1141,7 +1151,10 @@ def _whole_spans(text: str, marks: list[tuple[int, int]]) -> list[tuple[int, int
     visible and tag-free variants): one regex pass per group instead of a slow-path mapping per
     line.  What they miss (entity-decoded variants, expanding views) the line pass finds."""
     spans: list[tuple[int, int]] = []
-    for edits in _edit_lists(text, marks):
+    # (The same edits give the same matches: cutting tags and marks is cutting the marks alone
+    # when every tag is inside a mark.)
+    distinct = {tuple(edits): edits for edits in _edit_lists(text, marks)}
+    for edits in distinct.values():
         for rules in _RULES:
             spans += _direct_spans(text, edits, rules) or []
     return spans
