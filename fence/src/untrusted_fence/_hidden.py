@@ -69,7 +69,8 @@ _FOOTNOTE_DEF_AT_RE = re.compile(_FOOTNOTE_DEF_BODY)
 
 def merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Sorted, non-overlapping, non-touching union of spans."""
-    ordered = sorted(spans)
+    # (Both views of the marker rules often find the same span: duplicates go first.)
+    ordered = sorted(set(spans))
     # Already a union when every bound is below the next one (each span non-empty, each end
     # before the next start): checked in C, instead of one Python step per span.
     flat = list(chain.from_iterable(ordered))
