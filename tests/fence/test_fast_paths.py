@@ -420,7 +420,9 @@ phrase_text = st.lists(
     st.sampled_from(
         ["END", "end", " OF ", "QUOTED", "TEXT", "text", "ends", "here", "comment", "quote", "d",
          "fin du texte cit\u00e9", "\u043a\u043e\u043d\u0435\u0446 \u0446\u0438\u0442",
-         "-", "=", "_", " ", "*", "\n", "0", "x", "\u0443", "user input", "<<<", "untrusted"]
+         "-", "=", "_", " ", "*", "\n", "0", "x", "\u0443", "user input", "<<<", "untrusted",
+         "fin de la citation", "fin del texto citado", "ende zitat", "ending", "quotation",
+         "beginning", "fenced", "of", "the", "now"]
     ),
     max_size=14,
 ).map("".join)  # fmt: skip

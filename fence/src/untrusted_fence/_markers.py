@@ -99,6 +99,9 @@ _COLONS = ":\u2236\ua789\u02d0\u02f8\u205a\u0589\ufe13\ufe55\uff1a"
 _BARS = "|\u00a6\u2502\u2503\u2223\u01c0\uff5c\u2758\u23d0\u05c0"
 
 
+# A trie of words, letter by letter ("" marks a word's end).
+_Trie = dict[str, "_Trie"]
+
 # Bytes that continue a UTF-8 sequence: deleted from a shape, so that a shape has one byte per
 # code point (positions and lines are the view's own).
 _CONTINUATION = bytes(range(0x80, 0xC0))
@@ -417,14 +420,38 @@ class _Rules:
                 + compact_alt(_STRONG),
             )
         group()
+
         # Whole-line paraphrases and other languages' words.
+        def trie(words: tuple[str, ...]) -> str:
+            # alt(words) as a trie (a branch per distinct next letter, so a line is tried
+            # against each letter once, not against each word): the same language, and since
+            # the phrase rule is anchored at both ends of the line, the same matches.
+            if not fast:
+                return alt(words)
+            root: _Trie = {}
+            for w in words:
+                node = root
+                for c in view(w):
+                    if c not in seps:
+                        node = node.setdefault(letter(c), {})
+                node[""] = {}
+
+            def emit(node: _Trie) -> str:
+                branches = [tok + emit(child) for tok, child in node.items() if tok]
+                if not branches:
+                    return ""
+                rest = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+                return f"(?:{sep}{rest})?" if "" in node else f"{sep}{rest}"
+
+            return "(?:" + "|".join(tok + emit(child) for tok, child in root.items()) + ")"
+
         frame = _FRAME
-        nouns = alt(_STRONG + _WEAK)
-        line_bounds = alt(_LINE_BOUNDS)
+        nouns = trie(_STRONG + _WEAK)
+        line_bounds = trie(_LINE_BOUNDS)
         phrase = (
             rf"{line_bounds}{sep}(?:{of}{sep})?(?:{the}{sep})?(?:{nouns}{sep}){{0,3}}{nouns}"
             rf"|(?:{nouns}{sep}){{1,4}}{line_bounds}(?:{sep}(?:{word('here')}|{word('now')}))?"
-            rf"|{alt(_FOREIGN)}"
+            rf"|{trie(_FOREIGN)}"
         )
         # A guard that fails fast on most lines (a phrase line is its frame, the letters of
         # its words and separators, and its frame again; "<<<untrusted-comment-end 0123>>>"
