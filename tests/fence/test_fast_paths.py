@@ -602,3 +602,31 @@ def test_remembered_marks_of_long_texts_are_the_marks_found_afresh(parts: list[s
     first = mark_spans(text)
     first.append((0, 0))  # a caller's change to the list it got changes nothing remembered
     assert fresh == mark_spans("".join([text]))
+
+
+own_syntax_text = st.lists(
+    st.sampled_from(
+        ["<", "<<", "<<<", "\u00ab", "\u2039", "[", "(", "un", "u", "n", "trusted", "tr", "usted",
+         "comment", "check", "output", "checkoutput", "end", "begin", "-", " ", "\n", "\u0443"]
+    ),
+    max_size=14,
+).map("".join)  # fmt: skip
+
+
+@given(own_syntax_text)
+def test_the_own_syntax_rules_with_branches_find_what_the_rules_as_written_find(
+    text: str,
+) -> None:
+    for fast, written in zip(_markers._RULES, _AS_WRITTEN, strict=True):
+        view = fast.view(text)
+        assert [m.span() for m in written.rx.finditer(view)] == [
+            m.span() for m in fast.rx.finditer(view)
+        ]
+
+
+@given(own_syntax_text | marker_text | split_syntax_text())
+def test_the_own_syntax_across_lines_rule_finds_what_the_rule_as_written_finds(text: str) -> None:
+    for fast, written in zip(_markers._RULES, _AS_WRITTEN, strict=True):
+        full = fast.full_compact(fast.view(text))
+        expected = [m.span() for m in written.cross_rx.finditer(full)]
+        assert expected == [m.span() for m in fast.cross_rx.finditer(full)]

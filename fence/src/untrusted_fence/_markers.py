@@ -495,15 +495,29 @@ class _Rules:
         # The fence's own syntax: "(un)trusted", the kinds, begin/end, in any bracket.
         trusted = rf"(?:{word('un')}{sep})?{word('trusted')}"
         kinds = rf"(?:{word('comment')}|{word('check')}{sep}{word('output')})"
-        keyed.append(rf"{trusted}{sep}{kinds}{sep}{bounds}")
+        own_tail = rf"{word('trusted')}{sep}{kinds}{sep}{bounds}"
+        # (As written, the optional "un" first; the same as "un" then the rest, or the rest,
+        # with a letter first in each branch, which the engine checks before entering it.)
+        keyed.append(
+            rf"(?:{word('un')}{sep}{own_tail}|{own_tail})"
+            if fast
+            else rf"{trusted}{sep}{kinds}{sep}{bounds}"
+        )
         keyed.append(
             rf"{started(('comment', 'check output'))}[{re.escape(view('-'))}_]++{bounds}{stop}"
         )
         openers = "".join(sorted({view(c) for c in _OPENERS} | set(_OPENERS)))
         opener = "[" + re.escape(openers) + "]"
         single = "[" + re.escape("«‹≪〈《⟨⟪❬❮⦑⧼﹤＜") + "]"
+        # (A run of two or more openers not after one: as written, the lookbehind first; the
+        # same with the lookbehind after the run's first opener, so the branch starts with it.)
+        run = (
+            rf"{opener}(?<!{opener}{opener}){opener}++"
+            if fast
+            else rf"(?<!{opener}){opener}{{2,}}+"
+        )
         keyed.append(
-            rf"(?:(?<!{opener}){opener}{{2,}}+|{single})[ \t]*+{trusted}(?:{sep}{kinds})?"
+            rf"(?:{run}|{single})[ \t]*+{trusted}(?:{sep}{kinds})?"
             rf"(?:{sep}{bounds})?"
         )
         keyed.append(
@@ -595,12 +609,26 @@ class _Rules:
         line = "|".join(f"(?:{r})" for r in self.line_rules)
         self.rx = re.compile("|".join([f"(?:{r})" for r in keyed] + [f"(?:^(?:{line}))"]), re.M)
         # The fence's own syntax across line breaks and separators (fully compacted view).
-        own = [
-            rf"(?:{re.escape(view('un'))})?{re.escape(view('trusted'))}"
+        un, literal_key = re.escape(view("un")), re.escape(view("trusted"))
+        rest = (
             rf"(?:{re.escape(view('comment'))}|{re.escape(self.compact(view('checkoutput')))})"
-            rf"(?:{'|'.join(re.escape(view(b)) for b in _BOUNDS)})",
-            rf"(?:{opener}{{2,}}+|{single})(?:{re.escape(view('un'))})?{re.escape(view('trusted'))}",
-        ]
+            rf"(?:{'|'.join(re.escape(view(b)) for b in _BOUNDS)})"
+        )
+        # (Fast: each optional "un" and the opener run's choice as branches that start with a
+        # letter or a bracket class, the same matches as written.)
+        own = (
+            [
+                rf"{un}{literal_key}{rest}",
+                rf"{literal_key}{rest}",
+                rf"{opener}{opener}++(?:{un})?{literal_key}",
+                rf"{single}(?:{un})?{literal_key}",
+            ]
+            if fast
+            else [
+                rf"(?:{un})?{literal_key}{rest}",
+                rf"(?:{opener}{{2,}}+|{single})(?:{un})?{literal_key}",
+            ]
+        )
         self.cross_rx = re.compile("|".join(own))
         self.cross_key = view("trusted")
         # A setext heading whose text is a role or instruction word.
