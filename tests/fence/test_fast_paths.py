@@ -630,3 +630,20 @@ def test_the_own_syntax_across_lines_rule_finds_what_the_rule_as_written_finds(t
         full = fast.full_compact(fast.view(text))
         expected = [m.span() for m in written.cross_rx.finditer(full)]
         assert expected == [m.span() for m in fast.cross_rx.finditer(full)]
+
+
+@given(own_syntax_text | marker_text | tricky_text)
+def test_searching_a_group_rule_by_rule_equals_searching_its_combined_regex(text: str) -> None:
+    for rules in _markers._RULES:
+        view = rules.view(text)
+        groups = [g for g in rules.groups if g.at_start is None]
+        expected = [g.rx.search(view) is not None for g in groups]
+        assert expected == [g.search(view) for g in groups]
+
+
+@given(own_syntax_text | marker_text | split_syntax_text())
+def test_the_key_led_test_of_the_rule_across_lines_equals_its_search(text: str) -> None:
+    for rules in _markers._RULES:
+        full = rules.full_compact(rules.view(text))
+        expected = rules.cross_rx.search(full) is not None
+        assert expected == (rules.cross_exists.search(full) is not None)

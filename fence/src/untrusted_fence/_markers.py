@@ -144,10 +144,16 @@ class _Group:
     after_newline: re.Pattern[str] | None = None
     # A second condition: a chosen line also holds one of these.
     gates: list[_Probe] | None = None
+    # Each rule alone: the group matches somewhere exactly when one of them does, and a rule
+    # that starts with a letter or a class is searched by skipping ahead to it (the engine
+    # enters every branch of an alternation at every position).
+    alone: tuple[re.Pattern[str], ...] = ()
 
     def search(self, chosen: str) -> bool:
         if self.at_start is not None and self.after_newline is not None:
             return bool(self.at_start.match(chosen) or self.after_newline.search(chosen))
+        if self.alone:
+            return any(rx.search(chosen) is not None for rx in self.alone)
         return self.rx.search(chosen) is not None
 
     def spans(self, chosen: str) -> list[tuple[int, int]]:
@@ -348,7 +354,10 @@ class _Rules:
             if not rules:
                 return
             rx = re.compile("|".join(f"(?:{r})" for r in rules), re.M)
-            self.groups.append(_Group(rules, rx, list(probes), gates=list(gates) or None))
+            alone = tuple(re.compile(r, re.M) for r in rules) if fast and len(rules) > 1 else ()
+            self.groups.append(
+                _Group(rules, rx, list(probes), gates=list(gates) or None, alone=alone)
+            )
             probes.clear()
             gates.clear()
 
@@ -509,17 +518,15 @@ class _Rules:
         openers = "".join(sorted({view(c) for c in _OPENERS} | set(_OPENERS)))
         opener = "[" + re.escape(openers) + "]"
         single = "[" + re.escape("«‹≪〈《⟨⟪❬❮⦑⧼﹤＜") + "]"
-        # (A run of two or more openers not after one: as written, the lookbehind first; the
-        # same with the lookbehind after the run's first opener, so the branch starts with it.)
-        run = (
-            rf"{opener}(?<!{opener}{opener}){opener}++"
+        # (A run of two or more openers not after one, or a single bracket: as written, the
+        # lookbehind first; the same with the first opener first and the lookbehinds after
+        # it, so the rule starts with a class the engine skips ahead to.)
+        bracket = (
+            rf"{opener}(?:(?<!{opener}{opener}){opener}++|(?<={single}))"
             if fast
-            else rf"(?<!{opener}){opener}{{2,}}+"
+            else rf"(?:(?<!{opener}){opener}{{2,}}+|{single})"
         )
-        keyed.append(
-            rf"(?:{run}|{single})[ \t]*+{trusted}(?:{sep}{kinds})?"
-            rf"(?:{sep}{bounds})?"
-        )
+        keyed.append(rf"{bracket}[ \t]*+{trusted}(?:{sep}{kinds})?(?:{sep}{bounds})?")
         keyed.append(
             rf"{word('between')}{sep}{the}{sep}{word('next')}{sep}{word('two')}{sep}"
             rf"{word('marker')}{sep}{word('lines')}"
@@ -630,6 +637,11 @@ class _Rules:
             ]
         )
         self.cross_rx = re.compile("|".join(own))
+        # Whether cross_rx matches, led by its key (every match holds it): the rest of the
+        # fence's words after it, or a bracket run or a single bracket (and "un") before it.
+        before = [f"{opener}{opener}", single]
+        behind = "|".join(f"(?<={b}{u}{literal_key})" for b in before for u in ("", un))
+        self.cross_exists = re.compile(rf"{literal_key}(?:{rest}|{behind})")
         self.cross_key = view("trusted")
         # A setext heading whose text is a role or instruction word.
         self.setext_rx = re.compile(rf"(?:>[ \t]*+)*+{alt(_HEADINGS)}[ \t]*+{colon}?[ \t]*+")
@@ -662,7 +674,7 @@ class _Rules:
         # (The key test only skips the regex: every match holds the key.  A line break inside
         # the key counts too: "trus" at the end of one line, "ted" on the next.)
         full = compact.replace("\n", "") if "\n" in compact else compact
-        if self.cross_key in full and self.cross_rx.search(full) is not None:
+        if self.cross_key in full and self.cross_exists.search(full) is not None:
             return True
         return _setext_lines(view, self.setext_rx) != []
 
