@@ -69,14 +69,21 @@ _FOOTNOTE_DEF_AT_RE = re.compile(_FOOTNOTE_DEF_BODY)
 
 def merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Sorted, non-overlapping, non-touching union of spans."""
-    # (Both views of the marker rules often find the same span: duplicates go first.)
-    ordered = sorted(set(spans))
+    ordered = sorted(spans)
     # Already a union when every bound is below the next one (each span non-empty, each end
-    # before the next start): checked in C, instead of one Python step per span.
-    flat = list(chain.from_iterable(ordered))
-    if all(map(lt, flat, islice(flat, 1, None))):
+    # before the next start): checked in C, instead of one Python step per span.  Both views
+    # of the marker rules often find the same span: then again without the duplicates.
+    if _strictly_increasing(ordered):
+        return ordered
+    ordered = list(dict.fromkeys(ordered))
+    if _strictly_increasing(ordered):
         return ordered
     return _merge_walk(ordered)
+
+
+def _strictly_increasing(ordered: list[tuple[int, int]]) -> bool:
+    flat = list(chain.from_iterable(ordered))
+    return all(map(lt, flat, islice(flat, 1, None)))
 
 
 def _merge_walk(ordered: list[tuple[int, int]]) -> list[tuple[int, int]]:
