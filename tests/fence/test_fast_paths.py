@@ -444,6 +444,8 @@ def test_the_phrase_guard_and_frame_change_nothing_the_phrase_rule_finds(text: s
 def _reference_solid(line: str, inside_mark: bool) -> int:
     if inside_mark or "&" in line or "\u27e6" in line or "\u27e7" in line:
         return 0
+    if any(chr(c) in line for c in _markers._stop_bytes()):
+        return _markers._REACH
     return sum(1 for c in line if c.isascii() and c.isalnum())
 
 
@@ -496,7 +498,8 @@ def _reference_visible_lines(text: str, marks: list[tuple[int, int]]) -> str:
 mark_text = st.lists(
     st.sampled_from(
         ["a", "\n", " ", _HIDDEN + "x\u27e7", _HIDDEN + "a\nb\u27e7", "END", "&amp;", "\n\n",
-         "abcdefghijklmnopqrstuvwxyz", _HIDDEN + "\nabcdefghijklmnopqrstuvwxyz\n\u27e7"]
+         "abcdefghijklmnopqrstuvwxyz", _HIDDEN + "\nabcdefghijklmnopqrstuvwxyz\n\u27e7",
+         "untrustedcommentbegin", "\n<<\n", "!", _HIDDEN + "\nuntrustedcommentbegin\n\u27e7"]
     ),
     max_size=20,
 ).map("".join)  # fmt: skip
@@ -647,3 +650,13 @@ def test_the_key_led_test_of_the_rule_across_lines_equals_its_search(text: str) 
         full = rules.full_compact(rules.view(text))
         expected = rules.cross_rx.search(full) is not None
         assert expected == (rules.cross_exists.search(full) is not None)
+
+
+def test_a_stop_character_is_outside_every_word_and_bracket_of_the_own_syntax() -> None:
+    # A line holding one is never inside a match of the fence's own syntax across lines, so a
+    # variant's neighbourhood stops growing there.
+    syntax = "<<<\u00ab\u2039\u226a\u3008[({untrusted comment check output begin end start"
+    for rules in _markers._RULES:
+        letters = set(rules.full_compact(rules.view(syntax))) | set(syntax)
+        kept = [set(rules.full_compact(rules.view(chr(code)))) for code in _markers._stop_bytes()]
+        assert [] == [k for k in kept if not k - letters]

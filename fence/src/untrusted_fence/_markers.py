@@ -768,14 +768,43 @@ _ALNUM = (string.ascii_letters + string.digits).encode("ascii")
 _NOT_ALNUM = bytes(c for c in range(256) if c not in _ALNUM)
 
 
+def _stop_bytes() -> bytes:
+    """The ASCII characters that no match of the fence's own syntax across lines can hold: in
+    every view, compacted, each leaves a character that none of the syntax's words or
+    brackets has.  A line holding one is never inside such a match."""
+    stops = []
+    for code in range(0x20, 0x7F):
+        char = chr(code)
+        if all(
+            (kept := r.full_compact(r.view(char)))
+            and any(c not in _cross_alphabet(r) for c in kept)
+            for r in _RULES
+        ):
+            stops.append(code)
+    return bytes(stops)
+
+
+def _cross_alphabet(rules: _Rules) -> set[str]:
+    words = "untrusted comment check output " + " ".join(_BOUNDS)
+    return set(rules.view(words)) | {c for o in _OPENERS for c in rules.view(o) + o}
+
+
+_NOT_STOP = bytes(c for c in range(256) if c not in _stop_bytes())
+
+
 def _solid(line: str) -> int:
     """A lower bound of the characters the line keeps in every view and variant once
     compacted (separators and line breaks removed): its ASCII letters and digits (each folds to
     letters or digits, "rn" to "m" at worst halves them), or 0 when a variant may change the
-    line (an entity, a hidden mark's bracket)."""
+    line (an entity, a hidden mark's bracket).  A line that no match of the fence's own syntax
+    across lines can hold (it has a character of :func:`_stop_bytes`) counts as
+    :data:`_REACH`: no such match reaches past it."""
     if "&" in line or MARK_OPEN[0] in line or MARK_CLOSE in line:
         return 0
-    return len(line.encode("utf-8", "surrogatepass").translate(None, _NOT_ALNUM))
+    raw = line.encode("utf-8", "surrogatepass")
+    if raw.translate(None, _NOT_STOP):
+        return _REACH
+    return len(raw.translate(None, _NOT_ALNUM))
 
 
 def _with_neighbours(
