@@ -660,3 +660,16 @@ def test_a_stop_character_is_outside_every_word_and_bracket_of_the_own_syntax() 
         letters = set(rules.full_compact(rules.view(syntax))) | set(syntax)
         kept = [set(rules.full_compact(rules.view(chr(code)))) for code in _markers._stop_bytes()]
         assert [] == [k for k in kept if not k - letters]
+
+
+@given(marker_text | mark_text)
+def test_spans_of_cut_views_mapped_by_segments_equal_the_unit_mapping(text: str) -> None:
+    for skip in _markers._skips(text, mark_spans(text)):
+        units = _markers._units(text, skip, False)
+        for rules in _markers._RULES:
+            direct = _markers._direct_spans(text, [(s, e, "") for s, e in skip], rules)
+            if direct is None:
+                continue
+            out, starts, ends = _markers._mapped(units, rules.view)
+            expected = [(starts[s], ends[e - 1]) for s, e in _markers._view_matches(rules, out)]
+            assert expected == direct

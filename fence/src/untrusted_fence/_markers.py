@@ -23,8 +23,8 @@ from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import accumulate, chain, islice, pairwise
-from operator import le
+from itertools import accumulate, chain, islice, pairwise, repeat
+from operator import add, itemgetter, le, sub
 
 from ._chars import casefold, delete_chars, fold, is_forbidden
 from ._hidden import MARK_CLOSE, MARK_OPEN, mark_spans, merge
@@ -1086,22 +1086,30 @@ def _direct_spans(chunk: str, edits: list[_Edit], rules: _Rules) -> list[tuple[i
     replacement covers the whole edit."""
     if not edits:
         return _matches_one_for_one(chunk, rules)
-    if not any(replacement for _, _, replacement in edits):
+    if not any(map(itemgetter(2), edits)):
         # Cuts only: the kept segments lie between the edits (some empty: a position maps to
-        # the last segment starting at or before it, which is the non-empty one).
-        kept_starts = [0, *[e for _, e, _ in edits]]
-        kept_ends = [*[s for s, _, _ in edits], len(chunk)]
-        pieces = [chunk[s:e] for s, e in zip(kept_starts, kept_ends, strict=True)]
+        # the last segment starting at or before it, which is the non-empty one).  Every step
+        # is a map of a C function, not a Python step per edit or per match.
+        kept_starts = [0, *map(itemgetter(1), edits)]
+        kept_ends = [*map(itemgetter(0), edits), len(chunk)]
+        pieces = list(map(chunk.__getitem__, map(slice, kept_starts, kept_ends)))
         found = _matches_one_for_one("".join(pieces), rules)
         if not found:
             return found
         offsets = list(accumulate(map(len, pieces), initial=0))
-        firsts = [bisect_right(offsets, s) - 1 for s, _ in found]
-        lasts = [bisect_right(offsets, e - 1) - 1 for _, e in found]
-        return [
-            (kept_starts[i] + s - offsets[i], kept_starts[j] + e - offsets[j])
-            for (s, e), i, j in zip(found, firsts, lasts, strict=True)
-        ]
+        # shift[k + 1]: what turns an offset in segment k into a position in chunk.
+        shift = [0, *map(sub, kept_starts, offsets)]
+        starts = list(map(itemgetter(0), found))
+        ends = list(map(itemgetter(1), found))
+        at_start = map(bisect_right, repeat(offsets), starts)
+        at_end = map(bisect_right, repeat(offsets), map(sub, ends, repeat(1)))
+        return list(
+            zip(
+                map(add, starts, map(shift.__getitem__, at_start)),
+                map(add, ends, map(shift.__getitem__, at_end)),
+                strict=True,
+            )
+        )
     # (offset in the edited text, start and end in chunk, kept as it is)
     segments: list[tuple[int, int, int, bool]] = []
     parts: list[str] = []
