@@ -581,11 +581,31 @@ def test_an_unterminated_comment_after_closed_ones_hides_the_rest() -> None:
 span_lists = st.lists(st.tuples(st.integers(0, 40), st.integers(0, 40)), max_size=12)
 
 
+def _reference_merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if end <= start:
+            continue
+        if out and start <= out[-1][1]:
+            if end > out[-1][1]:
+                out[-1] = (out[-1][0], end)
+        else:
+            out.append((start, end))
+    return out
+
+
 @given(span_lists)
 def test_merging_spans_that_are_already_a_union_equals_the_span_by_span_merge(
     spans: list[tuple[int, int]],
 ) -> None:
-    assert _hidden._merge_walk(sorted(spans)) == _hidden.merge(spans)
+    assert _reference_merge(spans) == _hidden.merge(spans)
+
+
+@given(span_lists)
+def test_merging_runs_found_by_maps_equals_the_span_by_span_merge(
+    spans: list[tuple[int, int]],
+) -> None:
+    assert _reference_merge(spans) == _hidden._merge_walk(sorted(spans))
 
 
 @given(span_lists, st.lists(st.integers(0, 60), max_size=10))

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable
-from itertools import chain, islice
-from operator import lt
+from itertools import accumulate, chain, compress, islice
+from operator import gt, itemgetter, lt
 
 from . import _html5, _inline
 from ._blocks import Blocks, blocks
@@ -87,17 +87,20 @@ def _strictly_increasing(ordered: list[tuple[int, int]]) -> bool:
 
 
 def _merge_walk(ordered: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """:func:`merge` of sorted spans, span by span."""
-    out: list[tuple[int, int]] = []
-    for start, end in ordered:
-        if end <= start:
-            continue
-        if out and start <= out[-1][1]:
-            if end > out[-1][1]:
-                out[-1] = (out[-1][0], end)
-        else:
-            out.append((start, end))
-    return out
+    """:func:`merge` of sorted spans, by maps of C functions: a run of spans starts where a
+    start lies past the furthest end before it (touching spans join), and ends at the furthest
+    end of its spans."""
+    starts = list(map(itemgetter(0), ordered))
+    ends = list(map(itemgetter(1), ordered))
+    kept = list(map(lt, starts, ends))  # empty spans go
+    if not all(kept):
+        starts, ends = list(compress(starts, kept)), list(compress(ends, kept))
+    if not starts:
+        return []
+    reach = list(accumulate(ends, max))
+    new_run = [True, *map(gt, islice(starts, 1, None), reach)]
+    last_of_run = [*islice(new_run, 1, None), True]
+    return list(zip(compress(starts, new_run), compress(reach, last_of_run), strict=True))
 
 
 class _Regions:
