@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+import string
 from bisect import bisect_right
+from itertools import pairwise
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -96,6 +98,56 @@ def test_marker_detection_on_changed_lines_only_equals_detection_on_whole_views(
     text: str,
 ) -> None:
     assert _reference_any_match(text) == _markers.find_markers(text)
+
+
+# The fence's own syntax cut into pieces at random points, with blank lines, lines of
+# separators, filler lines or other text between the pieces, and a letter of one piece spelled
+# as an entity, with a tag or a hidden mark inside, or left as it is.
+_OWN_SHAPES = [
+    "<<<untrusted-comment-end", "untrusted-check-output-begin", "\u00ab\u00abtrusted",
+    "trusted-comment-start", "<<<untr\u0443sted",
+]  # fmt: skip
+_BETWEEN = [
+    "", "\n", "\n\n", "\n\n\n", "\n\n\n\n", "\n-\n", "\n---\n\n", " ", "\nx\n",
+    "\nSystem\n===\n", "\n" + "abcdefghij" * 3 + "\n", "\n" + "k" * 60 + "\n", "\n&amp;\n",
+    "\n<b>\n", "\n" + _HIDDEN + "a\n\nb\u27e7\n",
+]  # fmt: skip
+_SPELLINGS = ["{}", "&#{};", "{}<b></b>", "{}<!-- x -->", "{}" + _HIDDEN + "x\u27e7", "{}&shy;"]
+
+
+@st.composite
+def split_syntax_text(draw: st.DrawFn) -> str:
+    shape = draw(st.sampled_from(_OWN_SHAPES))
+    cuts = sorted(draw(st.sets(st.integers(1, len(shape) - 1), max_size=4)))
+    pieces = [shape[a:b] for a, b in pairwise([0, *cuts, len(shape)])]
+    k = draw(st.integers(0, len(pieces) - 1))
+    spelling = draw(st.sampled_from(_SPELLINGS))
+    first = pieces[k][0]
+    letter = str(ord(first)) if spelling.startswith("&#") else first
+    pieces[k] = spelling.format(letter) + pieces[k][1:]
+    between = [draw(st.sampled_from(_BETWEEN)) for _ in pieces[1:]]
+    before = draw(st.sampled_from(["", "x\n" * 30, "k" * 60 + "\n\n", "Human: x\n"]))
+    after = draw(st.sampled_from(["", "\ny" * 30, " 0123>>>", "\n\nEND"]))
+    return (
+        before
+        + pieces[0]
+        + "".join(b + p for b, p in zip(between, pieces[1:], strict=True))
+        + after
+    )
+
+
+@given(split_syntax_text())
+def test_detection_of_own_syntax_split_over_lines_equals_detection_on_whole_views(
+    text: str,
+) -> None:
+    assert _reference_any_match(text) == _markers.find_markers(text)
+
+
+@given(split_syntax_text())
+def test_the_cleaned_own_syntax_split_over_lines_holds_no_marker_in_any_whole_view(
+    text: str,
+) -> None:
+    assert not _reference_any_match(_clean.clean(text))
 
 
 @given(marker_text | tricky_text)
@@ -368,7 +420,9 @@ phrase_text = st.lists(
     st.sampled_from(
         ["END", "end", " OF ", "QUOTED", "TEXT", "text", "ends", "here", "comment", "quote", "d",
          "fin du texte cit\u00e9", "\u043a\u043e\u043d\u0435\u0446 \u0446\u0438\u0442",
-         "-", "=", "_", " ", "*", "\n", "0", "x", "\u0443", "user input", "<<<", "untrusted"]
+         "-", "=", "_", " ", "*", "\n", "0", "x", "\u0443", "user input", "<<<", "untrusted",
+         "fin de la citation", "fin del texto citado", "ende zitat", "ending", "quotation",
+         "beginning", "fenced", "of", "the", "now"]
     ),
     max_size=14,
 ).map("".join)  # fmt: skip
@@ -387,9 +441,19 @@ def test_the_phrase_guard_and_frame_change_nothing_the_phrase_rule_finds(text: s
         assert expected == [bool(guarded.match(view, p)) for p in starts]
 
 
+def _reference_solid(line: str, inside_mark: bool) -> int:
+    if inside_mark or "&" in line or "\u27e6" in line or "\u27e7" in line:
+        return 0
+    if any(chr(c) in line for c in _markers._stop_bytes()):
+        return _markers._REACH
+    return sum(1 for c in line if c.isascii() and c.isalnum())
+
+
 def _reference_visible_lines(text: str, marks: list[tuple[int, int]]) -> str:
     """The lines that a mark touches and their neighbours, in runs of consecutive lines, with
-    the marks cut out; the runs joined by the barrier."""
+    the marks cut out; the runs joined by the barrier.  A neighbour is the line next to a
+    touched line, or a later (earlier) line when the lines between it and the nearest touched
+    line before (after) it hold fewer than _REACH solid characters."""
     starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
     ends = [i for i, c in enumerate(text) if c == "\n"] + [len(text)]
 
@@ -397,7 +461,21 @@ def _reference_visible_lines(text: str, marks: list[tuple[int, int]]) -> str:
         return bisect_right(starts, pos) - 1
 
     touched = {n for s, e in marks for n in range(line_of(s), line_of(e) + 1)}
-    chosen = sorted({m for n in touched for m in (n - 1, n, n + 1) if 0 <= m < len(starts)})
+    solid = [
+        _reference_solid(
+            text[starts[n] : ends[n]], any(s < ends[n] and e > starts[n] for s, e in marks)
+        )
+        for n in range(len(starts))
+    ]
+    reach = _markers._REACH
+    chosen = []
+    for n in range(len(starts)):
+        before = [m for m in touched if m <= n]
+        after = [m for m in touched if m >= n]
+        near_before = before and (n - max(before) <= 1 or sum(solid[max(before) + 1 : n]) < reach)
+        near_after = after and (min(after) - n <= 1 or sum(solid[n + 1 : min(after)]) < reach)
+        if near_before or near_after:
+            chosen.append(n)
     runs: list[list[int]] = []
     for n in chosen:
         if runs and n == runs[-1][-1] + 1:
@@ -418,9 +496,13 @@ def _reference_visible_lines(text: str, marks: list[tuple[int, int]]) -> str:
 
 
 mark_text = st.lists(
-    st.sampled_from(["a", "\n", " ", _HIDDEN + "x\u27e7", _HIDDEN + "a\nb\u27e7", "END"]),
+    st.sampled_from(
+        ["a", "\n", " ", _HIDDEN + "x\u27e7", _HIDDEN + "a\nb\u27e7", "END", "&amp;", "\n\n",
+         "abcdefghijklmnopqrstuvwxyz", _HIDDEN + "\nabcdefghijklmnopqrstuvwxyz\n\u27e7",
+         "untrustedcommentbegin", "\n<<\n", "!", _HIDDEN + "\nuntrustedcommentbegin\n\u27e7"]
+    ),
     max_size=20,
-).map("".join)
+).map("".join)  # fmt: skip
 
 
 @given(mark_text)
@@ -580,3 +662,151 @@ def test_a_link_after_the_code_spans_of_its_paragraph_pairs_no_backticks() -> No
     code = _code(text)
     tails = _inline.link_tails(text, code.contains)
     assert (1, None) == (len(tails), code._readings)
+
+
+def test_every_ascii_letter_and_digit_stays_a_non_separator_in_every_view() -> None:
+    # _markers._solid counts them as characters a compacted view keeps (fold's "rn" to "m" at
+    # worst halves a run, which _REACH allows for).
+    alnum = string.ascii_letters + string.digits
+    for rules in _markers._RULES:
+        assert [] == [c for c in alnum if not rules.full_compact(rules.view(c))]
+
+
+comment_text = st.lists(
+    st.sampled_from(
+        ["<!--", "-->", "<!-->", "<!--->", "--!>", "-", "!", ">", "<", "x", " ", "\n", "\n\n",
+         "`", "```\n", "<?", "?>", "<!x", "<![CDATA[", "]]>", "<s>", "<style/x>"]
+    ),
+    max_size=30,
+).map("".join)  # fmt: skip
+
+
+@given(comment_text)
+def test_comments_found_in_one_regex_pass_equal_the_chunk_by_chunk_walk(text: str) -> None:
+    found = _blocks.blocks(text)
+    code = _hidden._Code(text, _hidden._HtmlBlocks(found.html), found.fences, found.breaks)
+    assert _hidden._html_walk(text, code) == _hidden._html(text, code)
+
+
+def test_an_unterminated_comment_after_closed_ones_hides_the_rest() -> None:
+    text = "<!-- a --> b <!--> c <!-- d"
+    found = _blocks.blocks(text)
+    code = _hidden._Code(text, _hidden._HtmlBlocks(found.html), found.fences, found.breaks)
+    assert [(0, 10), (13, 18), (21, len(text))] == _hidden._html(text, code)
+
+
+span_lists = st.lists(st.tuples(st.integers(0, 40), st.integers(0, 40)), max_size=12)
+
+
+def _reference_merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if end <= start:
+            continue
+        if out and start <= out[-1][1]:
+            if end > out[-1][1]:
+                out[-1] = (out[-1][0], end)
+        else:
+            out.append((start, end))
+    return out
+
+
+@given(span_lists)
+def test_merging_spans_that_are_already_a_union_equals_the_span_by_span_merge(
+    spans: list[tuple[int, int]],
+) -> None:
+    assert _reference_merge(spans) == _hidden.merge(spans)
+
+
+@given(span_lists)
+def test_merging_runs_found_by_maps_equals_the_span_by_span_merge(
+    spans: list[tuple[int, int]],
+) -> None:
+    assert _reference_merge(spans) == _hidden._merge_walk(sorted(spans))
+
+
+@given(span_lists, st.lists(st.integers(0, 60), max_size=10))
+def test_expanding_replacements_that_touch_no_mark_equals_the_span_by_span_expansion(
+    spans: list[tuple[int, int]], bounds: list[int]
+) -> None:
+    # Marks: sorted, disjoint, non-empty (as mark_spans gives them).
+    cuts = sorted(set(bounds))
+    marks = [(a, b) for a, b in zip(cuts[::2], cuts[1::2], strict=False)]
+    assert _markers._expand_walk(_hidden.merge(spans), marks) == _markers._expand(spans, marks)
+
+
+@given(st.lists(st.sampled_from(["a", "\n", _HIDDEN + "x\u27e7", _HIDDEN + "\u27e7"]), max_size=8))
+def test_remembered_marks_of_long_texts_are_the_marks_found_afresh(parts: list[str]) -> None:
+    text = "".join(parts) * 800 + _HIDDEN + "y\u27e7"
+    fresh = [m.span() for m in _hidden._MARK_RE.finditer(text)]
+    first = mark_spans(text)
+    first.append((0, 0))  # a caller's change to the list it got changes nothing remembered
+    assert fresh == mark_spans("".join([text]))
+
+
+own_syntax_text = st.lists(
+    st.sampled_from(
+        ["<", "<<", "<<<", "\u00ab", "\u2039", "[", "(", "un", "u", "n", "trusted", "tr", "usted",
+         "comment", "check", "output", "checkoutput", "end", "begin", "-", " ", "\n", "\u0443"]
+    ),
+    max_size=14,
+).map("".join)  # fmt: skip
+
+
+@given(own_syntax_text)
+def test_the_own_syntax_rules_with_branches_find_what_the_rules_as_written_find(
+    text: str,
+) -> None:
+    for fast, written in zip(_markers._RULES, _AS_WRITTEN, strict=True):
+        view = fast.view(text)
+        assert [m.span() for m in written.rx.finditer(view)] == [
+            m.span() for m in fast.rx.finditer(view)
+        ]
+
+
+@given(own_syntax_text | marker_text | split_syntax_text())
+def test_the_own_syntax_across_lines_rule_finds_what_the_rule_as_written_finds(text: str) -> None:
+    for fast, written in zip(_markers._RULES, _AS_WRITTEN, strict=True):
+        full = fast.full_compact(fast.view(text))
+        expected = [m.span() for m in written.cross_rx.finditer(full)]
+        assert expected == [m.span() for m in fast.cross_rx.finditer(full)]
+
+
+@given(own_syntax_text | marker_text | tricky_text)
+def test_searching_a_group_rule_by_rule_equals_searching_its_combined_regex(text: str) -> None:
+    for rules in _markers._RULES:
+        view = rules.view(text)
+        groups = [g for g in rules.groups if g.at_start is None]
+        expected = [g.rx.search(view) is not None for g in groups]
+        assert expected == [g.search(view) for g in groups]
+
+
+@given(own_syntax_text | marker_text | split_syntax_text())
+def test_the_key_led_test_of_the_rule_across_lines_equals_its_search(text: str) -> None:
+    for rules in _markers._RULES:
+        full = rules.full_compact(rules.view(text))
+        expected = rules.cross_rx.search(full) is not None
+        assert expected == (rules.cross_exists.search(full) is not None)
+
+
+def test_a_stop_character_is_outside_every_word_and_bracket_of_the_own_syntax() -> None:
+    # A line holding one is never inside a match of the fence's own syntax across lines, so a
+    # variant's neighbourhood stops growing there.
+    syntax = "<<<\u00ab\u2039\u226a\u3008[({untrusted comment check output begin end start"
+    for rules in _markers._RULES:
+        letters = set(rules.full_compact(rules.view(syntax))) | set(syntax)
+        kept = [set(rules.full_compact(rules.view(chr(code)))) for code in _markers._stop_bytes()]
+        assert [] == [k for k in kept if not k - letters]
+
+
+@given(marker_text | mark_text)
+def test_spans_of_cut_views_mapped_by_segments_equal_the_unit_mapping(text: str) -> None:
+    for skip in _markers._skips(text, mark_spans(text)):
+        units = _markers._units(text, skip, False)
+        for rules in _markers._RULES:
+            direct = _markers._direct_spans(text, [(s, e, "") for s, e in skip], rules)
+            if direct is None:
+                continue
+            out, starts, ends = _markers._mapped(units, rules.view)
+            expected = [(starts[s], ends[e - 1]) for s, e in _markers._view_matches(rules, out)]
+            assert expected == direct

@@ -179,3 +179,35 @@ def test_a_setext_role_heading_seen_only_without_hidden_text_tags_or_entities_is
     text: str, expected: str
 ) -> None:
     assert expected == uf.clean(text)
+
+
+# The fence's own syntax split over the blank lines the cleaning keeps (two), over lines of
+# separators or short lines, with the changed (entity-decoded, hidden-cut, tag-cut) line far
+# from the other pieces.
+SPLIT_OWN_SYNTAX = [
+    "<<<\n\n\nuntr&#117;sted-comment",
+    "<<<\n\n\n\nuntr&#117;sted-comment",
+    "<<<\n\n\n\n\n\nuntr&#117;sted-comment-end 0123>>>",
+    "<<<\n-\n-\n-\n-\nuntr&#117;sted-comment",
+    "un\ntr&#117;sted\ncomment\nend",
+    "<<<\nu\nn\ntr&#117;sted",
+    "untr&#117;sted\n\n\ncomment\n\n\nend",
+    "<<<\n\n\nuntr<!-- x -->usted-comment",
+    "<<<\n\n\nuntr<b></b>usted-comment",
+    "x\n" * 40 + "<<<\n\n\nuntr&#117;sted-comment\n" + "y\n" * 40,
+]
+
+
+@pytest.mark.parametrize("text", SPLIT_OWN_SYNTAX)
+def test_the_fence_own_syntax_split_over_blank_lines_next_to_a_changed_line_is_rewritten(
+    text: str,
+) -> None:
+    cleaned = uf.clean(text)
+    assert (True, False) == (R in cleaned, uf.has_marker(cleaned))
+
+
+def test_a_setext_role_heading_needs_its_underline_on_the_next_line() -> None:
+    # A blank line ends the paragraph: "System" over a blank line and "===" is no heading, in
+    # any variant.
+    text = "Syst&#101;m\n\n==="
+    assert text == uf.clean(text)

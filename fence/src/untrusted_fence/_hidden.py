@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable
+from itertools import accumulate, chain, compress, islice
+from operator import gt, itemgetter, lt
 
 from . import _html5, _inline
 from ._blocks import Blocks, blocks
@@ -74,16 +76,38 @@ _FOOTNOTE_DEF_AT_RE = re.compile(_FOOTNOTE_DEF_BODY)
 
 def merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Sorted, non-overlapping, non-touching union of spans."""
-    out: list[tuple[int, int]] = []
-    for start, end in sorted(spans):
-        if end <= start:
-            continue
-        if out and start <= out[-1][1]:
-            if end > out[-1][1]:
-                out[-1] = (out[-1][0], end)
-        else:
-            out.append((start, end))
-    return out
+    ordered = sorted(spans)
+    # Already a union when every bound is below the next one (each span non-empty, each end
+    # before the next start): checked in C, instead of one Python step per span.  Both views
+    # of the marker rules often find the same span: then again without the duplicates.
+    if _strictly_increasing(ordered):
+        return ordered
+    ordered = list(dict.fromkeys(ordered))
+    if _strictly_increasing(ordered):
+        return ordered
+    return _merge_walk(ordered)
+
+
+def _strictly_increasing(ordered: list[tuple[int, int]]) -> bool:
+    flat = list(chain.from_iterable(ordered))
+    return all(map(lt, flat, islice(flat, 1, None)))
+
+
+def _merge_walk(ordered: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """:func:`merge` of sorted spans, by maps of C functions: a run of spans starts where a
+    start lies past the furthest end before it (touching spans join), and ends at the furthest
+    end of its spans."""
+    starts = list(map(itemgetter(0), ordered))
+    ends = list(map(itemgetter(1), ordered))
+    kept = list(map(lt, starts, ends))  # empty spans go
+    if not all(kept):
+        starts, ends = list(compress(starts, kept)), list(compress(ends, kept))
+    if not starts:
+        return []
+    reach = list(accumulate(ends, max))
+    new_run = [True, *map(gt, islice(starts, 1, None), reach)]
+    last_of_run = [*islice(new_run, 1, None), True]
+    return list(zip(compress(starts, new_run), compress(reach, last_of_run), strict=True))
 
 
 class _Regions:
@@ -107,7 +131,20 @@ def mark_spans(text: str) -> list[tuple[int, int]]:
     """The fence's own hidden marks in ``text``."""
     if MARK_OPEN not in text:
         return []
-    return [m.span() for m in _MARK_RE.finditer(text)]
+    if len(text) < _LONG:
+        return list(map(re.Match.span, _MARK_RE.finditer(text)))
+    # One cleaning step asks for the marks of the same long text several times (the step,
+    # marker detection, the rewrite, the fixed-point proof): the last few are kept.
+    for seen, spans in _RECENT_MARKS:
+        if seen is text or seen == text:
+            return list(spans)
+    found = list(map(re.Match.span, _MARK_RE.finditer(text)))
+    _RECENT_MARKS[:] = [(text, found), *_RECENT_MARKS[:2]]
+    return list(found)
+
+
+_LONG = 4096
+_RECENT_MARKS: list[tuple[str, list[tuple[int, int]]]] = []
 
 
 class _HtmlBlocks:
@@ -266,6 +303,41 @@ def _html(text: str, code: _Code) -> list[tuple[int, int]]:
     end of the text when there is none.  A browser ends such a chunk earlier (a comment at
     ``--!>``, the others at the first ``>``, as bogus comments) and reads the rest of it as
     HTML, which is tokenized too: a ``<style/x>`` there swallows the rest of the text."""
+    if _only_plain_comments(text, code):
+        return _plain_comments(text)
+    return _html_walk(text, code)
+
+
+# Where a browser and cmark-gfm read a chunk differently, or code decides: a "--!" (a comment
+# close "--!>"), "<?", "<![" or "<!" before a letter, and backticks or code blocks.
+_OTHER_CHUNK_RE = re.compile(r"<(?:\?|!\[|![A-Za-z])")
+# A comment from "<!" (the close may start inside the opener: "<!-->") to the first "-->".
+_PLAIN_COMMENT_RE = re.compile(r"<!(?=--).*?-->", re.S)
+
+
+def _only_plain_comments(text: str, code: _Code) -> bool:
+    """Whether every chunk of ``text`` is a comment that the first ``-->`` closes for cmark-gfm
+    and a browser alike, with no code anywhere (a close or an opener inside code would not
+    count): then :func:`_plain_comments` gives what :func:`_html_walk` gives."""
+    if code.blocks or "`" in text or "--!" in text:
+        return False
+    return _OTHER_CHUNK_RE.search(text) is None
+
+
+def _plain_comments(text: str) -> list[tuple[int, int]]:
+    """The comments of ``text`` in one regex pass (see :func:`_only_plain_comments`), the last
+    one unterminated when no ``-->`` follows it.  The pass stops at the last ``-->``, so no
+    opener scans to the end of the text for a close."""
+    last_close = text.rfind("-->")
+    spans = list(map(re.Match.span, _PLAIN_COMMENT_RE.finditer(text, 0, last_close + 3)))
+    tail = text.find("<!--", spans[-1][1] if spans else 0)
+    if tail >= 0:
+        spans.append((tail, len(text)))
+    return spans
+
+
+def _html_walk(text: str, code: _Code) -> list[tuple[int, int]]:
+    """:func:`_html` by its definition, chunk by chunk."""
     spans: list[tuple[int, int]] = []
     rests: list[tuple[int, int]] = []
     pos = 0

@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import html
 import re
+import string
 from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import accumulate, pairwise
+from itertools import accumulate, chain, islice, pairwise, repeat
+from operator import add, itemgetter, le, sub
 
 from ._chars import casefold, delete_chars, fold, is_forbidden
 from ._hidden import MARK_CLOSE, MARK_OPEN, mark_spans, merge
@@ -97,6 +99,9 @@ _COLONS = ":\u2236\ua789\u02d0\u02f8\u205a\u0589\ufe13\ufe55\uff1a"
 _BARS = "|\u00a6\u2502\u2503\u2223\u01c0\uff5c\u2758\u23d0\u05c0"
 
 
+# A trie of words, letter by letter ("" marks a word's end).
+_Trie = dict[str, "_Trie"]
+
 # Bytes that continue a UTF-8 sequence: deleted from a shape, so that a shape has one byte per
 # code point (positions and lines are the view's own).
 _CONTINUATION = bytes(range(0x80, 0xC0))
@@ -139,10 +144,16 @@ class _Group:
     after_newline: re.Pattern[str] | None = None
     # A second condition: a chosen line also holds one of these.
     gates: list[_Probe] | None = None
+    # Each rule alone: the group matches somewhere exactly when one of them does, and a rule
+    # that starts with a letter or a class is searched by skipping ahead to it (the engine
+    # enters every branch of an alternation at every position).
+    alone: tuple[re.Pattern[str], ...] = ()
 
     def search(self, chosen: str) -> bool:
         if self.at_start is not None and self.after_newline is not None:
             return bool(self.at_start.match(chosen) or self.after_newline.search(chosen))
+        if self.alone:
+            return any(rx.search(chosen) is not None for rx in self.alone)
         return self.rx.search(chosen) is not None
 
     def spans(self, chosen: str) -> list[tuple[int, int]]:
@@ -150,6 +161,8 @@ class _Group:
             m0 = self.at_start.match(chosen)
             found = [m0.span()] if m0 is not None else []
             return found + [(m.start() + 1, m.end()) for m in self.after_newline.finditer(chosen)]
+        if self.alone and not self.search(chosen):
+            return []  # (each rule alone is searched faster than the combined regex)
         return [m.span() for m in self.rx.finditer(chosen)]
 
 
@@ -343,7 +356,10 @@ class _Rules:
             if not rules:
                 return
             rx = re.compile("|".join(f"(?:{r})" for r in rules), re.M)
-            self.groups.append(_Group(rules, rx, list(probes), gates=list(gates) or None))
+            alone = tuple(re.compile(r, re.M) for r in rules) if fast and len(rules) > 1 else ()
+            self.groups.append(
+                _Group(rules, rx, list(probes), gates=list(gates) or None, alone=alone)
+            )
             probes.clear()
             gates.clear()
 
@@ -415,14 +431,38 @@ class _Rules:
                 + compact_alt(_STRONG),
             )
         group()
+
         # Whole-line paraphrases and other languages' words.
+        def trie(words: tuple[str, ...]) -> str:
+            # alt(words) as a trie (a branch per distinct next letter, so a line is tried
+            # against each letter once, not against each word): the same language, and since
+            # the phrase rule is anchored at both ends of the line, the same matches.
+            if not fast:
+                return alt(words)
+            root: _Trie = {}
+            for w in words:
+                node = root
+                for c in view(w):
+                    if c not in seps:
+                        node = node.setdefault(letter(c), {})
+                node[""] = {}
+
+            def emit(node: _Trie) -> str:
+                branches = [tok + emit(child) for tok, child in node.items() if tok]
+                if not branches:
+                    return ""
+                rest = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+                return f"(?:{sep}{rest})?" if "" in node else f"{sep}{rest}"
+
+            return "(?:" + "|".join(tok + emit(child) for tok, child in root.items()) + ")"
+
         frame = _FRAME
-        nouns = alt(_STRONG + _WEAK)
-        line_bounds = alt(_LINE_BOUNDS)
+        nouns = trie(_STRONG + _WEAK)
+        line_bounds = trie(_LINE_BOUNDS)
         phrase = (
             rf"{line_bounds}{sep}(?:{of}{sep})?(?:{the}{sep})?(?:{nouns}{sep}){{0,3}}{nouns}"
             rf"|(?:{nouns}{sep}){{1,4}}{line_bounds}(?:{sep}(?:{word('here')}|{word('now')}))?"
-            rf"|{alt(_FOREIGN)}"
+            rf"|{trie(_FOREIGN)}"
         )
         # A guard that fails fast on most lines (a phrase line is its frame, the letters of
         # its words and separators, and its frame again; "<<<untrusted-comment-end 0123>>>"
@@ -466,17 +506,29 @@ class _Rules:
         # The fence's own syntax: "(un)trusted", the kinds, begin/end, in any bracket.
         trusted = rf"(?:{word('un')}{sep})?{word('trusted')}"
         kinds = rf"(?:{word('comment')}|{word('check')}{sep}{word('output')})"
-        keyed.append(rf"{trusted}{sep}{kinds}{sep}{bounds}")
+        own_tail = rf"{word('trusted')}{sep}{kinds}{sep}{bounds}"
+        # (As written, the optional "un" first; the same as "un" then the rest, or the rest,
+        # with a letter first in each branch, which the engine checks before entering it.)
+        keyed.append(
+            rf"(?:{word('un')}{sep}{own_tail}|{own_tail})"
+            if fast
+            else rf"{trusted}{sep}{kinds}{sep}{bounds}"
+        )
         keyed.append(
             rf"{started(('comment', 'check output'))}[{re.escape(view('-'))}_]++{bounds}{stop}"
         )
         openers = "".join(sorted({view(c) for c in _OPENERS} | set(_OPENERS)))
         opener = "[" + re.escape(openers) + "]"
         single = "[" + re.escape("«‹≪〈《⟨⟪❬❮⦑⧼﹤＜") + "]"
-        keyed.append(
-            rf"(?:(?<!{opener}){opener}{{2,}}+|{single})[ \t]*+{trusted}(?:{sep}{kinds})?"
-            rf"(?:{sep}{bounds})?"
+        # (A run of two or more openers not after one, or a single bracket: as written, the
+        # lookbehind first; the same with the first opener first and the lookbehinds after
+        # it, so the rule starts with a class the engine skips ahead to.)
+        bracket = (
+            rf"{opener}(?:(?<!{opener}{opener}){opener}++|(?<={single}))"
+            if fast
+            else rf"(?:(?<!{opener}){opener}{{2,}}+|{single})"
         )
+        keyed.append(rf"{bracket}[ \t]*+{trusted}(?:{sep}{kinds})?(?:{sep}{bounds})?")
         keyed.append(
             rf"{word('between')}{sep}{the}{sep}{word('next')}{sep}{word('two')}{sep}"
             rf"{word('marker')}{sep}{word('lines')}"
@@ -566,13 +618,32 @@ class _Rules:
         line = "|".join(f"(?:{r})" for r in self.line_rules)
         self.rx = re.compile("|".join([f"(?:{r})" for r in keyed] + [f"(?:^(?:{line}))"]), re.M)
         # The fence's own syntax across line breaks and separators (fully compacted view).
-        own = [
-            rf"(?:{re.escape(view('un'))})?{re.escape(view('trusted'))}"
+        un, literal_key = re.escape(view("un")), re.escape(view("trusted"))
+        rest = (
             rf"(?:{re.escape(view('comment'))}|{re.escape(self.compact(view('checkoutput')))})"
-            rf"(?:{'|'.join(re.escape(view(b)) for b in _BOUNDS)})",
-            rf"(?:{opener}{{2,}}+|{single})(?:{re.escape(view('un'))})?{re.escape(view('trusted'))}",
-        ]
+            rf"(?:{'|'.join(re.escape(view(b)) for b in _BOUNDS)})"
+        )
+        # (Fast: each optional "un" and the opener run's choice as branches that start with a
+        # letter or a bracket class, the same matches as written.)
+        own = (
+            [
+                rf"{un}{literal_key}{rest}",
+                rf"{literal_key}{rest}",
+                rf"{opener}{opener}++(?:{un})?{literal_key}",
+                rf"{single}(?:{un})?{literal_key}",
+            ]
+            if fast
+            else [
+                rf"(?:{un})?{literal_key}{rest}",
+                rf"(?:{opener}{{2,}}+|{single})(?:{un})?{literal_key}",
+            ]
+        )
         self.cross_rx = re.compile("|".join(own))
+        # Whether cross_rx matches, led by its key (every match holds it): the rest of the
+        # fence's words after it, or a bracket run or a single bracket (and "un") before it.
+        before = [f"{opener}{opener}", single]
+        behind = "|".join(f"(?<={b}{u}{literal_key})" for b in before for u in ("", un))
+        self.cross_exists = re.compile(rf"{literal_key}(?:{rest}|{behind})")
         self.cross_key = view("trusted")
         # A setext heading whose text is a role or instruction word.
         self.setext_rx = re.compile(rf"(?:>[ \t]*+)*+{alt(_HEADINGS)}[ \t]*+{colon}?[ \t]*+")
@@ -605,7 +676,7 @@ class _Rules:
         # (The key test only skips the regex: every match holds the key.  A line break inside
         # the key counts too: "trus" at the end of one line, "ted" on the next.)
         full = compact.replace("\n", "") if "\n" in compact else compact
-        if self.cross_key in full and self.cross_rx.search(full) is not None:
+        if self.cross_key in full and self.cross_exists.search(full) is not None:
             return True
         return _setext_lines(view, self.setext_rx) != []
 
@@ -677,18 +748,103 @@ def _line_bounds(text: str, start: int, end: int) -> tuple[int, int]:
     return text.rfind("\n", 0, start) + 1, len(text) if line_end < 0 else line_end
 
 
-def _with_neighbours(text: str, ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def _own_syntax_reach() -> int:
+    """Solid characters (below) that a neighbourhood must hold on each side of a changed range:
+    twice the longest compacted run the fence's own syntax across lines needs (the shortest
+    match that holds a given character: a bracket pair, "untrusted", a kind and a bound), since
+    fold's "rn" to "m" can halve a run of ASCII letters."""
+    longest = 0
+    for rules in _RULES:
+        v, c = rules.view, rules.compact
+        kind = max(len(c(v("comment"))), len(c(v("check output"))))
+        bound = max(len(c(v(b))) for b in _BOUNDS)
+        trusted = len(c(v("un"))) + len(c(v("trusted")))
+        longest = max(longest, trusted + kind + bound, 2 + trusted)
+    return 2 * longest
+
+
+_REACH = _own_syntax_reach()
+_ALNUM = (string.ascii_letters + string.digits).encode("ascii")
+_NOT_ALNUM = bytes(c for c in range(256) if c not in _ALNUM)
+
+
+def _stop_bytes() -> bytes:
+    """The ASCII characters that no match of the fence's own syntax across lines can hold: in
+    every view, compacted, each leaves a character that none of the syntax's words or
+    brackets has.  A line holding one is never inside such a match."""
+    stops = []
+    for code in range(0x20, 0x7F):
+        char = chr(code)
+        if all(
+            (kept := r.full_compact(r.view(char)))
+            and any(c not in _cross_alphabet(r) for c in kept)
+            for r in _RULES
+        ):
+            stops.append(code)
+    return bytes(stops)
+
+
+def _cross_alphabet(rules: _Rules) -> set[str]:
+    words = "untrusted comment check output " + " ".join(_BOUNDS)
+    return set(rules.view(words)) | {c for o in _OPENERS for c in rules.view(o) + o}
+
+
+_NOT_STOP = bytes(c for c in range(256) if c not in _stop_bytes())
+
+
+def _solid(line: str) -> int:
+    """A lower bound of the characters the line keeps in every view and variant once
+    compacted (separators and line breaks removed): its ASCII letters and digits (each folds to
+    letters or digits, "rn" to "m" at worst halves them), or 0 when a variant may change the
+    line (an entity, a hidden mark's bracket).  A line that no match of the fence's own syntax
+    across lines can hold (it has a character of :func:`_stop_bytes`) counts as
+    :data:`_REACH`: no such match reaches past it."""
+    if "&" in line or MARK_OPEN[0] in line or MARK_CLOSE in line:
+        return 0
+    raw = line.encode("utf-8", "surrogatepass")
+    if raw.translate(None, _NOT_STOP):
+        return _REACH
+    return len(raw.translate(None, _NOT_ALNUM))
+
+
+def _with_neighbours(
+    text: str, ranges: list[tuple[int, int]], marks: list[tuple[int, int]] | None = None
+) -> list[tuple[int, int]]:
     """Line ranges (sorted, each from a line start to a line end) grown by the line before and
     the line after, merged where they meet: a setext heading and its underline are neighbours,
-    so a change on either line is seen with the other one."""
+    so a change on either line is seen with the other one.  Each range grows further, line by
+    line, until the lines it gained on that side hold :data:`_REACH` solid characters (or it
+    meets the next range, or the text ends): the fence's own syntax may be split over blank
+    lines, lines of separators or short lines ("<<<", two blank lines, then the rest), and a
+    changed line must be seen with all of it.  A line inside one of ``marks`` (the text's hidden
+    marks, which a further variant may cut out) counts as empty.
+
+    Each line is looked at at most once from each side, so many ranges stay linear."""
     size = len(text)
+    ends = [e for _, e in marks] if marks else []
+
+    def solid(start: int, end: int) -> int:
+        if ends:
+            i = bisect_right(ends, start)
+            if i < len(ends) and marks[i][0] < end:  # type: ignore[index]
+                return 0
+        return _solid(text[start:end])
+
     out: list[tuple[int, int]] = []
-    for start, end in ranges:
-        if start > 0:
-            start = text.rfind("\n", 0, start - 1) + 1
-        if end < size:
+    for k, (start, end) in enumerate(ranges):
+        floor = out[-1][1] if out else -1
+        got, first = 0, True
+        while start > 0 and start - 1 > floor and (first or got < _REACH):
+            line_start = text.rfind("\n", 0, start - 1) + 1
+            got += solid(line_start, start - 1)
+            start, first = line_start, False
+        ceiling = ranges[k + 1][0] if k + 1 < len(ranges) else size + 1
+        got, first = 0, True
+        while end < size and end + 1 < ceiling and (first or got < _REACH):
             found = text.find("\n", end + 1)
-            end = size if found < 0 else found
+            line_end = size if found < 0 else found
+            got += solid(end + 1, line_end)
+            end, first = line_end, False
         if out and start <= out[-1][1] + 1:
             out[-1] = (out[-1][0], max(out[-1][1], end))
         else:
@@ -716,7 +872,7 @@ def _visible_lines(text: str, marks: list[tuple[int, int]]) -> str:
         ranges.append((start, end))
     chunks: list[str] = []
     k = 0
-    for start, end in _with_neighbours(text, ranges):
+    for start, end in _with_neighbours(text, ranges, marks):
         parts, pos = [], start
         while k < len(marks) and marks[k][0] < end:
             parts.append(text[pos : marks[k][0]])
@@ -733,15 +889,15 @@ def _visible_lines(text: str, marks: list[tuple[int, int]]) -> str:
 _BARRIER = "\n\ufffd\n"
 
 
-def _lines_with(text: str, needle: str) -> str:
-    """The lines of ``text`` that hold ``needle`` and their neighbours, ranges that are not
-    neighbours joined by the barrier."""
+def _lines_with(text: str, needle: str, marks: list[tuple[int, int]]) -> str:
+    """The lines of ``text`` that hold ``needle`` and their neighbours (``marks``: the hidden
+    marks of ``text``), ranges that are not neighbours joined by the barrier."""
     ranges: list[tuple[int, int]] = []
     pos = text.find(needle)
     while pos >= 0:
         ranges.append(_line_bounds(text, pos, pos))
         pos = text.find(needle, ranges[-1][1])
-    return _BARRIER.join(text[s:e] for s, e in _with_neighbours(text, ranges))
+    return _BARRIER.join(text[s:e] for s, e in _with_neighbours(text, ranges, marks))
 
 
 # The fence's hidden marks (the pattern of _hidden's mark_spans), cut out in one C-level pass.
@@ -756,11 +912,11 @@ def _dense(text: str, count: int) -> bool:
     return count * 2 > text.count("\n") + 1
 
 
-def _lines_or_whole(text: str, needle: str) -> str:
+def _lines_or_whole(text: str, needle: str, marks: list[tuple[int, int]]) -> str:
     """The lines of ``text`` that hold ``needle``, or all of ``text`` when most lines do (the
     other lines are the text's own: a variant with them finds nothing more per line, and the
     rules that span lines see the whole variant)."""
-    return text if _dense(text, text.count(needle)) else _lines_with(text, needle)
+    return text if _dense(text, text.count(needle)) else _lines_with(text, needle, marks)
 
 
 def _visible(text: str, marks: list[tuple[int, int]]) -> str:
@@ -773,16 +929,16 @@ def _visible(text: str, marks: list[tuple[int, int]]) -> str:
 def _variants(text: str) -> list[str]:
     """The entity-decoded, visible and tag-free variants, on the lines where they differ."""
     variants = []
-    if "&" in text:
-        variants.append(_decode(_lines_or_whole(text, "&")))
     marks = mark_spans(text)
+    if "&" in text:
+        variants.append(_decode(_lines_or_whole(text, "&", marks)))
     if marks:
         visible = _visible(text, marks)
         variants.append(visible)
         if "&" in visible:
             variants.append(_decode(visible))
     if "<" in text and ">" in text:
-        tagged = _lines_or_whole(text, "<")
+        tagged = _lines_or_whole(text, "<", marks)
         if _TAG_RE.search(tagged):
             tagless = _TAG_RE.sub("", tagged)
             variants.append(tagless)
@@ -805,7 +961,10 @@ def find_markers(text: str) -> bool:
     """Whether any view of ``text`` holds a marker shape."""
     if any(r.search(text) for r in _RULES):
         return True
-    return any(r.search(v) for v in _variants(text) for r in _RULES)
+    # (A variant equal to one already searched finds nothing new: the hidden-cut variant of
+    # the tag-free one is often the hidden-cut variant itself.)
+    variants = [v for v in dict.fromkeys(_variants(text)) if v != text]
+    return any(r.search(v) for v in variants for r in _RULES)
 
 
 # -- slow path: map view matches back to text positions ------------------------------------
@@ -824,7 +983,14 @@ def _units(text: str, skip: list[tuple[int, int]], decode: bool) -> list[tuple[s
                     (c, pos + last + i, pos + last + i + 1)
                     for i, c in enumerate(seg[last : m.start()])
                 ]
-                units.append((_decode(m.group()), pos + m.start(), pos + m.end()))
+                entity = m.group()
+                decoded = _decode_entity(entity)
+                if decoded == entity:
+                    # (Not an entity: its characters map one for one, as in _entity_edits.)
+                    units += [(c, pos + m.start() + i, pos + m.start() + i + 1)
+                              for i, c in enumerate(entity)]  # fmt: skip
+                else:
+                    units.append((decoded, pos + m.start(), pos + m.end()))
                 last = m.end()
             units += [(c, pos + last + i, pos + last + i + 1) for i, c in enumerate(seg[last:])]
         else:
@@ -918,27 +1084,65 @@ def _direct_spans(chunk: str, edits: list[_Edit], rules: _Rules) -> list[tuple[i
     mapped back by segment offsets, when the view maps the edited text character for character
     (None otherwise: the caller maps unit by unit).  A match that starts or ends in an edit's
     replacement covers the whole edit."""
+    if not edits:
+        return _matches_one_for_one(chunk, rules)
+    if not any(map(itemgetter(2), edits)):
+        # Cuts only: the kept segments lie between the edits (some empty: a position maps to
+        # the last segment starting at or before it, which is the non-empty one).  Every step
+        # is a map of a C function, not a Python step per edit or per match.
+        kept_starts = [0, *map(itemgetter(1), edits)]
+        kept_ends = [*map(itemgetter(0), edits), len(chunk)]
+        pieces = list(map(chunk.__getitem__, map(slice, kept_starts, kept_ends)))
+        found = _matches_one_for_one("".join(pieces), rules)
+        if not found:
+            return found
+        offsets = list(accumulate(map(len, pieces), initial=0))
+        # shift[k + 1]: what turns an offset in segment k into a position in chunk.
+        shift = [0, *map(sub, kept_starts, offsets)]
+        starts = list(map(itemgetter(0), found))
+        ends = list(map(itemgetter(1), found))
+        at_start = map(bisect_right, repeat(offsets), starts)
+        at_end = map(bisect_right, repeat(offsets), map(sub, ends, repeat(1)))
+        return list(
+            zip(
+                map(add, starts, map(shift.__getitem__, at_start)),
+                map(add, ends, map(shift.__getitem__, at_end)),
+                strict=True,
+            )
+        )
     # (offset in the edited text, start and end in chunk, kept as it is)
     segments: list[tuple[int, int, int, bool]] = []
-    pieces: list[str] = []
+    parts: list[str] = []
     pos = total = 0
     for s, e, replacement in edits:
         if s > pos:
             segments.append((total, pos, s, True))
-            pieces.append(chunk[pos:s])
+            parts.append(chunk[pos:s])
             total += s - pos
         if replacement:
             segments.append((total, s, e, False))
-            pieces.append(replacement)
+            parts.append(replacement)
             total += len(replacement)
         pos = e
-    if edits:
-        if pos < len(chunk):
-            segments.append((total, pos, len(chunk), True))
-            pieces.append(chunk[pos:])
-        joined = "".join(pieces)
-    else:
-        joined = chunk
+    if pos < len(chunk):
+        segments.append((total, pos, len(chunk), True))
+        parts.append(chunk[pos:])
+    found = _matches_one_for_one("".join(parts), rules)
+    if not found:
+        return found
+    offsets = [seg[0] for seg in segments]
+    out = []
+    for s, e in found:
+        offset, start, _, kept = segments[bisect_right(offsets, s) - 1]
+        first = start + s - offset if kept else start
+        offset, start, end, kept = segments[bisect_right(offsets, e - 1) - 1]
+        out.append((first, start + e - offset if kept else end))
+    return out
+
+
+def _matches_one_for_one(joined: str, rules: _Rules) -> list[tuple[int, int]] | None:
+    """The matches of ``rules`` in the view of ``joined`` when the view maps it character for
+    character (None otherwise)."""
     view = rules.view(joined)
     if rules.view is fold:
         if not joined.isascii() or view != joined.encode("ascii").translate(
@@ -947,20 +1151,7 @@ def _direct_spans(chunk: str, edits: list[_Edit], rules: _Rules) -> list[tuple[i
             return None
     elif len(view) != len(joined):
         return None  # casefold never shortens: equal length means one for one
-    found = _view_matches(rules, view)
-    if not edits or not found:
-        return found
-    offsets = [seg[0] for seg in segments]
-
-    def first(p: int) -> int:
-        offset, start, _, kept = segments[bisect_right(offsets, p) - 1]
-        return start + p - offset if kept else start
-
-    def last(p: int) -> int:
-        offset, start, end, kept = segments[bisect_right(offsets, p) - 1]
-        return start + p - offset + 1 if kept else end
-
-    return [(first(s), last(e - 1)) for s, e in found]
+    return _view_matches(rules, view)
 
 
 @lru_cache(maxsize=4096)
@@ -1035,9 +1226,22 @@ def _chunk_spans(chunk: str, marks: list[tuple[int, int]]) -> list[tuple[int, in
 def _expand(spans: list[tuple[int, int]], marks: list[tuple[int, int]]) -> list[tuple[int, int]]:
     # A replacement never cuts a hidden mark: it swallows any mark it overlaps.  Marks are
     # sorted and disjoint, so their ends are sorted too: a bisect finds the first candidate.
+    merged = merge(spans)
+    # No replacement overlaps a mark (each ends before the next starts, touching allowed):
+    # checked in C, instead of a bisect per replacement.
+    flat = list(chain.from_iterable(sorted(merged + marks)))
+    if all(map(le, flat, islice(flat, 1, None))):
+        return merged
+    return _expand_walk(merged, marks)
+
+
+def _expand_walk(
+    merged: list[tuple[int, int]], marks: list[tuple[int, int]]
+) -> list[tuple[int, int]]:
+    """:func:`_expand` of merged spans, span by span."""
     ends = [me for _, me in marks]
     out = []
-    for s, e in merge(spans):
+    for s, e in merged:
         i = bisect_right(ends, s)
         while i < len(marks) and marks[i][0] < e:
             ms, me = marks[i]
@@ -1053,7 +1257,10 @@ def _whole_spans(text: str, marks: list[tuple[int, int]]) -> list[tuple[int, int
     visible and tag-free variants): one regex pass per group instead of a slow-path mapping per
     line.  What they miss (entity-decoded variants, expanding views) the line pass finds."""
     spans: list[tuple[int, int]] = []
-    for edits in _edit_lists(text, marks):
+    # (The same edits give the same matches: cutting tags and marks is cutting the marks alone
+    # when every tag is inside a mark.)
+    distinct = {tuple(edits): edits for edits in _edit_lists(text, marks)}
+    for edits in distinct.values():
         for rules in _RULES:
             spans += _direct_spans(text, edits, rules) or []
     return spans
