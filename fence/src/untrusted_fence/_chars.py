@@ -340,7 +340,22 @@ def casefold(text: str) -> str:
     """``str.casefold``, with a fast path for ASCII (where it is ``lower``)."""
     if text.isascii():
         return text.encode("ascii").lower().decode("ascii")
-    return text.casefold()
+    # str.casefold maps character by character.  The ASCII letters are lowered in the UTF-8
+    # bytes (every byte of a longer sequence is >= 0x80, which ``lower`` leaves alone); then
+    # each of the few distinct other characters that casefold changes is replaced.
+    raw = text.encode("utf-8", "surrogatepass")
+    distinct = set(raw.translate(None, _ASCII_BYTES).decode("utf-8", "surrogatepass"))
+    if len(distinct) > _FEW_DISTINCT:
+        return text.casefold()
+    changes = {c: f for c in distinct if (f := c.casefold()) != c}
+    # (One replacement after another is one simultaneous mapping only when no replacement
+    # holds a character that is itself replaced.)
+    if any(ch in changes for f in changes.values() for ch in f):
+        return text.casefold()
+    out = raw.lower().decode("utf-8", "surrogatepass")
+    for char, folded in changes.items():
+        out = out.replace(char, folded)
+    return out
 
 
 def delete_chars(text: str, ascii_chars: bytes, others: str = "") -> str:
