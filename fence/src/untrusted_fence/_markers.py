@@ -227,12 +227,23 @@ class _Scan:
         return self._hits[key]
 
     def _hit_lines(self, group: _Group) -> list[int] | None:
-        gated = None
+        # Every probe and gate is counted (in C) before any hit is placed on its line: when
+        # the probes, or the gates, are found nowhere, no line is chosen, and a gate found on
+        # many lines (a common word) costs no walk over its hits.
+        gate_counts = None
         if group.gates:
-            gated = self._probe_lines(group.gates)
+            gate_counts = self._probe_counts(group.gates)
+            if gate_counts is not None and not gate_counts:
+                return []
+        probe_counts = self._probe_counts(group.probes)
+        if probe_counts is not None and not probe_counts:
+            return []
+        gated = None
+        if gate_counts is not None:
+            gated = self._lines_of(gate_counts)
             if gated is not None and not gated:
                 return []
-        hits = self._probe_lines(group.probes)
+        hits = None if probe_counts is None else self._lines_of(probe_counts)
         if hits is None:
             if gated is None:
                 return None
@@ -241,8 +252,9 @@ class _Scan:
             hits &= gated
         return sorted(hits)
 
-    def _probe_lines(self, probes: list[_Probe]) -> set[int] | None:
-        """The lines where one of ``probes`` is found (None: more than half of them)."""
+    def _probe_counts(self, probes: list[_Probe]) -> list[tuple[_Probe, str | bytes]] | None:
+        """The probes found in their targets, with the targets (None: found more often than
+        on half of the lines)."""
         half = self.line_count // 2
         counted: list[tuple[_Probe, str | bytes]] = []
         total = 0
@@ -261,6 +273,11 @@ class _Scan:
                 if total > half:
                     return None
                 counted.append((probe, text))
+        return counted
+
+    def _lines_of(self, counted: list[tuple[_Probe, str | bytes]]) -> set[int] | None:
+        """The lines where the counted probes are found (None: more than half of them)."""
+        half = self.line_count // 2
         hits: set[int] = set()
         for probe, text in counted:
             line, last = 0, 0
@@ -789,22 +806,24 @@ def _cross_alphabet(rules: _Rules) -> set[str]:
     return set(rules.view(words)) | {c for o in _OPENERS for c in rules.view(o) + o}
 
 
-_NOT_STOP = bytes(c for c in range(256) if c not in _stop_bytes())
+# What _solid looks for first (a character that gives 0), then (one that gives _REACH).
+_ZERO_RE = re.compile(f"[&{re.escape(MARK_OPEN[0] + MARK_CLOSE)}]")
+_STOP_RE = re.compile(f"[{re.escape(_stop_bytes().decode('ascii'))}]")
 
 
-def _solid(line: str) -> int:
-    """A lower bound of the characters the line keeps in every view and variant once
-    compacted (separators and line breaks removed): its ASCII letters and digits (each folds to
-    letters or digits, "rn" to "m" at worst halves them), or 0 when a variant may change the
-    line (an entity, a hidden mark's bracket).  A line that no match of the fence's own syntax
-    across lines can hold (it has a character of :func:`_stop_bytes`) counts as
-    :data:`_REACH`: no such match reaches past it."""
-    if "&" in line or MARK_OPEN[0] in line or MARK_CLOSE in line:
+def _solid(text: str, start: int, end: int) -> int:
+    """A lower bound of the characters the line ``text[start:end]`` keeps in every view and
+    variant once compacted (separators and line breaks removed): its ASCII letters and digits
+    (each folds to letters or digits, "rn" to "m" at worst halves them), or 0 when a variant
+    may change the line (an entity, a hidden mark's bracket).  A line that no match of the
+    fence's own syntax across lines can hold (it has a character of :func:`_stop_bytes`)
+    counts as :data:`_REACH`: no such match reaches past it."""
+    # Searched in place: no slice and no encoding for most lines.
+    if _ZERO_RE.search(text, start, end):
         return 0
-    raw = line.encode("utf-8", "surrogatepass")
-    if raw.translate(None, _NOT_STOP):
+    if _STOP_RE.search(text, start, end):
         return _REACH
-    return len(raw.translate(None, _NOT_ALNUM))
+    return len(text[start:end].encode("utf-8", "surrogatepass").translate(None, _NOT_ALNUM))
 
 
 def _with_neighbours(
@@ -822,13 +841,14 @@ def _with_neighbours(
     Each line is looked at at most once from each side, so many ranges stay linear."""
     size = len(text)
     ends = [e for _, e in marks] if marks else []
+    count = len(ends)
 
     def solid(start: int, end: int) -> int:
-        if ends:
+        if count:
             i = bisect_right(ends, start)
-            if i < len(ends) and marks[i][0] < end:  # type: ignore[index]
+            if i < count and marks[i][0] < end:  # type: ignore[index]
                 return 0
-        return _solid(text[start:end])
+        return _solid(text, start, end)
 
     out: list[tuple[int, int]] = []
     for k, (start, end) in enumerate(ranges):
@@ -860,27 +880,30 @@ def _visible_lines(text: str, marks: list[tuple[int, int]]) -> str:
     end is only looked for past the current one), so many marks on one line stay linear."""
     ranges: list[tuple[int, int]] = []
     i = 0
+    count = len(marks)
     size = len(text)
-    while i < len(marks):
+    while i < count:
         start = text.rfind("\n", 0, marks[i][0]) + 1
         end = -1
-        while i < len(marks) and (end < 0 or marks[i][0] < end):
+        while i < count and (end < 0 or marks[i][0] < end):
             if marks[i][1] > end:
                 found = text.find("\n", marks[i][1])
                 end = size if found < 0 else found
             i += 1
         ranges.append((start, end))
-    chunks: list[str] = []
+    # One join of every piece, the barrier between ranges.
+    parts: list[str] = []
     k = 0
     for start, end in _with_neighbours(text, ranges, marks):
-        parts, pos = [], start
-        while k < len(marks) and marks[k][0] < end:
+        if parts:
+            parts.append(_BARRIER)
+        pos = start
+        while k < count and marks[k][0] < end:
             parts.append(text[pos : marks[k][0]])
             pos = marks[k][1]
             k += 1
         parts.append(text[pos:end])
-        chunks.append("".join(parts))
-    return _BARRIER.join(chunks)
+    return "".join(parts)
 
 
 # Between lines of a variant that are not neighbours in the text: a line that no rule matches
