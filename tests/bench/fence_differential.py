@@ -4,10 +4,9 @@ through the fence; prints JSON figures: documents, tokens GitHub hides, document
 (a hidden token the fence leaves visible), seconds, leaked tokens by the piece that made them,
 and the first leaks minimised.
 
-    .venv/bin/python tests/bench/fence_differential.py [N] [SEED] [--all]
+    .venv/bin/python tests/bench/fence_differential.py [N] [SEED]
 
-N defaults to 100,000 and SEED to 12; ``--all`` adds the PENDING_PIECES (shapes that still
-leak, listed apart in tests/fence/_oracle.py) to the suite's PIECES.
+N defaults to 100,000 and SEED to 12; the pieces are the suite's (tests/fence/_oracle.py).
 """
 
 from __future__ import annotations
@@ -21,12 +20,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fence"))
 
-from _oracle import PENDING_PIECES, PIECES, generate, leaks, minimise  # type: ignore[import-not-found]
+from _oracle import PIECES, generate, leaks, minimise  # type: ignore[import-not-found]
 
 
 def main() -> None:
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    pieces = PIECES + PENDING_PIECES if "--all" in sys.argv else PIECES
+    args = sys.argv[1:]
     n = int(args[0]) if args else 100_000
     seed = int(args[1]) if len(args) > 1 else 12
     rng = random.Random(seed)
@@ -35,7 +33,7 @@ def main() -> None:
     hidden_tokens = 0
     start = time.perf_counter()
     for _ in range(n):
-        doc = generate(rng, pieces)
+        doc = generate(rng, PIECES)
         hidden, leaked = leaks(doc.text, doc.tokens)
         hidden_tokens += len(hidden)
         if leaked:
@@ -49,7 +47,7 @@ def main() -> None:
     result = {
         "documents": n,
         "seed": seed,
-        "pieces": len(pieces),
+        "pieces": len(PIECES),
         "tokens_github_hides": hidden_tokens,
         "documents_with_a_leak": len(found),
         "seconds": round(seconds, 1),

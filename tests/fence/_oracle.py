@@ -8,8 +8,7 @@ sanitizer allowlist, and returns the text a browser then displays.
 ``generate(rng)`` builds one document from :data:`PIECES` (each ``{t}`` a fresh token,
 ``{l}`` the document's one shared label), each piece under a container prefix, and
 ``leaks(doc, tokens)`` names the tokens GitHub hides that the fence leaves visible: a bug.
-Marking more than GitHub hides is allowed.  :data:`PENDING_PIECES` are shapes that still leak;
-the suite leaves them out, and ``tests/bench/fence_differential.py --all`` runs them.
+Marking more than GitHub hides is allowed.
 """
 
 from __future__ import annotations
@@ -27,9 +26,6 @@ import untrusted_fence as uf
 __all__ = [
     "CONTAINERS",
     "GITHUB_ELEMENTS",
-    "PENDING_BLOCKS",
-    "PENDING_HTML",
-    "PENDING_PIECES",
     "PIECES",
     "REMOVED_WITH_CONTENT",
     "SEPARATORS",
@@ -181,12 +177,6 @@ PIECES: tuple[str, ...] = (
     "- [ ] {t}", "> {t}", "- item {t}",
 )  # fmt: skip
 
-# Shapes that still leak; the suite runs without them (``--all`` adds them), each with why.
-# None is left: raw HTML (the HTML5 tokenizer's rules, HTML blocks inside containers read
-# whole) and block structure (labels "^", footnote labels) joined PIECES.
-PENDING_HTML: tuple[str, ...] = ()
-PENDING_BLOCKS: tuple[str, ...] = ()
-PENDING_PIECES = PENDING_HTML + PENDING_BLOCKS
 
 # Container prefixes: the first line of a piece gets the prefix, later lines the matching
 # continuation ("> " again, or the list item's indentation).
