@@ -262,13 +262,16 @@ SHAPES: dict[str, Callable[[int], str]] = {
 _SIZE = 1 << 15
 
 
-def _cpu(function: Callable[[], object]) -> float:
-    best = float("inf")
+def _cpu_ratio(large: Callable[[], object], small: Callable[[], object]) -> float:
+    """Best CPU time of ``large`` over best of ``small``, the two timed in turns (so a change
+    of load on the shared machine hits both alike)."""
+    best = {large: float("inf"), small: float("inf")}
     for _ in range(5):
-        start = time.process_time()
-        function()
-        best = min(best, time.process_time() - start)
-    return best
+        for function in (small, large):
+            start = time.process_time()
+            function()
+            best[function] = min(best[function], time.process_time() - start)
+    return best[large] / best[small]
 
 
 @pytest.mark.parametrize("shape", SHAPES.values(), ids=SHAPES.keys())
@@ -280,6 +283,7 @@ def test_the_block_walk_and_hidden_scan_are_linear(shape: Callable[[int], str]) 
         # fences or "]:".
         return lambda: (_blocks.blocks(text), _hidden.hidden_spans(text))
 
-    ratio = _cpu(scan(large)) / _cpu(scan(small))
-    # Four times the text: 4 for linear time, 16 for quadratic (room left for a shared CPU).
-    assert ratio < 7.0, ratio
+    ratio = _cpu_ratio(scan(large), scan(small))
+    # Four times the text: 4 for linear time, 16 for quadratic; the bound is their geometric
+    # mean (room for a shared CPU, where single ratios of a linear shape reach 5.6).
+    assert ratio < 8.0, ratio

@@ -11,8 +11,8 @@ from typing import Literal
 
 from ._chars import casefold, delete_chars, fold
 from ._clean import clean, one_line
-from ._hidden import MARK_CLOSE, MARK_OPEN, mark_spans
-from ._markers import _MARK_CUT_RE, find_cross_markers, find_markers, neutralise
+from ._hidden import MARK_CLOSE, MARK_OPEN, cut_marks, mark_spans
+from ._markers import find_cross_markers, find_markers, neutralise
 from ._ucd import grapheme_ends
 
 __all__ = ["DEFAULT_MAX_CHARS", "NONCE_HEX_DIGITS", "Fenced", "Kind", "fence"]
@@ -61,8 +61,7 @@ def _views(body: str) -> list[str]:
     if "&" in body:
         variants.append(html.unescape(body))
     if MARK_OPEN in body:
-        # Every hidden mark cut out, in one pass of the marks' own pattern.
-        visible = _MARK_CUT_RE.sub("", body)
+        visible = cut_marks(body)
         if visible != body:
             variants.append(visible)
     views = []

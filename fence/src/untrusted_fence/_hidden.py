@@ -17,7 +17,7 @@ from operator import gt, itemgetter, lt
 from . import _html5, _inline
 from ._blocks import Blocks, blocks
 
-__all__ = ["MARK_CLOSE", "MARK_OPEN", "hidden_spans", "mark_spans", "merge"]
+__all__ = ["MARK_CLOSE", "MARK_OPEN", "cut_marks", "hidden_spans", "mark_spans", "merge"]
 
 MARK_OPEN = "\u27e6hidden: "
 MARK_CLOSE = "\u27e7"
@@ -125,6 +125,11 @@ class _Regions:
         """Whether a span overlaps ``[start, end)``."""
         i = bisect_left(self.starts, end) - 1
         return i >= 0 and self.spans[i][1] > start
+
+
+def cut_marks(text: str) -> str:
+    """``text`` with every one of the fence's own hidden marks cut out (one regex pass)."""
+    return _MARK_RE.sub("", text)
 
 
 def mark_spans(text: str) -> list[tuple[int, int]]:

@@ -27,7 +27,7 @@ from itertools import accumulate, chain, islice, pairwise, repeat
 from operator import add, itemgetter, le, sub
 
 from ._chars import casefold, delete_chars, fold, is_forbidden
-from ._hidden import MARK_CLOSE, MARK_OPEN, mark_spans, merge
+from ._hidden import MARK_CLOSE, MARK_OPEN, cut_marks, mark_spans, merge
 
 __all__ = ["REPLACEMENT", "find_cross_markers", "find_markers", "neutralise"]
 
@@ -923,12 +923,6 @@ def _lines_with(text: str, needle: str, marks: list[tuple[int, int]]) -> str:
     return _BARRIER.join(text[s:e] for s, e in _with_neighbours(text, ranges, marks))
 
 
-# The fence's hidden marks (the pattern of _hidden's mark_spans), cut out in one C-level pass.
-_MARK_CUT_RE = re.compile(
-    f"{re.escape(MARK_OPEN)}[^{re.escape(MARK_OPEN[0] + MARK_CLOSE)}]*+{re.escape(MARK_CLOSE)}"
-)
-
-
 def _dense(text: str, count: int) -> bool:
     """Whether ``count`` occurrences are on more than half of the lines of ``text`` at most:
     then a variant is built from the whole text (in C) instead of line by line."""
@@ -945,7 +939,7 @@ def _lines_or_whole(text: str, needle: str, marks: list[tuple[int, int]]) -> str
 def _visible(text: str, marks: list[tuple[int, int]]) -> str:
     """The visible projection of the lines that hold a mark (or of the whole text)."""
     if _dense(text, len(marks)):
-        return _MARK_CUT_RE.sub("", text)
+        return cut_marks(text)
     return _visible_lines(text, marks)
 
 
