@@ -6,6 +6,7 @@ import html
 import json
 import os
 import re
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,10 @@ from hypothesis import HealthCheck, settings
 
 import untrusted_fence as uf
 from untrusted_fence._chars import fold
+
+# The test modules import this directory's helper modules (_oracle, _timing) by name; the
+# import mode (importlib) does not put it on the path.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 settings.register_profile(
     "fence",

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import itertools
 import re
-import time
 from collections.abc import Callable
 from html.parser import HTMLParser
 
 import cmarkgfm  # type: ignore[import-untyped]
 import pytest
+from _timing import cpu_ratio
 from cmarkgfm.cmark import Options  # type: ignore[import-untyped]
 from hypothesis import given
 from hypothesis import strategies as st
@@ -262,18 +262,6 @@ SHAPES: dict[str, Callable[[int], str]] = {
 _SIZE = 1 << 15
 
 
-def _cpu_ratio(large: Callable[[], object], small: Callable[[], object]) -> float:
-    """Best CPU time of ``large`` over best of ``small``, the two timed in turns (so a change
-    of load on the shared machine hits both alike)."""
-    best = {large: float("inf"), small: float("inf")}
-    for _ in range(5):
-        for function in (small, large):
-            start = time.process_time()
-            function()
-            best[function] = min(best[function], time.process_time() - start)
-    return best[large] / best[small]
-
-
 @pytest.mark.parametrize("shape", SHAPES.values(), ids=SHAPES.keys())
 def test_the_block_walk_and_hidden_scan_are_linear(shape: Callable[[int], str]) -> None:
     small, large = shape(_SIZE), shape(4 * _SIZE)
@@ -283,7 +271,7 @@ def test_the_block_walk_and_hidden_scan_are_linear(shape: Callable[[int], str]) 
         # fences or "]:".
         return lambda: (_blocks.blocks(text), _hidden.hidden_spans(text))
 
-    ratio = _cpu_ratio(scan(large), scan(small))
+    ratio = cpu_ratio(scan(large), scan(small))
     # Four times the text: 4 for linear time, 16 for quadratic; the bound is their geometric
     # mean (room for a shared CPU, where single ratios of a linear shape reach 5.6).
     assert ratio < 8.0, ratio

@@ -10,10 +10,6 @@ runs 100,000 and more.
 from __future__ import annotations
 
 import random
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _oracle import (
     CONTAINERS,

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
+from _timing import cpu_ratio
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -162,18 +161,11 @@ def test_a_language_word_of_33_characters_has_a_hidden_info_tail() -> None:
     assert not _clean._surely_nothing_hidden("~~~" + "a" * 33 + "\n")
 
 
-def _cpu(text: str) -> float:
-    best = float("inf")
-    for _ in range(5):
-        start = time.process_time()
-        _clean._surely_nothing_hidden(text)
-        best = min(best, time.process_time() - start)
-    return best
-
-
 @pytest.mark.parametrize("fragment", ["`", "~", "x ```py\n", "~~~~ a\n"])
 def test_the_info_string_check_is_linear(fragment: str) -> None:
     small, large = fragment * (1 << 15), fragment * (1 << 17)
-    ratio = _cpu(large) / _cpu(small)
+    ratio = cpu_ratio(
+        lambda: _clean._surely_nothing_hidden(large), lambda: _clean._surely_nothing_hidden(small)
+    )
     # Four times the text: 4 for linear time, 16 for quadratic (room left for a shared CPU).
     assert ratio < 7.0, ratio
