@@ -354,8 +354,7 @@ def test_code_spans_equal_the_pairing_definition(text: str) -> None:
     found = _blocks.blocks(text)
     expected = _reference_code_spans(text, found.fences, found.html, found.breaks)
     html_blocks = _hidden._HtmlBlocks(found.html)
-    fenced = _hidden._Regions(found.fences)
-    assert expected == _hidden._code_spans(text, fenced, html_blocks, found.breaks)
+    assert expected == _hidden._Code(text, html_blocks, found.fences, found.breaks).spans()
 
 
 _PIECE_CHARS = (

@@ -90,7 +90,7 @@ def _reference_hidden_spans(text: str) -> list[tuple[int, int]]:
     found = _blocks.blocks(text)
     html = _hidden._HtmlBlocks(found.html, found.contained_html)
     blocks, info_tails = found.fences, _hidden._code_fences(text, found)
-    spans = _hidden._code_spans(text, _hidden._Regions(blocks), html, found.breaks)
+    spans = _hidden._Code(text, html, blocks, found.breaks).spans()
     regions = _hidden._Regions(blocks + spans)
 
     class Eager(_hidden._Code):

@@ -210,16 +210,6 @@ def _code_runs(text: str, fenced: _Regions, html: _HtmlBlocks) -> list[tuple[int
     return runs
 
 
-def _code_spans(
-    text: str, fenced: _Regions, html: _HtmlBlocks, breaks: list[int] | None = None
-) -> list[tuple[int, int]]:
-    """Code spans as every reading of the paragraphs agrees (see ``_inline.pair_code_spans``;
-    ``breaks``: the block walk's lines that start new inline text)."""
-    if "`" not in text:
-        return []
-    return _inline.pair_code_spans(text, _code_runs(text, fenced, html), breaks or [])
-
-
 class _Code:
     """Code blocks and code spans, paired only when a candidate hidden construct asks (pairing
     backtick runs costs more than every other scan on text with much inline code)."""
@@ -283,14 +273,18 @@ class _Code:
         first, last = ticks
         return first < 0 or first > pos or last < pos
 
+    def spans(self) -> list[tuple[int, int]]:
+        """The code spans both readings of the paragraphs agree on: text counts as code (inert)
+        only when it is code whichever way the paragraphs end."""
+        pairings = self._pairings()
+        return _inline.intersect(pairings[0], pairings[1]) if pairings else []
+
     def contains(self, pos: int) -> bool:
         """Whether ``pos`` is code in both readings of the paragraphs (with the HTML blocks)."""
         if self.regions is None:
             if self._unpaired(pos):
                 return self._fenced.contains(pos)
-            pairings = self._pairings()
-            spans = _inline.intersect(pairings[0], pairings[1]) if pairings else []
-            self.regions = _Regions(self.blocks + spans)
+            self.regions = _Regions(self.blocks + self.spans())
         return self.regions.contains(pos)
 
     def readings(self) -> list[Callable[[int], bool]]:

@@ -21,7 +21,6 @@ __all__ = [
     "label_key",
     "link_labels",
     "link_tails",
-    "pair_code_spans",
     "strict_breaks",
     "table_excess",
 ]
@@ -167,14 +166,6 @@ def code_span_readings(
         _pair(text, runs, following, shorter, [*every, len(text)]),
         _pair(text, runs, following, shorter, [*blank, len(text)]),
     )
-
-
-def pair_code_spans(
-    text: str, runs: list[tuple[int, int]], breaks: Collection[int] = ()
-) -> list[tuple[int, int]]:
-    """The code spans both readings of ``code_span_readings`` agree on: text counts as code
-    (inert) only when it is code whichever way the paragraphs end."""
-    return intersect(*code_span_readings(text, runs, breaks))
 
 
 def intersect(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> list[tuple[int, int]]:
