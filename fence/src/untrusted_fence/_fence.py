@@ -76,29 +76,60 @@ def _nonce_free(nonce: str, views: list[str]) -> bool:
     return not any(n in v for v in views for n in needles)
 
 
-_WINDOW = 2048
+_REGIONAL = "".join(map(chr, range(0x1F1E6, 0x1F200)))
+# Two characters with a cluster boundary between them whatever comes before: a line feed and
+# anything (nothing extends a line feed), two printable ASCII characters (neither extends,
+# joins or prepends), or two regional indicators (a boundary when an even number of their
+# run's indicators precede the second).  The greedy lead finds the last pair in the range.
+_LAST_PAIR_RE = re.compile(
+    r"(?s:.*)(?:\n.|[ -~][ -~]|[\U0001f1e6-\U0001f1ff][\U0001f1e6-\U0001f1ff])"
+)
 
 
-def _is_regional(ch: str) -> bool:
-    return "\U0001f1e6" <= ch <= "\U0001f1ff"
+def _regional_run_start(text: str, pos: int) -> int:
+    """Where the run of regional indicators that ends at ``pos`` starts (runs never cross a
+    line break)."""
+    line = text.rfind("\n", 0, pos) + 1
+    before = text[line:pos]
+    return pos - (len(before) - len(before.rstrip(_REGIONAL)))
+
+
+def _context_free_boundary(text: str, limit: int) -> int:
+    """A cluster boundary at or before ``limit`` that the characters before it cannot move
+    (0 when there is none): the last one of ``_LAST_PAIR_RE``'s pairs, searched in ranges
+    that grow fourfold back from ``limit`` (linear in how far back it lies)."""
+    span = 64
+    while limit > 0:
+        low = max(0, limit - span)
+        m = _LAST_PAIR_RE.match(text, low, limit + 1)
+        if m is None:
+            if low == 0:
+                return 0
+            span *= 4
+            continue
+        pos = m.end() - 1
+        if text[pos - 1] == "\n" or text[pos].isascii():
+            return pos
+        run = _regional_run_start(text, pos)
+        even = run + 2 * ((pos - run) // 2)
+        if even > run:
+            return even
+        limit = run  # the run's first two indicators: nothing is known before them
+    return 0
 
 
 def _cut_point(text: str, limit: int) -> int:
     """The last grapheme-cluster boundary at or before ``limit``.
 
-    The clusters are walked in a slice that starts at most a few KiB before ``limit``: walked
-    in place, the regex engine looks back over the whole run of regional indicators for each
-    cluster (quadratic in ``max_chars``).  A slice starts at a line start, or at an even
-    offset into a run of regional indicators (flags pair from the start of their run), so its
-    clusters near ``limit`` are the text's.
+    The clusters are walked from a boundary that does not depend on what precedes it (see
+    ``_context_free_boundary``), usually a few characters before ``limit``: walked from
+    further back, the regex engine would look back over the whole run of regional indicators
+    for each cluster (quadratic in ``max_chars``), and a boundary guessed at a fixed distance
+    can fall inside a long cluster (a letter with thousands of combining marks).
     """
-    start = max(0, text.rfind("\n", 0, max(0, limit - _WINDOW)) + 1)
-    if limit - start > 2 * _WINDOW:
-        start = limit - _WINDOW
-        run = start
-        while run > 0 and _is_regional(text[run - 1]):
-            run -= 1
-        start = run + 2 * ((start - run) // 2)
+    if limit >= len(text):
+        return len(text)
+    start = _context_free_boundary(text, limit)
     stop = min(len(text), limit + 64)
     window = text[start:stop]
     best = start
