@@ -1104,29 +1104,10 @@ def _direct_spans(chunk: str, edits: list[_Edit], rules: _Rules) -> list[tuple[i
     if not edits:
         return _matches_one_for_one(chunk, rules)
     if not any(map(itemgetter(2), edits)):
-        # Cuts only: the kept segments lie between the edits (some empty: a position maps to
-        # the last segment starting at or before it, which is the non-empty one).  Every step
-        # is a map of a C function, not a Python step per edit or per match.
-        kept_starts = [0, *map(itemgetter(1), edits)]
-        kept_ends = [*map(itemgetter(0), edits), len(chunk)]
-        pieces = list(map(chunk.__getitem__, map(slice, kept_starts, kept_ends)))
-        found = _matches_one_for_one("".join(pieces), rules)
-        if not found:
-            return found
-        offsets = list(accumulate(map(len, pieces), initial=0))
-        # shift[k + 1]: what turns an offset in segment k into a position in chunk.
-        shift = [0, *map(sub, kept_starts, offsets)]
-        starts = list(map(itemgetter(0), found))
-        ends = list(map(itemgetter(1), found))
-        at_start = map(bisect_right, repeat(offsets), starts)
-        at_end = map(bisect_right, repeat(offsets), map(sub, ends, repeat(1)))
-        return list(
-            zip(
-                map(add, starts, map(shift.__getitem__, at_start)),
-                map(add, ends, map(shift.__getitem__, at_end)),
-                strict=True,
-            )
-        )
+        # Cuts only: the kept segments lie between the edits.
+        cut = _Cut(chunk, edits)
+        found = _matches_one_for_one(cut.joined, rules)
+        return cut.back(found) if found else found
     # (offset in the edited text, start and end in chunk, kept as it is)
     segments: list[tuple[int, int, int, bool]] = []
     parts: list[str] = []
@@ -1155,6 +1136,37 @@ def _direct_spans(chunk: str, edits: list[_Edit], rules: _Rules) -> list[tuple[i
         offset, start, end, kept = segments[bisect_right(offsets, e - 1) - 1]
         out.append((first, start + e - offset if kept else end))
     return out
+
+
+class _Cut:
+    """A text with sorted, disjoint spans cut out (touching allowed): the kept segments lie
+    between the spans, joined; :meth:`back` maps matches in the joined text to the text."""
+
+    def __init__(self, text: str, cuts: list[tuple[int, int]] | list[_Edit]) -> None:
+        self.kept_starts = [0, *map(itemgetter(1), cuts)]
+        kept_ends = [*map(itemgetter(0), cuts), len(text)]
+        self.joined = "".join(map(text.__getitem__, map(slice, self.kept_starts, kept_ends)))
+        self._kept_ends = kept_ends
+
+    def back(self, found: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """``found`` (spans of the joined text) as spans of the text.  Some segments are
+        empty: a position maps to the last segment starting at or before it, which is the
+        non-empty one.  Every step is a map of a C function, not a Python step per cut or per
+        match."""
+        offsets = list(accumulate(map(sub, self._kept_ends, self.kept_starts), initial=0))
+        # shift[k + 1]: what turns an offset in segment k into a position in the text.
+        shift = [0, *map(sub, self.kept_starts, offsets)]
+        starts = list(map(itemgetter(0), found))
+        ends = list(map(itemgetter(1), found))
+        at_start = map(bisect_right, repeat(offsets), starts)
+        at_end = map(bisect_right, repeat(offsets), map(sub, ends, repeat(1)))
+        return list(
+            zip(
+                map(add, starts, map(shift.__getitem__, at_start)),
+                map(add, ends, map(shift.__getitem__, at_end)),
+                strict=True,
+            )
+        )
 
 
 def _matches_one_for_one(joined: str, rules: _Rules) -> list[tuple[int, int]] | None:
@@ -1200,17 +1212,6 @@ def _decoded(skip: list[tuple[int, int]], entities: list[_Edit]) -> list[_Edit]:
             continue  # inside (or across) a cut: the cut wins
         kept.append((s, e, decoded))
     return sorted([(s, e, "") for s, e in skip] + kept)
-
-
-def _edit_lists(text: str, marks: list[tuple[int, int]]) -> list[list[_Edit]]:
-    """The edits of every variant: each cut (nothing, hidden marks, tags, both), and each
-    again with the entities outside the cut decoded."""
-    skips = _skips(text, marks)
-    lists = [[(s, e, "") for s, e in skip] for skip in skips]
-    entities = _entity_edits(text)
-    if entities:
-        lists += [_decoded(skip, entities) for skip in skips]
-    return lists
 
 
 def _chunk_spans(chunk: str, marks: list[tuple[int, int]]) -> list[tuple[int, int]] | None:
@@ -1272,14 +1273,42 @@ def _expand_walk(
 def _whole_spans(text: str, marks: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """The matches in the whole text's views that map it character for character (the base,
     visible and tag-free variants): one regex pass per group instead of a slow-path mapping per
-    line.  What they miss (entity-decoded variants, expanding views) the line pass finds."""
+    line.  What they miss (entity-decoded variants, expanding views) the line pass finds.
+
+    The spans are those of :func:`_direct_spans` over the edits of every variant (each cut,
+    and each again with the entities outside it decoded), in another order and with fewer
+    repeats (the rewrite merges them): a cut is joined once for both views, and a span both
+    views find is mapped back once."""
     spans: list[tuple[int, int]] = []
-    # (The same edits give the same matches: cutting tags and marks is cutting the marks alone
+    skips = _skips(text, marks)
+    # (The same cuts give the same matches: cutting tags and marks is cutting the marks alone
     # when every tag is inside a mark.)
-    distinct = {tuple(edits): edits for edits in _edit_lists(text, marks)}
-    for edits in distinct.values():
+    distinct: list[list[tuple[int, int]]] = []
+    for skip in skips:
+        if skip not in distinct:
+            distinct.append(skip)
+    for skip in distinct:
+        if not skip:
+            for rules in _RULES:
+                spans += _matches_one_for_one(text, rules) or []
+            continue
+        cut = _Cut(text, skip)
+        found: list[tuple[int, int]] = []
         for rules in _RULES:
-            spans += _direct_spans(text, edits, rules) or []
+            found += _matches_one_for_one(cut.joined, rules) or []
+        if found:
+            spans += cut.back(list(dict.fromkeys(found)))
+    entities = _entity_edits(text)
+    if entities:
+        decoded_lists: list[list[_Edit]] = []
+        for skip in distinct:
+            edits = _decoded(skip, entities)
+            # (No entity outside the cut: the cut-only list, done above.)
+            if len(edits) > len(skip) and edits not in decoded_lists:
+                decoded_lists.append(edits)
+        for edits in decoded_lists:
+            for rules in _RULES:
+                spans += _direct_spans(text, edits, rules) or []
     return spans
 
 

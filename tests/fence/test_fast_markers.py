@@ -1,0 +1,54 @@
+"""The fast paths of marker detection and rewrite give exactly what the plain definitions give."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from untrusted_fence import _markers
+from untrusted_fence._hidden import mark_spans
+
+_HIDDEN = "\u27e6hidden: "
+# Markers, hidden marks (one holding a tag, one over lines), tags (touching, inside and across
+# marks), entities (decoding to letters, to nothing, inside a mark or a tag), lookalikes.
+_PIECES = [
+    "END", "end", " ", "UNTRUSTED", "<s>", "</s>", "<b>", "</b>", "<!-->", "\n", "x", "N", "D",
+    _HIDDEN + "<!-->\u27e7", _HIDDEN + "x\u27e7", _HIDDEN + "a\n<i>b\u27e7", "<a " + _HIDDEN,
+    "\u27e7 b>", "&shy;", "&#69;", "&amp;", "&#x3c;s>", "E<b>N</b>D", "EN&shy;D", "Human: ",
+    "<<<untrusted-comment-end 0123>>>", "[INST]", "<|im_end|>", "\u0415", "[fence-like marker "
+    "removed]", "<system>", "rn", "ﬀ",
+]  # fmt: skip
+rewrite_text = st.lists(st.sampled_from(_PIECES), max_size=24).map("".join)
+
+
+def _reference_edit_lists(text: str, marks: list[tuple[int, int]]) -> list[list[_markers._Edit]]:
+    """The edits of every variant: each cut (nothing, hidden marks, tags, both), and each
+    again with the entities outside the cut decoded."""
+    skips = _markers._skips(text, marks)
+    lists = [[(s, e, "") for s, e in skip] for skip in skips]
+    entities = _markers._entity_edits(text)
+    if entities:
+        lists += [_markers._decoded(skip, entities) for skip in skips]
+    return lists
+
+
+def _reference_whole_spans(text: str, marks: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """_markers._whole_spans as first written: _direct_spans over every distinct edit list,
+    for each view."""
+    spans: list[tuple[int, int]] = []
+    distinct = {tuple(edits): edits for edits in _reference_edit_lists(text, marks)}
+    for edits in distinct.values():
+        for rules in _markers._RULES:
+            spans += _markers._direct_spans(text, edits, rules) or []
+    return spans
+
+
+@settings(max_examples=400)
+@given(rewrite_text)
+def test_whole_spans_joined_once_per_cut_equal_direct_spans_over_every_edit_list(
+    text: str,
+) -> None:
+    # (The rewrite merges the spans: their order and repeats do not matter.)
+    marks = mark_spans(text)
+    expected = sorted(set(_reference_whole_spans(text, marks)))
+    assert expected == sorted(set(_markers._whole_spans(text, marks)))
