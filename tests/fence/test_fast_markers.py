@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from untrusted_fence import _markers
+from untrusted_fence import _chars, _markers
 from untrusted_fence._hidden import mark_spans
 
 _HIDDEN = "\u27e6hidden: "
@@ -52,3 +52,21 @@ def test_whole_spans_joined_once_per_cut_equal_direct_spans_over_every_edit_list
     marks = mark_spans(text)
     expected = sorted(set(_reference_whole_spans(text, marks)))
     assert expected == sorted(set(_markers._whole_spans(text, marks)))
+
+
+# Separators of both kinds, characters that share their UTF-8 lead byte, other non-ASCII.
+_DELETE_CHARS = " ._-x\u00a0\u00e9\u2028\u2029\u2000\u27e6\u3000\u00b0\u2080\u6587\U0001f389\ud800"
+
+
+@settings(max_examples=400)
+@given(
+    st.text(alphabet=st.sampled_from(_DELETE_CHARS), max_size=40),
+    st.text(alphabet=st.sampled_from(" ._"), max_size=3),
+    st.text(alphabet=st.sampled_from(_DELETE_CHARS[5:]), max_size=6),
+)
+def test_deleting_the_characters_found_among_the_distinct_ones_equals_deleting_each(
+    text: str, ascii_chars: str, others: str
+) -> None:
+    gone = set(ascii_chars) | set(others)
+    expected = "".join(c for c in text if c not in gone)
+    assert expected == _chars.delete_chars(text, ascii_chars.encode("ascii"), others)
