@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+import re
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -70,3 +73,63 @@ def test_deleting_the_characters_found_among_the_distinct_ones_equals_deleting_e
     gone = set(ascii_chars) | set(others)
     expected = "".join(c for c in text if c not in gone)
     assert expected == _chars.delete_chars(text, ascii_chars.encode("ascii"), others)
+
+
+def _rx_probes() -> list[_markers._Probe]:
+    return [
+        p
+        for rules in _markers._RULES
+        for g in rules.groups
+        for p in [*g.probes, *(g.gates or [])]
+        if p.rx is not None
+    ]
+
+
+def test_a_probe_that_needs_a_literal_starts_with_it_in_every_match() -> None:
+    # The parsed regex begins with the literal's characters, one LITERAL item each (no
+    # alternation or repeat before them): every match starts with the literal.
+    wrong = []
+    for probe in _rx_probes():
+        if probe.needs is None:
+            continue
+        assert probe.rx is not None
+        assert isinstance(probe.rx.pattern, str)
+        items = list(re._parser.parse(probe.rx.pattern))  # type: ignore[attr-defined]
+        lead = [(op, arg) for op, arg in items[: len(probe.needs)]]
+        if lead != [(re._constants.LITERAL, ord(c)) for c in probe.needs]:  # type: ignore[attr-defined]
+            wrong.append(probe.rx.pattern)
+    assert [] == wrong
+
+
+def test_every_regex_probe_needs_a_literal() -> None:
+    # (So that the shortcut is taken for each of them.)
+    assert [] == [p.rx.pattern for p in _rx_probes() if p.needs is None and p.rx is not None]
+
+
+_PROBE_PIECES = [
+    "end", "END", "begin", "start", "comment", "check output", "check", "output", "\u0443",
+    "<", "<|", "im_end", "|>", "[", "INST", "]", "#", "# ", "System", "<system>", "of the",
+    "untrusted", "quoted", "backend", "\n", " ", "-", "x", "<<<", "trusted", "[SYS",
+    "checko\u0443tp\u0443t",
+]  # fmt: skip
+probe_text = st.lists(st.sampled_from(_PROBE_PIECES), max_size=30).map("".join)
+
+
+def _without_needs(group: _markers._Group) -> _markers._Group:
+    plain = [dataclasses.replace(p, needs=None) for p in group.probes]
+    gates = [dataclasses.replace(p, needs=None) for p in group.gates or []] or None
+    return dataclasses.replace(group, probes=plain, gates=gates)
+
+
+@settings(max_examples=400)
+@given(probe_text)
+def test_hit_lines_with_regexes_skipped_where_their_literal_is_absent_equal_running_them(
+    text: str,
+) -> None:
+    for rules in _markers._RULES:
+        groups = rules.groups
+        plain = [_without_needs(g) for g in groups]  # (kept alive: hits are cached by id)
+        view = rules.view(text)
+        expected = [_markers._Scan(rules, view).hit_lines(g) for g in plain]
+        scan = _markers._Scan(rules, view)
+        assert expected == [scan.hit_lines(g) for g in groups]

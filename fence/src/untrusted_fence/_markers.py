@@ -130,6 +130,9 @@ class _Probe:
     literal: str | bytes | None = None
     rx: re.Pattern[str] | re.Pattern[bytes] | None = None
     non_ascii: bool = False  # the literal holds a non-ASCII character
+    # A literal that every match of ``rx`` starts with: where it is not found (a count the
+    # scan keeps for every probe that needs it), the regex is not run.
+    needs: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,6 +182,9 @@ class _Scan:
         self._lines: list[str] | None = None
         self._starts: list[int] | None = None
         self._hits: dict[int, list[int] | None] = {}
+        # The counts of the literals probed so far (a gate's word is also another probe's
+        # start), by target.
+        self._counts: dict[tuple[str, str | bytes], int] = {}
         self.line_count = view.count("\n") + 1
 
     @property
@@ -264,9 +270,11 @@ class _Scan:
                 continue
             text = self.target(probe)
             if probe.literal is not None:
-                n = text.count(probe.literal)  # type: ignore[arg-type]
+                n = self._count(probe.on, probe.literal, text)
             else:
                 assert probe.rx is not None
+                if probe.needs is not None and not self._count(probe.on, probe.needs, text):
+                    continue
                 n = len(probe.rx.findall(text))  # type: ignore[arg-type]
             if n:
                 total += n
@@ -274,6 +282,13 @@ class _Scan:
                     return None
                 counted.append((probe, text))
         return counted
+
+    def _count(self, on: str, needle: str | bytes, text: str | bytes) -> int:
+        key = (on, needle)
+        n = self._counts.get(key)
+        if n is None:
+            n = self._counts[key] = text.count(needle)  # type: ignore[arg-type]
+        return n
 
     def _lines_of(self, counted: list[tuple[_Probe, str | bytes]]) -> set[int] | None:
         """The lines where the counted probes are found (None: more than half of them)."""
@@ -396,11 +411,15 @@ class _Rules:
             return out
 
         def add(into: list[_Probe], on: str, literal: str | bytes | None = None,
-                rx: str | bytes | None = None) -> None:  # fmt: skip
+                rx: str | bytes | None = None, needs: str | None = None) -> None:  # fmt: skip
             # A literal with a non-ASCII character never occurs in an ASCII text.
             non_ascii = isinstance(literal, str) and not literal.isascii()
             compiled = re.compile(rx) if rx is not None else None
-            into.append(_Probe(on, literal, compiled, non_ascii))
+            into.append(_Probe(on, literal, compiled, non_ascii, needs))
+
+        def fixed(text: str) -> str:
+            # The start of literal_rx(text) that is a plain literal (up to a "[uy]").
+            return text if casefold_view else text.split("u")[0]
 
         def word(w: str) -> str:
             folded = view(w)
@@ -446,6 +465,7 @@ class _Rules:
                 rx=re.escape(self.compact(view(b)))
                 + f"(?:{re.escape(view('of'))}(?:{re.escape(view('the'))})?)?"
                 + compact_alt(_STRONG),
+                needs=self.compact(view(b)),
             )
         group()
 
@@ -554,7 +574,8 @@ class _Rules:
         key("trusted", "trysted", "markerlines")
         bound_alt = "(?:" + "|".join(literal_rx(self.compact(view(b))) for b in _BOUNDS) + ")"
         for k in ("comment", "checkoutput"):
-            add(probes, "compact", rx=literal_rx(self.compact(view(k))) + bound_alt)
+            compacted = self.compact(view(k))
+            add(probes, "compact", rx=literal_rx(compacted) + bound_alt, needs=fixed(compacted))
         group()
         # Chat-template tokens.
         bars = "".join(sorted({view(c) for c in _BARS if len(view(c)) == 1}))
@@ -571,12 +592,12 @@ class _Rules:
         keyed.append(
             rf"{lt}[ \t]*+(?:{bar}[ \t]*+)?{alt(_CHAT)}{stop}(?:[ \t]*+{bar})?(?:[ \t]*+{gt})?"
         )
-        add(probes, "compact", rx=rf"{lt}[{re.escape(bars)}]?{compact_alt(_CHAT)}")
+        add(probes, "compact", rx=rf"{lt}[{re.escape(bars)}]?{compact_alt(_CHAT)}", needs=view("<"))
         group()
         lb, rb = re.escape(view("[")), re.escape(view("]"))
         keyed.append(rf"{lb}[ \t]*+/?[ \t]*+{alt(_SQUARE)}[ \t]*+{rb}")
         keyed.append(rf"{lt}{lt}[ \t]*+/?{word('sys')}[ \t]*+{gt}{gt}")
-        add(probes, "compact", rx=rf"{lb}{compact_alt(_SQUARE)}{rb}")
+        add(probes, "compact", rx=rf"{lb}{compact_alt(_SQUARE)}{rb}", needs=view("["))
         add(probes, "compact", literal=view("<") + view("<") + view("sys"))
         group()
         # <s> and </s> on their own (not <s>struck</s> inside a sentence).
@@ -593,7 +614,7 @@ class _Rules:
         keyed.append(rf"{lt}/?[ \t]*+(?:{alt(_TAGS)}|{instructions}){tag_tail}")
         soft = rf"{lt}(?<![\w:.]{lt})" if fast else rf"(?<![\w:.]){lt}"
         keyed.append(rf"{soft}/?[ \t]*+{alt(_SOFT_TAGS)}{tag_tail}")
-        add(probes, "compact", rx=rf"{lt}{compact_alt(_TAGS + _SOFT_TAGS)}")
+        add(probes, "compact", rx=rf"{lt}{compact_alt(_TAGS + _SOFT_TAGS)}", needs=view("<"))
         key("instructions")
         group()
         # {"role": "system"}
@@ -615,7 +636,7 @@ class _Rules:
         # "a" and "h" are roles, and a colon after a letter is common; it runs with the phrase
         # rule after every newline.)
         heads = sorted({c for w in _HEADINGS for c in spellings(view(w)[0])})
-        add(line_probes, "view", rx="#[ \t]*+[" + re.escape("".join(heads)) + "]")
+        add(line_probes, "view", rx="#[ \t]*+[" + re.escape("".join(heads)) + "]", needs="#")
         role_rule, heading_rule = line_rules
         for rules, line_group_probes in (
             ([phrase_rule, role_rule], []),
