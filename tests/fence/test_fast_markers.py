@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
+import html
 import re
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from untrusted_fence import _chars, _markers
-from untrusted_fence._hidden import mark_spans
+from untrusted_fence import _chars, _fence, _markers
+from untrusted_fence._chars import fold
+from untrusted_fence._hidden import MARK_OPEN, cut_marks, mark_spans
 
 _HIDDEN = "\u27e6hidden: "
 # Markers, hidden marks (one holding a tag, one over lines), tags (touching, inside and across
@@ -133,3 +135,50 @@ def test_hit_lines_with_regexes_skipped_where_their_literal_is_absent_equal_runn
         expected = [_markers._Scan(rules, view).hit_lines(g) for g in plain]
         scan = _markers._Scan(rules, view)
         assert expected == [scan.hit_lines(g) for g in groups]
+
+
+def _reference_nonce_free(nonce: str, body: str) -> bool:
+    """The nonce check as first defined: compacted str views (casefold, fold) of the body, its
+    entity-decoded and its visible variants."""
+    variants = [body]
+    if "&" in body:
+        variants.append(html.unescape(body))
+    if MARK_OPEN in body and cut_marks(body) != body:
+        variants.append(cut_marks(body))
+    views = [_fence._COMPACT_RE.sub("", w) for v in variants for w in (v.casefold(), fold(v))]
+    return not any(n in v for v in views for n in {nonce, fold(nonce)})
+
+
+# Around the nonce: separators of both kinds, line breaks, entities, marks, case, lookalikes.
+_AROUND = [
+    " ", "\n", "\u00a0", "\u00e9", "\U0001f389", "\ud800", "x", "A", "0", "O", "l", "&amp;",
+    _HIDDEN + "x\u27e7", "\u27e6",
+]  # fmt: skip
+# Between its halves: each separator the check removes, and what a variant removes (an entity
+# of a space, a hidden mark), or a letter that breaks it.
+_BETWEEN = [
+    *(chr(b) for b in _fence._COMPACT_ASCII), *_fence._COMPACT_OTHERS, "&#32;", "&nbsp;",
+    _HIDDEN + "x\u27e7", "x", "\u00e9",
+]  # fmt: skip
+
+
+@settings(max_examples=400)
+@given(
+    st.text(alphabet=st.sampled_from("0123456789abcdef"), min_size=20, max_size=20),
+    st.integers(0, 20),
+    st.lists(st.sampled_from(_BETWEEN), max_size=3),
+    st.lists(st.sampled_from(_AROUND), max_size=6),
+    st.sampled_from(["as drawn", "upper", "lookalikes"]),
+)
+def test_nonce_check_on_utf8_views_equals_the_check_on_str_views(
+    nonce: str, cut: int, between: list[str], around: list[str], spelling: str
+) -> None:
+    head, tail = nonce[:cut], nonce[cut:]
+    if spelling == "upper":
+        head, tail = head.upper(), tail.upper()
+    elif spelling == "lookalikes":  # (found by the fold of the nonce only)
+        head, tail = (h.translate(str.maketrans("015", "OlS")) for h in (head, tail))
+    half = len(around) // 2
+    body = "".join([*around[:half], head, *between, tail, *around[half:]])
+    expected = _reference_nonce_free(nonce, body)
+    assert expected == _fence._nonce_free(nonce, _fence._views(body))

@@ -366,11 +366,8 @@ def delete_chars(text: str, ascii_chars: bytes, others: str = "") -> str:
     raw = text.encode("utf-8", "surrogatepass")
     out = raw.translate(None, ascii_chars).decode("utf-8", "surrogatepass")
     if others and not raw.isascii():
-        # Only the characters of ``others`` that occur are replaced: they are found among the
-        # distinct non-ASCII characters (one pass over the bytes), not by a scan per character.
-        present = set(raw.translate(None, _ASCII_BYTES).decode("utf-8", "surrogatepass"))
         for char in others:
-            if char in present:
+            if char in out:
                 out = out.replace(char, "")
     return out
 
