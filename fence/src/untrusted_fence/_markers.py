@@ -530,10 +530,18 @@ class _Rules:
         delim = "[" + re.escape(delims) + "]"
         no_angle = "[" + re.escape(delims.replace("<", "").replace(">", "")) + "]"
         # (A run is only tried where it starts: tried inside a run, the possessive run would
-        # take every later character of it again, quadratic on "=" * N.)
-        keyed.append(
-            rf"(?:(?<!{no_angle}){no_angle}{{3,}}+|(?<!<)<{{3,}}+[ \t]++){sep}{start}{bounds}{stop}"
+        # take every later character of it again, quadratic on "=" * N.  As written, the
+        # lookbehind first; the same with the run's first character first, as one class, and
+        # the lookbehinds after it, so that the engine skips ahead to a delimiter instead of
+        # trying the rule at every position.)
+        first_of_run = "[" + re.escape(delims.replace(">", "")) + "]"
+        run = (
+            rf"{first_of_run}(?:(?<={no_angle})(?<!{no_angle}{no_angle}){no_angle}{{2,}}+"
+            rf"|(?<=<)(?<!<<)<{{2,}}+[ \t]++)"
+            if fast
+            else rf"(?:(?<!{no_angle}){no_angle}{{3,}}+|(?<!<)<{{3,}}+[ \t]++)"
         )
+        keyed.append(rf"{run}{sep}{start}{bounds}{stop}")
         keyed.append(rf"{started(_BOUNDS)}{stop}[ \t]*+{delim}{{3,}}+")
         self.shape_tables["delim"] = _shape_table({"d": delims})
         add(probes, "delim", literal=b"ddd")
