@@ -206,3 +206,33 @@ def test_a_delimiter_run_led_by_its_first_character_finds_what_the_rule_as_writt
         view = fast.view(text)
         expected = [m.span() for m in written.rx.finditer(view)]
         assert expected == [m.span() for m in fast.rx.finditer(view)]
+
+
+@st.composite
+def cut_and_spans(
+    draw: st.DrawFn,
+) -> tuple[str, list[tuple[int, int]], list[tuple[int, int]]]:
+    """A text, sorted disjoint cuts (touching ones too, so some kept segments are empty) and
+    spans of what the cuts keep."""
+    text = draw(st.text(alphabet="ab\n", min_size=1, max_size=30))
+    bounds = sorted(draw(st.lists(st.integers(0, len(text)), max_size=10)))
+    cuts = [(s, e) for s, e in zip(bounds[::2], bounds[1::2], strict=False) if e > s]
+    kept = len(text) - sum(e - s for s, e in cuts)
+    spans = []
+    if kept:
+        for s, length in draw(st.lists(st.tuples(st.integers(0, kept - 1), st.integers(1, 8)))):
+            spans.append((s, min(kept, s + length)))
+    return text, cuts, spans
+
+
+@settings(max_examples=400)
+@given(cut_and_spans())
+def test_spans_mapped_back_by_segments_equal_the_position_by_position_mapping(
+    case: tuple[str, list[tuple[int, int]], list[tuple[int, int]]],
+) -> None:
+    text, cuts, spans = case
+    cut_out = {p for s, e in cuts for p in range(s, e)}
+    position = [p for p in range(len(text)) if p not in cut_out]  # joined offset -> text
+    expected = [(position[s], position[e - 1] + 1) for s, e in spans]
+    cut = _markers._Cut(text, cuts)
+    assert expected == cut.back(spans)

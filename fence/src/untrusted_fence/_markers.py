@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate, chain, islice, pairwise, repeat
-from operator import add, itemgetter, le, sub
+from operator import add, itemgetter, le, lt, sub
 
 from ._chars import casefold, delete_chars, fold, is_forbidden
 from ._hidden import MARK_CLOSE, MARK_OPEN, cut_marks, mark_spans, merge
@@ -1187,8 +1187,14 @@ class _Cut:
         shift = [0, *map(sub, self.kept_starts, offsets)]
         starts = list(map(itemgetter(0), found))
         ends = list(map(itemgetter(1), found))
-        at_start = map(bisect_right, repeat(offsets), starts)
-        at_end = map(bisect_right, repeat(offsets), map(sub, ends, repeat(1)))
+        at_start = list(map(bisect_right, repeat(offsets), starts))
+        lasts = list(map(sub, ends, repeat(1)))
+        # (A span's last character usually lies in its first character's segment, that is,
+        # before the next segment's offset: then the ends need no search of their own.)
+        if all(map(lt, lasts, map(offsets.__getitem__, at_start))):
+            at_end = at_start
+        else:
+            at_end = list(map(bisect_right, repeat(offsets), lasts))
         return list(
             zip(
                 map(add, starts, map(shift.__getitem__, at_start)),
