@@ -236,3 +236,31 @@ def test_spans_mapped_back_by_segments_equal_the_position_by_position_mapping(
     expected = [(position[s], position[e - 1] + 1) for s, e in spans]
     cut = _markers._Cut(text, cuts)
     assert expected == cut.back(spans)
+
+
+def _reference_matches_one_for_one(
+    joined: str, rules: _markers._Rules
+) -> list[tuple[int, int]] | None:
+    """_markers._matches_one_for_one as first written: the view built first, then checked."""
+    view = rules.view(joined)
+    if rules.view is fold:
+        ascii_fold = joined.encode("ascii", "replace").translate(_markers._ASCII_FOLD_BYTES)
+        if not joined.isascii() or view != ascii_fold.decode("ascii"):
+            return None
+    elif len(view) != len(joined):
+        return None
+    return _markers._view_matches(rules, view)
+
+
+# ASCII and non-ASCII markers, "rn" (which fold turns into "m"), expansions, case.
+_ONE_FOR_ONE = ["END UNTRUSTED", "rn", "<s>", "\n", "Human: x", "\u00df", "\u0415", "ﬀ", "A", " "]
+
+
+@settings(max_examples=300)
+@given(st.lists(st.sampled_from(_ONE_FOR_ONE), max_size=12).map("".join))
+def test_matches_of_a_view_that_maps_one_for_one_equal_the_view_first_definition(
+    text: str,
+) -> None:
+    for rules in _markers._RULES:
+        expected = _reference_matches_one_for_one(text, rules)
+        assert expected == _markers._matches_one_for_one(text, rules)

@@ -1207,13 +1207,16 @@ class _Cut:
 def _matches_one_for_one(joined: str, rules: _Rules) -> list[tuple[int, int]] | None:
     """The matches of ``rules`` in the view of ``joined`` when the view maps it character for
     character (None otherwise)."""
-    view = rules.view(joined)
     if rules.view is fold:
-        if not joined.isascii() or view != joined.encode("ascii").translate(
-            _ASCII_FOLD_BYTES
-        ).decode("ascii"):
+        # (Only an ASCII text can map one for one: the test comes before the view is built.)
+        if not joined.isascii():
             return None
-    elif len(view) != len(joined):
+        view = fold(joined)
+        if view != joined.encode("ascii").translate(_ASCII_FOLD_BYTES).decode("ascii"):
+            return None
+        return _view_matches(rules, view)
+    view = rules.view(joined)
+    if len(view) != len(joined):
         return None  # casefold never shortens: equal length means one for one
     return _view_matches(rules, view)
 
