@@ -69,7 +69,7 @@ _DELETE_CHARS = " ._-x\u00a0\u00e9\u2028\u2029\u2000\u27e6\u3000\u00b0\u2080\u65
     st.text(alphabet=st.sampled_from(" ._"), max_size=3),
     st.text(alphabet=st.sampled_from(_DELETE_CHARS[5:]), max_size=6),
 )
-def test_deleting_the_characters_found_among_the_distinct_ones_equals_deleting_each(
+def test_deleting_separator_characters_equals_deleting_each_one(
     text: str, ascii_chars: str, others: str
 ) -> None:
     gone = set(ascii_chars) | set(others)
