@@ -266,8 +266,10 @@ _Fn = Callable[[str], str]
 
 
 def _remember_long(fn: _Fn) -> _Fn:
-    """``fn`` with its results for the last two long inputs kept: one fence call computes the
-    same view of the same long text twice (marker detection, then the nonce check)."""
+    """``fn`` with its results for the last four long inputs kept: one fence call computes the
+    same view of the same long text twice (marker detection, then the nonce check), and
+    detection views up to three texts in between (the text, its visible and tag-free
+    variants)."""
     recent: list[tuple[str, str]] = []
 
     def remembered(text: str) -> str:
@@ -277,7 +279,7 @@ def _remember_long(fn: _Fn) -> _Fn:
             if seen is text or seen == text:
                 return result
         result = fn(text)
-        recent[:] = [(text, result), *recent[:1]]
+        recent[:] = [(text, result), *recent[:3]]
         return result
 
     return functools.wraps(fn)(remembered)
@@ -359,7 +361,8 @@ def casefold(text: str) -> str:
 
 
 def delete_chars(text: str, ascii_chars: bytes, others: str = "") -> str:
-    """``text`` without the ASCII characters ``ascii_chars`` and the characters ``others``."""
+    """``text`` without the ASCII characters ``ascii_chars`` and the non-ASCII characters
+    ``others``."""
     raw = text.encode("utf-8", "surrogatepass")
     out = raw.translate(None, ascii_chars).decode("utf-8", "surrogatepass")
     if others and not raw.isascii():

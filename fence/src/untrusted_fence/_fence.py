@@ -9,7 +9,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Literal
 
-from ._chars import casefold, delete_chars, fold
+from ._chars import casefold, fold
 from ._clean import clean, one_line
 from ._hidden import MARK_CLOSE, MARK_OPEN, cut_marks, mark_spans
 from ._markers import find_cross_markers, find_markers, neutralise
@@ -25,7 +25,7 @@ NONCE_HEX_DIGITS = 20  # 80 bits
 RAW_FACTOR = 8
 _KIND_WORDS = {"comment": "a GitHub comment", "check-output": "CI check output"}
 _COMPACT_RE = re.compile(r"[\s._\-*|/\\'°₀]+")
-# The same set as _COMPACT_RE, split for delete_chars (checked by a test).
+# The same set as _COMPACT_RE, split into ASCII bytes and other characters (checked by a test).
 _COMPACT_ASCII = b"\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f ._-*|/\\'"
 _COMPACT_OTHERS = (
     "\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
@@ -51,11 +51,14 @@ def _draw(rng: random.Random | None) -> str:
     return f"{rng.getrandbits(NONCE_HEX_DIGITS * 4):0{NONCE_HEX_DIGITS}x}"
 
 
-def _views(body: str) -> list[str]:
-    """The separator-free detection views of ``body``.
+def _views(body: str) -> list[bytes]:
+    """The separator-free detection views of ``body``, in UTF-8.
 
     Only the compacted views are kept: a needle without separators that occurs in a view also
-    occurs in that view with the separators removed, so the uncompacted ones add nothing.
+    occurs in that view with the separators removed, so the uncompacted ones add nothing.  They
+    stay in UTF-8 (no decoding back): UTF-8 is self-synchronising, so a character's bytes occur
+    only where the character does, and a needle's bytes occur in a view's bytes exactly when
+    the needle occurs in the view.
     """
     variants = [body]
     if "&" in body:
@@ -67,12 +70,27 @@ def _views(body: str) -> list[str]:
     views = []
     for v in variants:
         for w in (casefold(v), fold(v)):
-            views.append(delete_chars(w, _COMPACT_ASCII, _COMPACT_OTHERS))
+            views.append(_compact_bytes(w))
     return views
 
 
-def _nonce_free(nonce: str, views: list[str]) -> bool:
-    needles = {nonce, fold(nonce)}  # no separators in either (a test checks every hex digit)
+_OTHERS_UTF8 = [(c, c.encode("utf-8")) for c in _COMPACT_OTHERS]
+
+
+def _compact_bytes(text: str) -> bytes:
+    """``delete_chars(text, _COMPACT_ASCII, _COMPACT_OTHERS)`` in UTF-8."""
+    raw = text.encode("utf-8", "surrogatepass")
+    out = raw.translate(None, _COMPACT_ASCII)
+    if not raw.isascii():
+        for char, encoded in _OTHERS_UTF8:
+            if char in text:  # (a scan of the text finds a character faster than of its bytes)
+                out = out.replace(encoded, b"")
+    return out
+
+
+def _nonce_free(nonce: str, views: list[bytes]) -> bool:
+    # (No separators in either needle: a test checks every hex digit.)
+    needles = {n.encode("utf-8", "surrogatepass") for n in (nonce, fold(nonce))}
     return not any(n in v for v in views for n in needles)
 
 

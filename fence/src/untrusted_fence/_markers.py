@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate, chain, islice, pairwise, repeat
-from operator import add, itemgetter, le, sub
+from operator import add, itemgetter, le, lt, sub
 
 from ._chars import casefold, delete_chars, fold, is_forbidden
 from ._hidden import MARK_CLOSE, MARK_OPEN, cut_marks, mark_spans, merge
@@ -130,6 +130,9 @@ class _Probe:
     literal: str | bytes | None = None
     rx: re.Pattern[str] | re.Pattern[bytes] | None = None
     non_ascii: bool = False  # the literal holds a non-ASCII character
+    # A literal that every match of ``rx`` starts with: where it is not found (a count the
+    # scan keeps for every probe that needs it), the regex is not run.
+    needs: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,6 +182,9 @@ class _Scan:
         self._lines: list[str] | None = None
         self._starts: list[int] | None = None
         self._hits: dict[int, list[int] | None] = {}
+        # The counts of the literals probed so far (a gate's word is also another probe's
+        # start), by target.
+        self._counts: dict[tuple[str, str | bytes], int] = {}
         self.line_count = view.count("\n") + 1
 
     @property
@@ -264,9 +270,11 @@ class _Scan:
                 continue
             text = self.target(probe)
             if probe.literal is not None:
-                n = text.count(probe.literal)  # type: ignore[arg-type]
+                n = self._count(probe.on, probe.literal, text)
             else:
                 assert probe.rx is not None
+                if probe.needs is not None and not self._count(probe.on, probe.needs, text):
+                    continue
                 n = len(probe.rx.findall(text))  # type: ignore[arg-type]
             if n:
                 total += n
@@ -274,6 +282,13 @@ class _Scan:
                     return None
                 counted.append((probe, text))
         return counted
+
+    def _count(self, on: str, needle: str | bytes, text: str | bytes) -> int:
+        key = (on, needle)
+        n = self._counts.get(key)
+        if n is None:
+            n = self._counts[key] = text.count(needle)  # type: ignore[arg-type]
+        return n
 
     def _lines_of(self, counted: list[tuple[_Probe, str | bytes]]) -> set[int] | None:
         """The lines where the counted probes are found (None: more than half of them)."""
@@ -396,11 +411,15 @@ class _Rules:
             return out
 
         def add(into: list[_Probe], on: str, literal: str | bytes | None = None,
-                rx: str | bytes | None = None) -> None:  # fmt: skip
+                rx: str | bytes | None = None, needs: str | None = None) -> None:  # fmt: skip
             # A literal with a non-ASCII character never occurs in an ASCII text.
             non_ascii = isinstance(literal, str) and not literal.isascii()
             compiled = re.compile(rx) if rx is not None else None
-            into.append(_Probe(on, literal, compiled, non_ascii))
+            into.append(_Probe(on, literal, compiled, non_ascii, needs))
+
+        def fixed(text: str) -> str:
+            # The start of literal_rx(text) that is a plain literal (up to a "[uy]").
+            return text if casefold_view else text.split("u")[0]
 
         def word(w: str) -> str:
             folded = view(w)
@@ -446,6 +465,7 @@ class _Rules:
                 rx=re.escape(self.compact(view(b)))
                 + f"(?:{re.escape(view('of'))}(?:{re.escape(view('the'))})?)?"
                 + compact_alt(_STRONG),
+                needs=self.compact(view(b)),
             )
         group()
 
@@ -510,10 +530,18 @@ class _Rules:
         delim = "[" + re.escape(delims) + "]"
         no_angle = "[" + re.escape(delims.replace("<", "").replace(">", "")) + "]"
         # (A run is only tried where it starts: tried inside a run, the possessive run would
-        # take every later character of it again, quadratic on "=" * N.)
-        keyed.append(
-            rf"(?:(?<!{no_angle}){no_angle}{{3,}}+|(?<!<)<{{3,}}+[ \t]++){sep}{start}{bounds}{stop}"
+        # take every later character of it again, quadratic on "=" * N.  As written, the
+        # lookbehind first; the same with the run's first character first, as one class, and
+        # the lookbehinds after it, so that the engine skips ahead to a delimiter instead of
+        # trying the rule at every position.)
+        first_of_run = "[" + re.escape(delims.replace(">", "")) + "]"
+        run = (
+            rf"{first_of_run}(?:(?<={no_angle})(?<!{no_angle}{no_angle}){no_angle}{{2,}}+"
+            rf"|(?<=<)(?<!<<)<{{2,}}+[ \t]++)"
+            if fast
+            else rf"(?:(?<!{no_angle}){no_angle}{{3,}}+|(?<!<)<{{3,}}+[ \t]++)"
         )
+        keyed.append(rf"{run}{sep}{start}{bounds}{stop}")
         keyed.append(rf"{started(_BOUNDS)}{stop}[ \t]*+{delim}{{3,}}+")
         self.shape_tables["delim"] = _shape_table({"d": delims})
         add(probes, "delim", literal=b"ddd")
@@ -554,7 +582,8 @@ class _Rules:
         key("trusted", "trysted", "markerlines")
         bound_alt = "(?:" + "|".join(literal_rx(self.compact(view(b))) for b in _BOUNDS) + ")"
         for k in ("comment", "checkoutput"):
-            add(probes, "compact", rx=literal_rx(self.compact(view(k))) + bound_alt)
+            compacted = self.compact(view(k))
+            add(probes, "compact", rx=literal_rx(compacted) + bound_alt, needs=fixed(compacted))
         group()
         # Chat-template tokens.
         bars = "".join(sorted({view(c) for c in _BARS if len(view(c)) == 1}))
@@ -571,12 +600,12 @@ class _Rules:
         keyed.append(
             rf"{lt}[ \t]*+(?:{bar}[ \t]*+)?{alt(_CHAT)}{stop}(?:[ \t]*+{bar})?(?:[ \t]*+{gt})?"
         )
-        add(probes, "compact", rx=rf"{lt}[{re.escape(bars)}]?{compact_alt(_CHAT)}")
+        add(probes, "compact", rx=rf"{lt}[{re.escape(bars)}]?{compact_alt(_CHAT)}", needs=view("<"))
         group()
         lb, rb = re.escape(view("[")), re.escape(view("]"))
         keyed.append(rf"{lb}[ \t]*+/?[ \t]*+{alt(_SQUARE)}[ \t]*+{rb}")
         keyed.append(rf"{lt}{lt}[ \t]*+/?{word('sys')}[ \t]*+{gt}{gt}")
-        add(probes, "compact", rx=rf"{lb}{compact_alt(_SQUARE)}{rb}")
+        add(probes, "compact", rx=rf"{lb}{compact_alt(_SQUARE)}{rb}", needs=view("["))
         add(probes, "compact", literal=view("<") + view("<") + view("sys"))
         group()
         # <s> and </s> on their own (not <s>struck</s> inside a sentence).
@@ -593,7 +622,7 @@ class _Rules:
         keyed.append(rf"{lt}/?[ \t]*+(?:{alt(_TAGS)}|{instructions}){tag_tail}")
         soft = rf"{lt}(?<![\w:.]{lt})" if fast else rf"(?<![\w:.]){lt}"
         keyed.append(rf"{soft}/?[ \t]*+{alt(_SOFT_TAGS)}{tag_tail}")
-        add(probes, "compact", rx=rf"{lt}{compact_alt(_TAGS + _SOFT_TAGS)}")
+        add(probes, "compact", rx=rf"{lt}{compact_alt(_TAGS + _SOFT_TAGS)}", needs=view("<"))
         key("instructions")
         group()
         # {"role": "system"}
@@ -615,7 +644,7 @@ class _Rules:
         # "a" and "h" are roles, and a colon after a letter is common; it runs with the phrase
         # rule after every newline.)
         heads = sorted({c for w in _HEADINGS for c in spellings(view(w)[0])})
-        add(line_probes, "view", rx="#[ \t]*+[" + re.escape("".join(heads)) + "]")
+        add(line_probes, "view", rx="#[ \t]*+[" + re.escape("".join(heads)) + "]", needs="#")
         role_rule, heading_rule = line_rules
         for rules, line_group_probes in (
             ([phrase_rule, role_rule], []),
@@ -1104,29 +1133,10 @@ def _direct_spans(chunk: str, edits: list[_Edit], rules: _Rules) -> list[tuple[i
     if not edits:
         return _matches_one_for_one(chunk, rules)
     if not any(map(itemgetter(2), edits)):
-        # Cuts only: the kept segments lie between the edits (some empty: a position maps to
-        # the last segment starting at or before it, which is the non-empty one).  Every step
-        # is a map of a C function, not a Python step per edit or per match.
-        kept_starts = [0, *map(itemgetter(1), edits)]
-        kept_ends = [*map(itemgetter(0), edits), len(chunk)]
-        pieces = list(map(chunk.__getitem__, map(slice, kept_starts, kept_ends)))
-        found = _matches_one_for_one("".join(pieces), rules)
-        if not found:
-            return found
-        offsets = list(accumulate(map(len, pieces), initial=0))
-        # shift[k + 1]: what turns an offset in segment k into a position in chunk.
-        shift = [0, *map(sub, kept_starts, offsets)]
-        starts = list(map(itemgetter(0), found))
-        ends = list(map(itemgetter(1), found))
-        at_start = map(bisect_right, repeat(offsets), starts)
-        at_end = map(bisect_right, repeat(offsets), map(sub, ends, repeat(1)))
-        return list(
-            zip(
-                map(add, starts, map(shift.__getitem__, at_start)),
-                map(add, ends, map(shift.__getitem__, at_end)),
-                strict=True,
-            )
-        )
+        # Cuts only: the kept segments lie between the edits.
+        cut = _Cut(chunk, edits)
+        found = _matches_one_for_one(cut.joined, rules)
+        return cut.back(found) if found else found
     # (offset in the edited text, start and end in chunk, kept as it is)
     segments: list[tuple[int, int, int, bool]] = []
     parts: list[str] = []
@@ -1157,16 +1167,56 @@ def _direct_spans(chunk: str, edits: list[_Edit], rules: _Rules) -> list[tuple[i
     return out
 
 
+class _Cut:
+    """A text with sorted, disjoint spans cut out (touching allowed): the kept segments lie
+    between the spans, joined; :meth:`back` maps matches in the joined text to the text."""
+
+    def __init__(self, text: str, cuts: list[tuple[int, int]] | list[_Edit]) -> None:
+        self.kept_starts = [0, *map(itemgetter(1), cuts)]
+        kept_ends = [*map(itemgetter(0), cuts), len(text)]
+        self.joined = "".join(map(text.__getitem__, map(slice, self.kept_starts, kept_ends)))
+        self._kept_ends = kept_ends
+
+    def back(self, found: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """``found`` (spans of the joined text) as spans of the text.  Some segments are
+        empty: a position maps to the last segment starting at or before it, which is the
+        non-empty one.  Every step is a map of a C function, not a Python step per cut or per
+        match."""
+        offsets = list(accumulate(map(sub, self._kept_ends, self.kept_starts), initial=0))
+        # shift[k + 1]: what turns an offset in segment k into a position in the text.
+        shift = [0, *map(sub, self.kept_starts, offsets)]
+        starts = list(map(itemgetter(0), found))
+        ends = list(map(itemgetter(1), found))
+        at_start = list(map(bisect_right, repeat(offsets), starts))
+        lasts = list(map(sub, ends, repeat(1)))
+        # (A span's last character usually lies in its first character's segment, that is,
+        # before the next segment's offset: then the ends need no search of their own.)
+        if all(map(lt, lasts, map(offsets.__getitem__, at_start))):
+            at_end = at_start
+        else:
+            at_end = list(map(bisect_right, repeat(offsets), lasts))
+        return list(
+            zip(
+                map(add, starts, map(shift.__getitem__, at_start)),
+                map(add, ends, map(shift.__getitem__, at_end)),
+                strict=True,
+            )
+        )
+
+
 def _matches_one_for_one(joined: str, rules: _Rules) -> list[tuple[int, int]] | None:
     """The matches of ``rules`` in the view of ``joined`` when the view maps it character for
     character (None otherwise)."""
-    view = rules.view(joined)
     if rules.view is fold:
-        if not joined.isascii() or view != joined.encode("ascii").translate(
-            _ASCII_FOLD_BYTES
-        ).decode("ascii"):
+        # (Only an ASCII text can map one for one: the test comes before the view is built.)
+        if not joined.isascii():
             return None
-    elif len(view) != len(joined):
+        view = fold(joined)
+        if view != joined.encode("ascii").translate(_ASCII_FOLD_BYTES).decode("ascii"):
+            return None
+        return _view_matches(rules, view)
+    view = rules.view(joined)
+    if len(view) != len(joined):
         return None  # casefold never shortens: equal length means one for one
     return _view_matches(rules, view)
 
@@ -1200,17 +1250,6 @@ def _decoded(skip: list[tuple[int, int]], entities: list[_Edit]) -> list[_Edit]:
             continue  # inside (or across) a cut: the cut wins
         kept.append((s, e, decoded))
     return sorted([(s, e, "") for s, e in skip] + kept)
-
-
-def _edit_lists(text: str, marks: list[tuple[int, int]]) -> list[list[_Edit]]:
-    """The edits of every variant: each cut (nothing, hidden marks, tags, both), and each
-    again with the entities outside the cut decoded."""
-    skips = _skips(text, marks)
-    lists = [[(s, e, "") for s, e in skip] for skip in skips]
-    entities = _entity_edits(text)
-    if entities:
-        lists += [_decoded(skip, entities) for skip in skips]
-    return lists
 
 
 def _chunk_spans(chunk: str, marks: list[tuple[int, int]]) -> list[tuple[int, int]] | None:
@@ -1272,14 +1311,42 @@ def _expand_walk(
 def _whole_spans(text: str, marks: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """The matches in the whole text's views that map it character for character (the base,
     visible and tag-free variants): one regex pass per group instead of a slow-path mapping per
-    line.  What they miss (entity-decoded variants, expanding views) the line pass finds."""
+    line.  What they miss (entity-decoded variants, expanding views) the line pass finds.
+
+    The spans are those of :func:`_direct_spans` over the edits of every variant (each cut,
+    and each again with the entities outside it decoded), in another order and with fewer
+    repeats (the rewrite merges them): a cut is joined once for both views, and a span both
+    views find is mapped back once."""
     spans: list[tuple[int, int]] = []
-    # (The same edits give the same matches: cutting tags and marks is cutting the marks alone
+    skips = _skips(text, marks)
+    # (The same cuts give the same matches: cutting tags and marks is cutting the marks alone
     # when every tag is inside a mark.)
-    distinct = {tuple(edits): edits for edits in _edit_lists(text, marks)}
-    for edits in distinct.values():
+    distinct: list[list[tuple[int, int]]] = []
+    for skip in skips:
+        if skip not in distinct:
+            distinct.append(skip)
+    for skip in distinct:
+        if not skip:
+            for rules in _RULES:
+                spans += _matches_one_for_one(text, rules) or []
+            continue
+        cut = _Cut(text, skip)
+        found: list[tuple[int, int]] = []
         for rules in _RULES:
-            spans += _direct_spans(text, edits, rules) or []
+            found += _matches_one_for_one(cut.joined, rules) or []
+        if found:
+            spans += cut.back(list(dict.fromkeys(found)))
+    entities = _entity_edits(text)
+    if entities:
+        decoded_lists: list[list[_Edit]] = []
+        for skip in distinct:
+            edits = _decoded(skip, entities)
+            # (No entity outside the cut: the cut-only list, done above.)
+            if len(edits) > len(skip) and edits not in decoded_lists:
+                decoded_lists.append(edits)
+        for edits in decoded_lists:
+            for rules in _RULES:
+                spans += _direct_spans(text, edits, rules) or []
     return spans
 
 
