@@ -167,5 +167,6 @@ def test_the_info_string_check_is_linear(fragment: str) -> None:
     ratio = cpu_ratio(
         lambda: _clean._surely_nothing_hidden(large), lambda: _clean._surely_nothing_hidden(small)
     )
-    # Four times the text: 4 for linear time, 16 for quadratic (room left for a shared CPU).
-    assert ratio < 7.0, ratio
+    # Four times the text: 4 for linear time, 16 for quadratic; the bound is their geometric
+    # mean, as in the block walk's test (room for a shared CPU).
+    assert ratio < 8.0, ratio

@@ -547,9 +547,10 @@ FAMILIES = {
 
 @pytest.mark.parametrize("fragment", list(FAMILIES.values()), ids=list(FAMILIES))
 def test_raw_html_scanning_time_grows_linearly(fragment: str) -> None:
-    # Ratio of 128 Ki to 32 Ki characters: 4 when linear, 16 when quadratic.  The two sizes are
-    # timed in turns, so that load on the shared machine does not decide it.
+    # Ratio of 128 Ki to 32 Ki characters: 4 when linear, 16 when quadratic; the bound is their
+    # geometric mean, as in the block walk's test (a linear family reached 6.3 under load).
+    # The two sizes are timed in turns, so that load on the shared machine does not decide it.
     small = fragment * (32768 // len(fragment) + 1)
     large = small * 4
     ratio = cpu_ratio(lambda: _hidden.hidden_spans(large), lambda: _hidden.hidden_spans(small))
-    assert ratio < 6
+    assert ratio < 8, ratio
