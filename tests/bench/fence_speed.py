@@ -11,9 +11,9 @@ points (2**20 per MiB).
 Honest work: fence() drops raw input beyond max(8 * max_chars, 65536) characters before doing
 anything, so every call here passes max_chars = 8 * len(text) (the raw cap is then 64 times the
 input) and the script checks that nothing was truncated: every character is processed.  A sample
-repeats one call until it has used at least 0.5 s of CPU time; each figure is the best of five
-samples (the two sizes take turns), and linearity is the median over the rounds of
-t(2N)/t(N) measured side by side, all in this one run.  The JSON keys
+calls the text (for a family, its two sizes in turns) until each has used at least 0.5 s of CPU
+time; each figure is the best of five samples, and linearity is the median over the rounds of
+t(2N)/t(N), the two measured side by side in the round, all in this one run.  The JSON keys
 the issue asks for are computed from CPU time (``time.process_time``), which load on a shared
 machine moves less than the wall clock; the same figures from the wall clock are under ``"wall"``.
 """
@@ -108,25 +108,24 @@ def _run(text: str) -> None:
         raise SystemExit("input was truncated: the figures would not measure all of it")
 
 
-def _sample(text: str) -> Timing:
-    calls = 0
-    cpu0, wall0 = time.process_time(), time.perf_counter()
-    while True:
-        _run(text)
-        calls += 1
-        cpu = time.process_time() - cpu0
-        if cpu >= MIN_SAMPLE_S:
-            return Timing(cpu / calls, (time.perf_counter() - wall0) / calls)
-
-
 def _rounds(*texts: str) -> list[list[Timing]]:
-    """SAMPLES rounds, each sampling every text once; the order alternates from round to
-    round, so a drift in load hits the texts alike."""
+    """SAMPLES rounds; in each, the texts are called in turns (A B, B A, A B, ...) until every
+    text has used MIN_SAMPLE_S of CPU time, and each text's figure is its mean per call.  Calls
+    side by side see the same load, so a ratio of two texts' figures in one round compares
+    like with like (samples taken one after the other can pair a quiet second with a busy
+    one)."""
     rounds = []
-    for r in range(SAMPLES):
-        order = range(len(texts)) if r % 2 == 0 else reversed(range(len(texts)))
-        timings = {i: _sample(texts[i]) for i in order}
-        rounds.append([timings[i] for i in range(len(texts))])
+    for _ in range(SAMPLES):
+        cpu, wall, calls = [0.0] * len(texts), [0.0] * len(texts), 0
+        while min(cpu) < MIN_SAMPLE_S:
+            order = range(len(texts)) if calls % 2 == 0 else reversed(range(len(texts)))
+            for i in order:
+                cpu0, wall0 = time.process_time(), time.perf_counter()
+                _run(texts[i])
+                cpu[i] += time.process_time() - cpu0
+                wall[i] += time.perf_counter() - wall0
+            calls += 1
+        rounds.append([Timing(c / calls, w / calls) for c, w in zip(cpu, wall, strict=True)])
     return rounds
 
 
