@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from itertools import accumulate
 
 __all__ = ["Blocks", "blocks"]
 
@@ -68,7 +69,20 @@ _QUOTE_RUN_RE = re.compile(
     r"(?:(?:> ?+(?=[^ \t\n>\-+*0-9=_#`~<\[|:])|(?=[^ \t>\-+*0-9=_#`~<\[|:\n]))[^\n]*+\n)*+"
 )
 # What a plain run at the top level can stop at and be followed by no other skip.
-_PLAIN_END = frozenset(">-+*0123456789=_#[|:\t")
+_PLAIN_END = frozenset(">-+*0123456789=_#|:\t")
+# Lines of paragraph text at the top level that start with "[" but not "[^" (no footnote
+# definition starts there): each is recorded in ``Blocks.brackets``.
+_BRACKET_RUN_RE = re.compile(r"(?:\[(?!\^)[^\n]*+\n)++")
+# A whole fenced code block at the top level: the opening line, the lines that cannot close it
+# and a closing line (a candidate closing line that does not close it leaves the match).
+_WHOLE_FENCE_RE = {
+    "`": re.compile(
+        r" {0,3}+(`{3,}+)([^`\n]*+)\n((?:(?! {0,3}+```)[^\n]*+\n)*+) {0,3}+\1`*+[ \t]*+(?:\n|\Z)"
+    ),
+    "~": re.compile(
+        r" {0,3}+(~{3,}+)([^\n]*+)\n((?:(?! {0,3}+~~~)[^\n]*+\n)*+) {0,3}+\1~*+[ \t]*+(?:\n|\Z)"
+    ),
+}
 _CELL_SPLIT_RE = re.compile(r"(?<!\\)\|")
 _BLOCK_TAGS = (
     "address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|"
@@ -586,6 +600,10 @@ class _Walk:
                 if tags is not None:
                     self.para.append((start, tags.end() - 1))  # continuation lines
                     return tags.end()
+                if self.runs:
+                    stop = self._runs(text, start, leaf)
+                    if stop > start:
+                        return stop
                 fence = _TOP_FENCE_RE.match(text, start)
                 if fence is None or (fence.group(1)[0] == "`" and "`" in fence.group(2)):
                     return start
@@ -633,6 +651,40 @@ class _Walk:
             else:
                 found = text.find(self.html_end, start)
             return len(text) + 1 if found < 0 else text.rfind("\n", start, found) + 1 or start
+        return start
+
+    def _runs(self, text: str, start: int, leaf: int) -> int:
+        """At the top level, no leaf but a paragraph open and no plain line at ``start``: where
+        a run of "[" lines or a whole fenced code block from ``start`` ends, the state updated
+        as if each line had been walked (``start``: neither is there)."""
+        ch = text[start : start + 1]
+        if ch == "[":
+            m = _BRACKET_RUN_RE.match(text, start)
+            if m is None:
+                return start
+            stop = m.end()
+            if leaf == _PARA:
+                self.para.append((start, stop - 1))  # continuation lines
+            else:
+                self.out.breaks.append(start - 1)
+                self.leaf = _PARA
+                self.para = [(start, stop - 1)]
+            widths = map((1).__add__, map(len, text[start : stop - 1].split("\n")[:-1]))
+            self.out.brackets.extend(accumulate(widths, initial=start))  # each line's start
+            return stop
+        if ch == " ":
+            ch = text[start : start + 4].lstrip(" ")[:1]
+        if ch == "`" or ch == "~":
+            m = _WHOLE_FENCE_RE[ch].match(text, start)
+            if m is None:
+                return start
+            stop = m.end()
+            line_end = stop - 1 if text[stop - 1] == "\n" else stop
+            self.out.breaks.extend((start - 1, m.end(3) - 1))
+            self.out.infos.append(m.span(2))
+            self.out.fences.append((start, line_end + 1))
+            self.leaf = _NONE
+            return line_end + 1
         return start
 
     def _last_para_line(self, text: str) -> str:
