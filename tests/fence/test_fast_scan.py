@@ -3,10 +3,12 @@ gives (hypothesis)."""
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import given
 from hypothesis import strategies as st
 
-from untrusted_fence import _blocks
+from untrusted_fence import _blocks, _hidden, _html5
 
 
 def _line_by_line(text: str) -> _blocks.Blocks:
@@ -67,3 +69,75 @@ def test_runs_of_bracket_lines_equal_the_line_by_line_walk(text: str) -> None:
 @given(fence_text())
 def test_whole_fenced_blocks_in_one_step_equal_the_line_by_line_walk(text: str) -> None:
     assert _line_by_line(text) == _blocks.blocks(text)
+
+
+# Tags with and without attributes, of allowed elements and others, in any case, with the
+# whitespace and line breaks (and quote markers after them) a tag may hold.
+_TAG_PIECES = [
+    "<", "</", "<<", "b", "B", "s", "span", "SPAN", "abbr", "ab", "h1", "h9", "x", "script",
+    "details", "-", "1", " ", "\t", "\v", "\n", "\n>", "\n> ", "\n\n", "/", ">", "/>", "=", "x=1",
+    "'a'", '"b"', "a", "<!--", "ſ", "K", "\u00df",
+]  # fmt: skip
+_NAMES = ["b", "s", "span", "abbr", "ab", "a", "h1", "h9", "x", "script", "details", "rp", "q-1"]
+_TAG_SPACES = ["", " ", "\t", "\v", "\n", "\n>", "\n > ", "  ", "\n\n"]
+
+
+@st.composite
+def one_tag(draw: st.DrawFn) -> str:
+    name = draw(st.sampled_from(_NAMES))
+    name = "".join(c.upper() if draw(st.booleans()) else c for c in name)
+    attributes = draw(st.sampled_from(["", " x=1", " a='b'", "\nc", " =x", " -"]))
+    space = draw(st.sampled_from(_TAG_SPACES))
+    slash = draw(st.sampled_from(["", "/"]))
+    end = draw(st.sampled_from([">", "/>", "", "x>"]))
+    return f"<{slash}{name}{attributes}{space}{end}"
+
+
+tag_text = st.lists(one_tag() | st.sampled_from(_TAG_PIECES), max_size=12).map("".join)
+
+
+@given(tag_text)
+def test_unshown_tags_found_in_one_pass_are_the_tags_less_the_shown_ones(text: str) -> None:
+    expected = [
+        (m.span(), m.groups())
+        for m in _hidden._TAG_RE.finditer(text)
+        if m.group(2) or _html5.ascii_lower(m.group(1)) not in _html5.ALLOWED_ELEMENTS
+    ]
+    assert expected == [(m.span(), m.groups()) for m in _hidden._UNSHOWN_TAG_RE.finditer(text)]
+
+
+def test_no_character_but_those_the_gate_admits_casefolds_into_a_details_or_rp_tag() -> None:
+    # _raw_html casefolds the text only where _DETAILS_OR_RP_RE finds "<" and a character
+    # whose casefold starts with "d" or "r"; only "<" casefolds to a string holding "<", and no
+    # character to the empty string.
+    chars = [chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000]
+    heads = [c for c in chars if c.casefold()[:1] in ("d", "r")]
+    gate = _hidden._DETAILS_OR_RP_RE
+    assert (["<"], [], []) == (
+        [c for c in chars if "<" in c.casefold()],
+        [c for c in heads if gate.fullmatch("<" + c) is None],
+        [c for c in chars if not c.casefold()],
+    )
+
+
+_CONTAINER_PIECES = [
+    "\n", ">", "> ", "-", "- ", "+ ", "* ", "1.", "1) ", "123456789. ", "1234567890. ", " ",
+    "  ", "    ", "\t", "<", "<a", "</", "<!", "<?", "<1", "x", "*", "\n\n",
+]  # fmt: skip
+container_line = st.lists(st.sampled_from(_CONTAINER_PIECES[1:]), max_size=4).map("".join)
+container_lines = st.lists(
+    st.tuples(container_line, st.sampled_from(["<a", "<!", "x", "", " <"])).map("".join),
+    max_size=6,
+).map("\n".join)
+container_text = (
+    st.lists(st.sampled_from(_CONTAINER_PIECES), max_size=30).map("".join)
+    | container_lines
+    | container_lines.map(lambda text: "\n" + text)
+)
+
+
+@given(container_text)
+def test_container_html_lines_found_after_newlines_equal_the_line_start_scan(text: str) -> None:
+    every_line = re.compile(f"^{_hidden._CONTAINER_HTML}", re.M)
+    expected = [m.end() for m in every_line.finditer(text)]
+    assert expected == _hidden._container_html_starts(text)
