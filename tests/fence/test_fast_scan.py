@@ -71,6 +71,22 @@ def test_whole_fenced_blocks_in_one_step_equal_the_line_by_line_walk(text: str) 
     assert _line_by_line(text) == _blocks.blocks(text)
 
 
+# Simple list items and block quotes at the top level (each opened and run in one step),
+# with the lines that continue, end or interrupt them, the last one with or without a newline.
+_SIMPLE_LINES = [
+    "- a", "* b", "1. c", "2. d", "> q", "> r", "x", "y z", "", "", "```", "~~~", "  - e",
+    "  f", ">", "- ", "[a", "<b>", "# h", "---",
+]  # fmt: skip
+simple_text = st.lists(st.sampled_from(_SIMPLE_LINES), max_size=12).map("\n".join) | st.lists(
+    st.sampled_from(_SIMPLE_LINES), max_size=12
+).map(lambda lines: "".join(line + "\n" for line in lines))
+
+
+@given(simple_text)
+def test_simple_containers_opened_with_their_runs_equal_the_line_by_line_walk(text: str) -> None:
+    assert _line_by_line(text) == _blocks.blocks(text)
+
+
 # Tags with and without attributes, of allowed elements and others, in any case, with the
 # whitespace and line breaks (and quote markers after them) a tag may hold.
 _TAG_PIECES = [
@@ -141,3 +157,59 @@ def test_container_html_lines_found_after_newlines_equal_the_line_start_scan(tex
     every_line = re.compile(f"^{_hidden._CONTAINER_HTML}", re.M)
     expected = [m.end() for m in every_line.finditer(text)]
     assert expected == _hidden._container_html_starts(text)
+
+
+@given(
+    st.lists(st.text(alphabet="abc1", min_size=1, max_size=4), min_size=1, max_size=8),
+    st.lists(st.text(alphabet="abc1", max_size=5), max_size=10),
+)
+def test_a_factored_alternation_matches_exactly_its_words(
+    words: list[str], probes: list[str]
+) -> None:
+    tree = re.compile(f"(?:{_blocks._tree(words)})")
+    candidates = probes + words + [w[:-1] for w in words] + [w + "a" for w in words]
+    expected = [c for c in candidates if c in words]
+    assert expected == [c for c in candidates if tree.fullmatch(c) is not None]
+
+
+_HTML_STARTS = [
+    "<", "</", "<!--", "<?", "<![CDATA[", "<!x", "<!", "div", "DIV", "di", "divx", "h1", "H6", "h7",
+    "address", "addres", "col", "colgroup", "colgrou", "script", "pre", "p", "param", "ul", "u",
+    " ", "\t", "\v", ">", "/>", "/", "\n", "x", "\u017f", "\u212a", "tbody", "t", "td", "tr",
+]  # fmt: skip
+_OTHER_NAMES = ["h1", "h6", "h7", "col-x", "divx", "addres", "tabl", "s", "b"]
+_BLOCK_NAMES = [*_blocks._BLOCK_TAG_NAMES, *_OTHER_NAMES]
+
+
+@st.composite
+def html_start(draw: st.DrawFn) -> str:
+    name = draw(st.sampled_from(_BLOCK_NAMES))
+    name = "".join(c.upper() if draw(st.booleans()) else c for c in name)
+    slash = draw(st.sampled_from(["", "/"]))
+    return f"<{slash}{name}{draw(st.sampled_from([' ', chr(9), chr(11), '>', '/>', '', 'x']))}"
+
+
+html_start_text = st.lists(html_start() | st.sampled_from(_HTML_STARTS), max_size=8).map("".join)
+
+
+@given(html_start_text)
+def test_html_block_starts_by_the_factored_tag_names_equal_the_listed_names(text: str) -> None:
+    listed = re.compile(_blocks._html_start(_blocks._BLOCK_TAGS), re.I)
+    expected = [(m.span(), m.lastgroup) for i in range(len(text)) if (m := listed.match(text, i))]
+    actual = [
+        (m.span(), m.lastgroup)
+        for i in range(len(text))
+        if (m := _blocks._HTML_START_RE.match(text, i))
+    ]
+    assert expected == actual
+
+
+@given(html_start_text)
+def test_tag_text_runs_by_the_factored_tag_names_equal_the_listed_names(text: str) -> None:
+    listed = re.compile(_blocks._html_start(_blocks._BLOCK_TAGS), re.I)
+    not_start = re.sub(r"\?P<\w+>", "", listed.pattern[1:]).replace("$", "(?=\n)")
+    runs = re.compile(rf"(?:<(?i:(?!{not_start}))[^\n]*+\n)++")
+    lines = text + "\n"
+    expected = [m.end() for i in range(len(lines)) if (m := runs.match(lines, i))]
+    actual = [m.end() for i in range(len(lines)) if (m := _blocks._TAG_TEXT_RUN_RE.match(lines, i))]
+    assert expected == actual

@@ -90,12 +90,36 @@ _BLOCK_TAGS = (
     "header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|"
     "param|section|source|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul"
 )
-_HTML_START_RE = re.compile(
-    r"<(?:(?P<raw>script|pre|style|textarea)(?=[ \t\v\f>]|$)|(?P<comment>!--)|(?P<pi>\?)"
-    r"|(?P<cdata>!\[CDATA\[)|(?P<decl>![A-Za-z])"
-    rf"|(?P<block>/?(?:{_BLOCK_TAGS})(?=[ \t\v\f>]|/>|$)))",
-    re.I,
-)
+
+
+def _tree(words: list[str]) -> str:
+    """An alternation of ``words`` factored by their first characters (the same strings): the
+    engine tries one branch per character instead of every word."""
+    heads: dict[str, list[str]] = {}
+    for word in words:
+        heads.setdefault(word[:1], []).append(word[1:])
+    branches = []
+    for head, rests in sorted(heads.items()):
+        if head:
+            tail = _tree(rests)
+            branches.append(head + (f"(?:{tail})?" if "" in rests else f"(?:{tail})") * bool(tail))
+    return "|".join(branches)
+
+
+def _html_start(block_tags: str) -> str:
+    return (
+        r"<(?:(?P<raw>script|pre|style|textarea)(?=[ \t\v\f>]|$)|(?P<comment>!--)|(?P<pi>\?)"
+        r"|(?P<cdata>!\[CDATA\[)|(?P<decl>![A-Za-z])"
+        rf"|(?P<block>/?(?:{block_tags})(?=[ \t\v\f>]|/>|$)))"
+    )
+
+
+_BLOCK_TAG_NAMES = [
+    f"h{n}" if name == "h[1-6]" else name
+    for name in _BLOCK_TAGS.split("|")
+    for n in (range(1, 7) if name == "h[1-6]" else [0])
+]
+_HTML_START_RE = re.compile(_html_start(_tree(_BLOCK_TAG_NAMES)), re.I)
 # cmark-gfm's whitespace inside a tag and after a start condition's name includes VT and FF.
 _ATTRIBUTE = (
     r"[ \t\v\f]++[A-Za-z_:][A-Za-z0-9_.:-]*+"
