@@ -213,3 +213,38 @@ def test_tag_text_runs_by_the_factored_tag_names_equal_the_listed_names(text: st
     expected = [m.end() for i in range(len(lines)) if (m := runs.match(lines, i))]
     actual = [m.end() for i in range(len(lines)) if (m := _blocks._TAG_TEXT_RUN_RE.match(lines, i))]
     assert expected == actual
+
+
+def test_the_regex_whitespace_class_is_what_str_isspace_holds() -> None:
+    # _SHOWN_INFO_RE reads an info string as _info_tail's strip and split do.
+    space = re.compile(r"\s")
+    chars = [chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000]
+    assert [] == [c for c in chars if (space.fullmatch(c) is not None) != c.isspace()]
+
+
+_INFO_PIECES = [
+    "py",
+    "python",
+    "c++",
+    "x" * 30,
+    "yy",
+    "a b",
+    " ",
+    "\t",
+    "\u00a0",
+    "\u3000",
+    "{",
+    "`",
+    "é",
+]
+info_text = st.lists(st.sampled_from(_INFO_PIECES), max_size=5).map("".join)
+
+
+@given(info_text, st.sampled_from(["", "x\n", "- "]))
+def test_info_tails_found_past_the_regex_equal_the_tail_of_each_info_string(
+    info: str, before: str
+) -> None:
+    text = f"{before}{info}\n"
+    start, end = len(before), len(before) + len(info)
+    expected = _hidden._info_tail(text, start, end)
+    assert expected == _hidden._code_fences(text, _blocks.Blocks(infos=[(start, end)]))

@@ -212,9 +212,16 @@ def _code_fences(text: str, found: Blocks) -> list[tuple[int, int]]:
     """The hidden info-string tails of the opening fences the block walk found (inside block
     quotes and list items too)."""
     spans: list[tuple[int, int]] = []
+    shown = _SHOWN_INFO_RE.fullmatch
     for start, end in found.infos:
-        spans += _info_tail(text, start, end)
+        if shown(text, start, end) is None:
+            spans += _info_tail(text, start, end)
     return spans
+
+
+# An info string that is empty or one word that can be a language name (``\s`` is what
+# ``str.isspace`` holds): ``_info_tail`` gives nothing for it.
+_SHOWN_INFO_RE = re.compile(r"\s*+(?:[A-Za-z0-9+#._-]{1,32}+\s*+)?")
 
 
 def _code_runs(text: str, fenced: _Regions, html: _HtmlBlocks) -> list[tuple[int, int]]:
