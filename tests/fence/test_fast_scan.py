@@ -87,6 +87,19 @@ def test_simple_containers_opened_with_their_runs_equal_the_line_by_line_walk(te
     assert _line_by_line(text) == _blocks.blocks(text)
 
 
+# Block quotes at the top level with their lazy lines, ended by an empty line or not.
+_QUOTE_LINES = ["> q", "> r", ">r", ">", "> - a", "> [a", ">  x", "lazy", "", "", "x", "# h", "- a"]
+quote_text = st.tuples(
+    st.lists(st.sampled_from(_QUOTE_LINES), max_size=10).map("\n".join),
+    st.sampled_from(["", "\n", "\n\nx", "\n\n> q\n", "\n\n\n- a"]),
+).map("".join)
+
+
+@given(quote_text)
+def test_whole_block_quotes_in_one_step_equal_the_line_by_line_walk(text: str) -> None:
+    assert _line_by_line(text) == _blocks.blocks(text)
+
+
 # Tags with and without attributes, of allowed elements and others, in any case, with the
 # whitespace and line breaks (and quote markers after them) a tag may hold.
 _TAG_PIECES = [

@@ -68,6 +68,8 @@ _ITEM_RUN_RE = {_PARA: re.compile(_LAZY_LINES + _ITEMS), _NONE: re.compile(_ITEM
 _QUOTE_RUN_RE = re.compile(
     r"(?:(?:> ?+(?=[^ \t\n>\-+*0-9=_#`~<\[|:])|(?=[^ \t>\-+*0-9=_#`~<\[|:\n]))[^\n]*+\n)*+"
 )
+# A simple block quote at the top level that an empty line ends: its first line and its run.
+_WHOLE_QUOTE_RE = re.compile(rf"{_SIMPLE_QUOTE_RE.pattern}[^\n]*+\n{_QUOTE_RUN_RE.pattern}\n")
 # What a plain run at the top level can stop at and be followed by no other skip.
 _PLAIN_END = frozenset(">-+*0123456789=_#|:\t")
 # Lines of paragraph text at the top level that start with "[" but not "[^" (no footnote
@@ -581,22 +583,34 @@ class _Walk:
         while start <= len(text) and not self.stack:
             plain = self.runs and self.leaf in (_PARA, _NONE)
             stop = self._skip(text, start)
-            if stop == start:
-                return self._open_simple(text, start) if plain else start
-            start = stop
-            if plain and self.leaf != _FENCE and text[start : start + 1] in _PLAIN_END:
+            if stop == start or (
                 # After a plain run, only a fence or tag lines could be skipped.
-                return self._open_simple(text, start)
+                plain and self.leaf != _FENCE and text[stop : stop + 1] in _PLAIN_END
+            ):
+                if not plain:
+                    return stop
+                opened = self._open_simple(text, stop)
+                if opened == stop:
+                    return stop
+                stop = opened  # a container is open, or a whole block quote was taken
+            start = stop
         return start
 
     def _open_simple(self, text: str, start: int) -> int:
         """At the top level, no leaf but a paragraph open: a "- text" or "> text" line at
-        ``start`` opens its container as ``line`` would (where the next line starts), and
-        any other line is left to ``line`` (``start``)."""
+        ``start`` opens its container as ``line`` would (where the next line starts; a block
+        quote that an empty line ends is taken whole, to the line after that), and any other
+        line is left to ``line`` (``start``)."""
         end = text.find("\n", start)
         if end < 0:
             end = len(text)
         if text.startswith(">", start):
+            whole = _WHOLE_QUOTE_RE.match(text, start)
+            if whole is not None:
+                # Opened, run and ended by its empty line (no footnote, no leaf to close).
+                self.out.breaks.extend((start - 1, whole.end() - 2))
+                self.leaf = _NONE
+                return whole.end()
             found = _SIMPLE_QUOTE_RE.match(text, start, end)
             kind = _QUOTE
         else:
