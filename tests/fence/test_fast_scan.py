@@ -75,7 +75,7 @@ def test_whole_fenced_blocks_in_one_step_equal_the_line_by_line_walk(text: str) 
 # with the lines that continue, end or interrupt them, the last one with or without a newline.
 _SIMPLE_LINES = [
     "- a", "* b", "1. c", "2. d", "> q", "> r", "x", "y z", "", "", "```", "~~~", "  - e",
-    "  f", ">", "- ", "[a", "<b>", "# h", "---",
+    "  f", ">", "- ", "[a", "<b>", "# h", "---", "    code", "  ```", "\tx",
 ]  # fmt: skip
 simple_text = st.lists(st.sampled_from(_SIMPLE_LINES), max_size=12).map("\n".join) | st.lists(
     st.sampled_from(_SIMPLE_LINES), max_size=12
@@ -84,6 +84,40 @@ simple_text = st.lists(st.sampled_from(_SIMPLE_LINES), max_size=12).map("\n".joi
 
 @given(simple_text)
 def test_simple_containers_opened_with_their_runs_equal_the_line_by_line_walk(text: str) -> None:
+    assert _line_by_line(text) == _blocks.blocks(text)
+
+
+# Lists of simple items at the top level with lazy lines, ended by empty lines and what
+# follows them (at column 0 or indented).
+_ITEM_LINES = ["- a", "* b", "1. c", "2. d", "x", "y z", "", "- [a"]
+_AFTER_LIST = [
+    "x",
+    "    code",
+    "  f",
+    "   g",
+    "  ```",
+    "```",
+    "~~~",
+    "- b",
+    "> q",
+    "\tx",
+    "# h",
+    "[a",
+]
+
+
+@st.composite
+def list_text(draw: st.DrawFn) -> str:
+    lines = draw(st.lists(st.sampled_from(_SCAN_LINES), max_size=2))
+    lines.append(draw(st.sampled_from(["- a", "1. c", "2. d"])))
+    lines += draw(st.lists(st.sampled_from(_ITEM_LINES), max_size=6))
+    lines += [""] * draw(st.integers(0, 2))
+    lines += draw(st.lists(st.sampled_from(_AFTER_LIST), max_size=3))
+    return "\n".join(lines) + draw(st.sampled_from(["", "\n"]))
+
+
+@given(list_text())
+def test_whole_lists_in_one_step_equal_the_line_by_line_walk(text: str) -> None:
     assert _line_by_line(text) == _blocks.blocks(text)
 
 

@@ -68,8 +68,12 @@ _ITEM_RUN_RE = {_PARA: re.compile(_LAZY_LINES + _ITEMS), _NONE: re.compile(_ITEM
 _QUOTE_RUN_RE = re.compile(
     r"(?:(?:> ?+(?=[^ \t\n>\-+*0-9=_#`~<\[|:])|(?=[^ \t>\-+*0-9=_#`~<\[|:\n]))[^\n]*+\n)*+"
 )
+# A simple list at the top level: its first item line and its run (to be taken whole it must
+# end with an empty line, and the next line must start at column 0, which ends the list).
+_WHOLE_LIST_RE = re.compile(_SIMPLE_ITEM_LINE + _LAZY_LINES + _ITEMS)
 # A simple block quote at the top level that an empty line ends: its first line and its run.
 _WHOLE_QUOTE_RE = re.compile(rf"{_SIMPLE_QUOTE_RE.pattern}[^\n]*+\n{_QUOTE_RUN_RE.pattern}\n")
+_FENCES = ("```", "~~~")
 # What a plain run at the top level can stop at and be followed by no other skip.
 _PLAIN_END = frozenset(">-+*0123456789=_#|:\t")
 # Lines of paragraph text at the top level that start with "[" but not "[^" (no footnote
@@ -592,6 +596,10 @@ class _Walk:
                 opened = self._open_simple(text, stop)
                 if opened == stop:
                     return stop
+                if not self.stack and text[stop] != ">" and not text.startswith(_FENCES, opened):
+                    # A whole list was taken: its next line is walked as the list's run left
+                    # it (a fence at column 0 would be walked as at the top level).
+                    return opened
                 stop = opened  # a container is open, or a whole block quote was taken
             start = stop
         return start
@@ -618,6 +626,24 @@ class _Walk:
             if found is None or (self.leaf == _PARA and found.group(1) not in (None, "1")):
                 return start
             kind = found.end() - start
+            whole = _WHOLE_LIST_RE.match(text, start)
+            stop = whole.end() if whole is not None else start
+            if stop > start and text[stop - 2] == "\n" and text[stop : stop + 1] not in " \t":
+                # Ended by an empty line and a line at column 0 (or the end of the text): each
+                # item line and empty line starts a block, lazy lines continue a paragraph.
+                breaks = self.out.breaks
+                pos = start
+                while pos < stop:
+                    ch = text[pos]
+                    if ch == "\n":
+                        breaks.append(pos - 1)
+                        pos += 1
+                        continue
+                    if ch in "-+*0123456789":
+                        breaks.append(pos - 1)
+                    pos = text.index("\n", pos) + 1
+                self.leaf = _NONE
+                return stop
         if found is None:
             return start
         self.out.breaks.append(start - 1)
@@ -758,7 +784,7 @@ def blocks(text: str) -> Blocks:
             start = walk.run(text, start)
             if not walk.stack:
                 continue
-            if len(stack) == 1 and walk.leaf != _PARA and text.startswith(("```", "~~~"), start):
+            if len(stack) == 1 and walk.leaf != _PARA and text.startswith(_FENCES, start):
                 # A fence at column 0 closes the one container (no paragraph is open for it to
                 # continue lazily) and is walked as at the top level.
                 walk.truncate(0, start)
