@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from itertools import accumulate
 
 __all__ = ["Blocks", "blocks"]
 
@@ -67,8 +68,27 @@ _ITEM_RUN_RE = {_PARA: re.compile(_LAZY_LINES + _ITEMS), _NONE: re.compile(_ITEM
 _QUOTE_RUN_RE = re.compile(
     r"(?:(?:> ?+(?=[^ \t\n>\-+*0-9=_#`~<\[|:])|(?=[^ \t>\-+*0-9=_#`~<\[|:\n]))[^\n]*+\n)*+"
 )
+# A simple list at the top level: its first item line and its run (to be taken whole it must
+# end with an empty line, and the next line must start at column 0, which ends the list).
+_WHOLE_LIST_RE = re.compile(_SIMPLE_ITEM_LINE + _LAZY_LINES + _ITEMS)
+# A simple block quote at the top level that an empty line ends: its first line and its run.
+_WHOLE_QUOTE_RE = re.compile(rf"{_SIMPLE_QUOTE_RE.pattern}[^\n]*+\n{_QUOTE_RUN_RE.pattern}\n")
+_FENCES = ("```", "~~~")
 # What a plain run at the top level can stop at and be followed by no other skip.
-_PLAIN_END = frozenset(">-+*0123456789=_#[|:\t")
+_PLAIN_END = frozenset(">-+*0123456789=_#|:\t")
+# Lines of paragraph text at the top level that start with "[" but not "[^" (no footnote
+# definition starts there): each is recorded in ``Blocks.brackets``.
+_BRACKET_RUN_RE = re.compile(r"(?:\[(?!\^)[^\n]*+\n)++")
+# A whole fenced code block at the top level: the opening line, the lines that cannot close it
+# and a closing line (a candidate closing line that does not close it leaves the match).
+_WHOLE_FENCE_RE = {
+    "`": re.compile(
+        r" {0,3}+(`{3,}+)([^`\n]*+)\n((?:(?! {0,3}+```)[^\n]*+\n)*+) {0,3}+\1`*+[ \t]*+(?:\n|\Z)"
+    ),
+    "~": re.compile(
+        r" {0,3}+(~{3,}+)([^\n]*+)\n((?:(?! {0,3}+~~~)[^\n]*+\n)*+) {0,3}+\1~*+[ \t]*+(?:\n|\Z)"
+    ),
+}
 _CELL_SPLIT_RE = re.compile(r"(?<!\\)\|")
 _BLOCK_TAGS = (
     "address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|"
@@ -76,12 +96,36 @@ _BLOCK_TAGS = (
     "header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|"
     "param|section|source|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul"
 )
-_HTML_START_RE = re.compile(
-    r"<(?:(?P<raw>script|pre|style|textarea)(?=[ \t\v\f>]|$)|(?P<comment>!--)|(?P<pi>\?)"
-    r"|(?P<cdata>!\[CDATA\[)|(?P<decl>![A-Za-z])"
-    rf"|(?P<block>/?(?:{_BLOCK_TAGS})(?=[ \t\v\f>]|/>|$)))",
-    re.I,
-)
+
+
+def _tree(words: list[str]) -> str:
+    """An alternation of ``words`` factored by their first characters (the same strings): the
+    engine tries one branch per character instead of every word."""
+    heads: dict[str, list[str]] = {}
+    for word in words:
+        heads.setdefault(word[:1], []).append(word[1:])
+    branches = []
+    for head, rests in sorted(heads.items()):
+        if head:
+            tail = _tree(rests)
+            branches.append(head + (f"(?:{tail})?" if "" in rests else f"(?:{tail})") * bool(tail))
+    return "|".join(branches)
+
+
+def _html_start(block_tags: str) -> str:
+    return (
+        r"<(?:(?P<raw>script|pre|style|textarea)(?=[ \t\v\f>]|$)|(?P<comment>!--)|(?P<pi>\?)"
+        r"|(?P<cdata>!\[CDATA\[)|(?P<decl>![A-Za-z])"
+        rf"|(?P<block>/?(?:{block_tags})(?=[ \t\v\f>]|/>|$)))"
+    )
+
+
+_BLOCK_TAG_NAMES = [
+    f"h{n}" if name == "h[1-6]" else name
+    for name in _BLOCK_TAGS.split("|")
+    for n in (range(1, 7) if name == "h[1-6]" else [0])
+]
+_HTML_START_RE = re.compile(_html_start(_tree(_BLOCK_TAG_NAMES)), re.I)
 # cmark-gfm's whitespace inside a tag and after a start condition's name includes VT and FF.
 _ATTRIBUTE = (
     r"[ \t\v\f]++[A-Za-z_:][A-Za-z0-9_.:-]*+"
@@ -543,22 +587,38 @@ class _Walk:
         while start <= len(text) and not self.stack:
             plain = self.runs and self.leaf in (_PARA, _NONE)
             stop = self._skip(text, start)
-            if stop == start:
-                return self._open_simple(text, start) if plain else start
-            start = stop
-            if plain and self.leaf != _FENCE and text[start : start + 1] in _PLAIN_END:
+            if stop == start or (
                 # After a plain run, only a fence or tag lines could be skipped.
-                return self._open_simple(text, start)
+                plain and self.leaf != _FENCE and text[stop : stop + 1] in _PLAIN_END
+            ):
+                if not plain:
+                    return stop
+                opened = self._open_simple(text, stop)
+                if opened == stop:
+                    return stop
+                if not self.stack and text[stop] != ">" and not text.startswith(_FENCES, opened):
+                    # A whole list was taken: its next line is walked as the list's run left
+                    # it (a fence at column 0 would be walked as at the top level).
+                    return opened
+                stop = opened  # a container is open, or a whole block quote was taken
+            start = stop
         return start
 
     def _open_simple(self, text: str, start: int) -> int:
         """At the top level, no leaf but a paragraph open: a "- text" or "> text" line at
-        ``start`` opens its container as ``line`` would (where the next line starts), and
-        any other line is left to ``line`` (``start``)."""
+        ``start`` opens its container as ``line`` would (where the next line starts; a block
+        quote that an empty line ends is taken whole, to the line after that), and any other
+        line is left to ``line`` (``start``)."""
         end = text.find("\n", start)
         if end < 0:
             end = len(text)
         if text.startswith(">", start):
+            whole = _WHOLE_QUOTE_RE.match(text, start)
+            if whole is not None:
+                # Opened, run and ended by its empty line (no footnote, no leaf to close).
+                self.out.breaks.extend((start - 1, whole.end() - 2))
+                self.leaf = _NONE
+                return whole.end()
             found = _SIMPLE_QUOTE_RE.match(text, start, end)
             kind = _QUOTE
         else:
@@ -566,6 +626,24 @@ class _Walk:
             if found is None or (self.leaf == _PARA and found.group(1) not in (None, "1")):
                 return start
             kind = found.end() - start
+            whole = _WHOLE_LIST_RE.match(text, start)
+            stop = whole.end() if whole is not None else start
+            if stop > start and text[stop - 2] == "\n" and text[stop : stop + 1] not in " \t":
+                # Ended by an empty line and a line at column 0 (or the end of the text): each
+                # item line and empty line starts a block, lazy lines continue a paragraph.
+                breaks = self.out.breaks
+                pos = start
+                while pos < stop:
+                    ch = text[pos]
+                    if ch == "\n":
+                        breaks.append(pos - 1)
+                        pos += 1
+                        continue
+                    if ch in "-+*0123456789":
+                        breaks.append(pos - 1)
+                    pos = text.index("\n", pos) + 1
+                self.leaf = _NONE
+                return stop
         if found is None:
             return start
         self.out.breaks.append(start - 1)
@@ -586,6 +664,10 @@ class _Walk:
                 if tags is not None:
                     self.para.append((start, tags.end() - 1))  # continuation lines
                     return tags.end()
+                if self.runs:
+                    stop = self._runs(text, start, leaf)
+                    if stop > start:
+                        return stop
                 fence = _TOP_FENCE_RE.match(text, start)
                 if fence is None or (fence.group(1)[0] == "`" and "`" in fence.group(2)):
                     return start
@@ -635,6 +717,40 @@ class _Walk:
             return len(text) + 1 if found < 0 else text.rfind("\n", start, found) + 1 or start
         return start
 
+    def _runs(self, text: str, start: int, leaf: int) -> int:
+        """At the top level, no leaf but a paragraph open and no plain line at ``start``: where
+        a run of "[" lines or a whole fenced code block from ``start`` ends, the state updated
+        as if each line had been walked (``start``: neither is there)."""
+        ch = text[start : start + 1]
+        if ch == "[":
+            m = _BRACKET_RUN_RE.match(text, start)
+            if m is None:
+                return start
+            stop = m.end()
+            if leaf == _PARA:
+                self.para.append((start, stop - 1))  # continuation lines
+            else:
+                self.out.breaks.append(start - 1)
+                self.leaf = _PARA
+                self.para = [(start, stop - 1)]
+            widths = map((1).__add__, map(len, text[start : stop - 1].split("\n")[:-1]))
+            self.out.brackets.extend(accumulate(widths, initial=start))  # each line's start
+            return stop
+        if ch == " ":
+            ch = text[start : start + 4].lstrip(" ")[:1]
+        if ch == "`" or ch == "~":
+            m = _WHOLE_FENCE_RE[ch].match(text, start)
+            if m is None:
+                return start
+            stop = m.end()
+            line_end = stop - 1 if text[stop - 1] == "\n" else stop
+            self.out.breaks.extend((start - 1, m.end(3) - 1))
+            self.out.infos.append(m.span(2))
+            self.out.fences.append((start, line_end + 1))
+            self.leaf = _NONE
+            return line_end + 1
+        return start
+
     def _last_para_line(self, text: str) -> str:
         a, b = self.para[-1]
         return text[max(a, text.rfind("\n", a, b) + 1) : b]
@@ -668,7 +784,7 @@ def blocks(text: str) -> Blocks:
             start = walk.run(text, start)
             if not walk.stack:
                 continue
-            if len(stack) == 1 and walk.leaf != _PARA and text.startswith(("```", "~~~"), start):
+            if len(stack) == 1 and walk.leaf != _PARA and text.startswith(_FENCES, start):
                 # A fence at column 0 closes the one container (no paragraph is open for it to
                 # continue lazily) and is walked as at the top level.
                 walk.truncate(0, start)

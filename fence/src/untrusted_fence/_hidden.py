@@ -41,7 +41,32 @@ _ATTR = (
     rf"{_TAG_WS}++[A-Za-z_:][A-Za-z0-9_.:-]*+"
     rf"""(?:{_TAG_WS}*+={_TAG_WS}*+(?:"[^"]*+"|'[^']*+'|[^ \t\n\v\f\r"'=<>`]++))?"""
 )
-_TAG_RE = re.compile(rf"</?+([A-Za-z][A-Za-z0-9-]*+)((?:{_ATTR})*+){_TAG_WS}*+/?>")
+_TAG_AFTER_OPEN = rf"/?+([A-Za-z][A-Za-z0-9-]*+)((?:{_ATTR})*+){_TAG_WS}*+/?>"
+_TAG_RE = re.compile(f"<{_TAG_AFTER_OPEN}")
+
+
+def _any_case_trie(names: list[str]) -> str:
+    """A regex for ``names`` in any ASCII case, as a tree of their first characters."""
+    heads: dict[str, list[str]] = {}
+    for name in names:
+        heads.setdefault(name[:1], []).append(name[1:])
+    branches = []
+    for head, rests in sorted(heads.items()):
+        if not head:
+            continue
+        char = f"[{head.lower()}{head.upper()}]" if head.isalpha() else head
+        tail = _any_case_trie(rests)
+        if tail:
+            char += f"(?:{tail})?" if "" in rests else f"(?:{tail})"
+        branches.append(char)
+    return "|".join(branches)
+
+
+# The tags ``_TAG_RE`` finds less those that show (an allowed element's, without attributes),
+# which hold no "<" after their first character: the search from inside one finds the same
+# next tag as the search from its end.
+_SHOWN_TAG_AFTER_OPEN = rf"/?+(?:{_any_case_trie(sorted(_html5.ALLOWED_ELEMENTS))}){_TAG_WS}*+/?>"
+_UNSHOWN_TAG_RE = re.compile(f"<(?=/?+[A-Za-z])(?!{_SHOWN_TAG_AFTER_OPEN}){_TAG_AFTER_OPEN}")
 _NO_BLANK = r"\n(?![ \t]*+\n)"
 _TITLE = (
     rf"""(?:"(?:[^"\n]|{_NO_BLANK})*+"|'(?:[^'\n]|{_NO_BLANK})*+'"""
@@ -187,9 +212,16 @@ def _code_fences(text: str, found: Blocks) -> list[tuple[int, int]]:
     """The hidden info-string tails of the opening fences the block walk found (inside block
     quotes and list items too)."""
     spans: list[tuple[int, int]] = []
+    shown = _SHOWN_INFO_RE.fullmatch
     for start, end in found.infos:
-        spans += _info_tail(text, start, end)
+        if shown(text, start, end) is None:
+            spans += _info_tail(text, start, end)
     return spans
+
+
+# An info string that is empty or one word that can be a language name (``\s`` is what
+# ``str.isspace`` holds): ``_info_tail`` gives nothing for it.
+_SHOWN_INFO_RE = re.compile(r"\s*+(?:[A-Za-z0-9+#._-]{1,32}+\s*+)?")
 
 
 def _code_runs(text: str, fenced: _Regions, html: _HtmlBlocks) -> list[tuple[int, int]]:
@@ -410,9 +442,12 @@ def _block_html(text: str, html: _HtmlBlocks) -> list[tuple[int, int]]:
 
 # A line inside block quotes or list items that starts like HTML ("> <div @x=...>"): an HTML
 # block inside the container, which cmark-gfm also passes through.
-_CONTAINER_HTML_RE = re.compile(
-    r"^(?:[ \t]{0,3}+(?:>[ \t]?+|(?:[-+*]|[0-9]{1,9}+[.)])[ \t]++))++[ \t]*+(?=<[A-Za-z/!?])", re.M
+_CONTAINER_HTML = (
+    r"(?:[ \t]{0,3}+(?:>[ \t]?+|(?:[-+*]|[0-9]{1,9}+[.)])[ \t]++))++[ \t]*+(?=<[A-Za-z/!?])"
 )
+_CONTAINER_HTML_RE = re.compile(_CONTAINER_HTML)
+# The same after a newline: a literal first character lets the search skip to each line.
+_CONTAINER_HTML_LINE_RE = re.compile(f"\n{_CONTAINER_HTML}")
 
 
 def _contained_html(text: str, html: _HtmlBlocks) -> list[tuple[int, int]]:
@@ -441,6 +476,14 @@ def _contained_html(text: str, html: _HtmlBlocks) -> list[tuple[int, int]]:
     return spans
 
 
+def _container_html_starts(text: str) -> list[int]:
+    """Where the ``<`` of each line inside a container that starts like HTML lies."""
+    first = _CONTAINER_HTML_RE.match(text)
+    starts = [] if first is None else [first.end()]
+    starts += map(re.Match.end, _CONTAINER_HTML_LINE_RE.finditer(text))
+    return starts
+
+
 def _container_html(text: str, code: _Code, html: _HtmlBlocks) -> list[tuple[int, int]]:
     """The first line of each line inside a container that starts like HTML but starts no
     HTML block in the block walk (read whole by ``_contained_html``), tokenized: a token still
@@ -448,10 +491,10 @@ def _container_html(text: str, code: _Code, html: _HtmlBlocks) -> list[tuple[int
     cmark-gfm read it as a block)."""
     blocks = []
     contained = _Regions([(lines[0][0], lines[-1][1]) for lines in html.contained])
-    for m in _CONTAINER_HTML_RE.finditer(text):
-        if not code.contains(m.end()) and not contained.contains(m.end()):
-            line_end = text.find("\n", m.end())
-            blocks.append((m.end(), len(text) if line_end < 0 else line_end))
+    for at in _container_html_starts(text):
+        if not code.contains(at) and not contained.contains(at):
+            line_end = text.find("\n", at)
+            blocks.append((at, len(text) if line_end < 0 else line_end))
     return _tokenized(text, blocks)[0]
 
 
@@ -492,7 +535,7 @@ def _inline_tags(text: str, code: _Code) -> list[tuple[int, int]]:
     renders nothing of them).  Tags cmark-gfm's tag filter escapes show as text."""
     spans = []
     raw_reach = 0
-    for m in _TAG_RE.finditer(text):
+    for m in _UNSHOWN_TAG_RE.finditer(text):
         name = _html5.ascii_lower(m.group(1))
         if not m.group(2) and name in _GENERIC_WORDS and _after_identifier(text, m.start()):
             continue
@@ -757,17 +800,23 @@ def _quoted_declarations(text: str, code: _Code) -> list[tuple[int, int]]:
     return spans
 
 
+_DETAILS_OR_RP_RE = re.compile("<[DdRr]")
+
+
 def _raw_html(text: str, code: _Code, html: _HtmlBlocks) -> list[tuple[int, int]]:
     """Every span of raw HTML that GitHub does not show (``text`` holds a ``<``)."""
     spans = _html(text, code) + _block_html(text, html) + _inline_tags(text, code)
     spans += _container_html(text, code, html) + _contained_html(text, html)
     if "<!" in text and ">" in text:
         spans += _quoted_declarations(text, code)
-    lowered = text.casefold() if not text.isascii() else text.lower()
-    if "<details" in lowered:
-        spans += _details(text, code)
-    if "<rp" in lowered:
-        spans += _rp(text, code)
+    # Only "<" casefolds to a string holding "<", and only "D", "d", "R" and "r" to one that
+    # starts with "d" or "r": without such a pair the casefolded text holds neither name.
+    if _DETAILS_OR_RP_RE.search(text) is not None:
+        lowered = text.casefold() if not text.isascii() else text.lower()
+        if "<details" in lowered:
+            spans += _details(text, code)
+        if "<rp" in lowered:
+            spans += _rp(text, code)
     if "[^" in text:
         tail = len(text.rstrip())
         if any(end >= tail for _, end in spans):
