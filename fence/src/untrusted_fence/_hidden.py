@@ -12,7 +12,7 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from itertools import accumulate, chain, compress, islice
-from operator import gt, itemgetter, lt
+from operator import gt, itemgetter, le, lt
 
 from . import _html5, _inline
 from ._blocks import Blocks, blocks
@@ -129,7 +129,9 @@ def _merge_walk(ordered: list[tuple[int, int]]) -> list[tuple[int, int]]:
         starts, ends = list(compress(starts, kept)), list(compress(ends, kept))
     if not starts:
         return []
-    reach = list(accumulate(ends, max))
+    # The furthest end so far: the ends themselves when no span lies inside an earlier one
+    # (checked in C; a running max calls a function per span).
+    reach = ends if all(map(le, ends, islice(ends, 1, None))) else list(accumulate(ends, max))
     new_run = [True, *map(gt, islice(starts, 1, None), reach)]
     last_of_run = [*islice(new_run, 1, None), True]
     return list(zip(compress(starts, new_run), compress(reach, last_of_run), strict=True))
