@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import _tables
+from ._recent import registered
 from ._ucd import name, normalize
 
 __all__ = [
@@ -270,7 +271,7 @@ def _remember_long(fn: _Fn) -> _Fn:
     same view of the same long text twice (marker detection, then the nonce check), and
     detection views up to three texts in between (the text, its visible and tag-free
     variants)."""
-    recent: list[tuple[str, str]] = []
+    recent: list[tuple[str, str]] = registered([])
 
     def remembered(text: str) -> str:
         if len(text) < _LONG:

@@ -16,6 +16,7 @@ from operator import gt, itemgetter, le, lt
 
 from . import _html5, _inline
 from ._blocks import Blocks, blocks
+from ._recent import registered
 
 __all__ = ["MARK_CLOSE", "MARK_OPEN", "cut_marks", "hidden_spans", "mark_spans", "merge"]
 
@@ -176,7 +177,7 @@ def mark_spans(text: str) -> list[tuple[int, int]]:
 
 
 _LONG = 4096
-_RECENT_MARKS: list[tuple[str, list[tuple[int, int]]]] = []
+_RECENT_MARKS: list[tuple[str, list[tuple[int, int]]]] = registered([])
 
 
 class _HtmlBlocks:

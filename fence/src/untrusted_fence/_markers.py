@@ -28,6 +28,7 @@ from operator import add, itemgetter, le, lt, sub
 
 from ._chars import casefold, delete_chars, fold, is_forbidden
 from ._hidden import MARK_CLOSE, MARK_OPEN, cut_marks, mark_spans, merge
+from ._recent import registered
 
 __all__ = ["REPLACEMENT", "find_cross_markers", "find_markers", "neutralise"]
 
@@ -1098,7 +1099,7 @@ _LONG_SCAN = 4096
 # The scans of the last few long views: the rewrite asks for the views that detection has
 # just scanned (the same text, the same view), and gets their compacted forms, shapes and
 # probed lines without a second pass.
-_RECENT_SCANS: list[_Scan] = []
+_RECENT_SCANS: list[_Scan] = registered([])
 
 
 def _scan_of(rules: _Rules, view: str) -> _Scan:
