@@ -1006,12 +1006,44 @@ def find_cross_markers(text: str) -> bool:
 
 def find_markers(text: str) -> bool:
     """Whether any view of ``text`` holds a marker shape."""
-    if any(r.search(text) for r in _RULES):
-        return True
+    scans = []
+    for r in _RULES:
+        scan = r.scan(text)
+        if r.view_search(scan):
+            return True
+        scans.append(scan)
     # (A variant equal to one already searched finds nothing new: the hidden-cut variant of
     # the tag-free one is often the hidden-cut variant itself.)
     variants = [v for v in dict.fromkeys(_variants(text)) if v != text]
-    return any(r.search(v) for v in variants for r in _RULES)
+    if not variants:
+        return False
+    for r, scan in zip(_RULES, scans, strict=True):
+        known = set(scan.lines)
+        if any(_new_lines_search(r, r.view(v), known) for v in variants):
+            return True
+    return False
+
+
+def _new_lines_search(rules: _Rules, view: str, known: set[str]) -> bool:
+    """Whether ``rules`` match ``view`` (a variant's view), given that no rule matches any line
+    in ``known`` (lines of views already searched, which it grows by the lines of ``view``).
+
+    Every group's rules match inside one line (the probes choose lines on that ground): a line
+    of ``view`` that is in ``known`` holds no match, so the groups run on the other lines only
+    (a variant is the lines that hold a mark, a tag or an entity and their neighbours, which
+    are the text's own lines).  The rules that span lines see the whole view."""
+    if rules.cross_search(view):
+        return True
+    new = [line for line in dict.fromkeys(view.split("\n")) if line not in known]
+    if not new:
+        return False
+    known.update(new)
+    scan = _Scan(rules, "\n".join(new))
+    for g in rules.groups:
+        chosen = scan.chosen(g)
+        if chosen is not None and g.search(chosen):
+            return True
+    return False
 
 
 # -- slow path: map view matches back to text positions ------------------------------------
