@@ -7,6 +7,7 @@ import string
 from bisect import bisect_right
 from itertools import pairwise
 
+from _walks import line_by_line
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -576,25 +577,6 @@ def test_strict_breaks_with_quote_lines_found_apart_equal_the_one_pass_definitio
     assert _reference_strict_breaks(text) == _inline.strict_breaks(text)
 
 
-def _reference_blocks(text: str) -> _blocks.Blocks:
-    """The block walk line by line, but for the plain runs, fenced code and HTML blocks it
-    skips at the top level."""
-    walk = _blocks._Walk()
-    walk.runs = False
-    start, size = 0, len(text)
-    while start <= size:
-        if not walk.stack:
-            start = walk.skip(text, start)
-            if start > size:
-                break
-        end = text.find("\n", start)
-        end = size if end < 0 else end
-        walk.line(text, start, end)
-        start = end + 1
-    walk.truncate(0, size)
-    return walk.out
-
-
 _BLOCK_LINES = [
     "- a", "* b", "+ c", "1. d", "2) e", "10. f", "-  g", "- [x]: /u", "- - h", "-", "> q", ">q",
     "> > r", "> - s", ">", "> [a]: /u", "> ---", "> a|b", "> -|-", "| -", "text", "[a]: /u",
@@ -609,7 +591,7 @@ block_text = st.lists(st.sampled_from(_BLOCK_LINES), max_size=30).map("\n".join)
 
 @given(block_text | markdown_text)
 def test_the_walk_with_its_runs_equals_the_line_by_line_walk(text: str) -> None:
-    assert _reference_blocks(text) == _blocks.blocks(text)
+    assert line_by_line(text) == _blocks.blocks(text)
 
 
 def _reference_render_hidden(body: str) -> str:

@@ -5,30 +5,11 @@ from __future__ import annotations
 
 import re
 
+from _walks import line_by_line
 from hypothesis import given
 from hypothesis import strategies as st
 
 from untrusted_fence import _blocks, _hidden, _html5
-
-
-def _line_by_line(text: str) -> _blocks.Blocks:
-    """The block walk with only the plain runs, fenced code and HTML blocks skipped at the top
-    level (every other line walked on its own)."""
-    walk = _blocks._Walk()
-    walk.runs = False
-    start, size = 0, len(text)
-    while start <= size:
-        if not walk.stack:
-            start = walk.skip(text, start)
-            if start > size:
-                break
-        end = text.find("\n", start)
-        end = size if end < 0 else end
-        walk.line(text, start, end)
-        start = end + 1
-    walk.truncate(0, size)
-    return walk.out
-
 
 # Lines that start with "[" (footnote definitions and link-reference definitions among them),
 # fences that close, fail to close or cannot open, and the lines around them.
@@ -63,12 +44,12 @@ def fence_text(draw: st.DrawFn) -> str:
 
 @given(scan_text)
 def test_runs_of_bracket_lines_equal_the_line_by_line_walk(text: str) -> None:
-    assert _line_by_line(text) == _blocks.blocks(text)
+    assert line_by_line(text) == _blocks.blocks(text)
 
 
 @given(fence_text())
 def test_whole_fenced_blocks_in_one_step_equal_the_line_by_line_walk(text: str) -> None:
-    assert _line_by_line(text) == _blocks.blocks(text)
+    assert line_by_line(text) == _blocks.blocks(text)
 
 
 # Simple list items and block quotes at the top level (each opened and run in one step),
@@ -84,7 +65,7 @@ simple_text = st.lists(st.sampled_from(_SIMPLE_LINES), max_size=12).map("\n".joi
 
 @given(simple_text)
 def test_simple_containers_opened_with_their_runs_equal_the_line_by_line_walk(text: str) -> None:
-    assert _line_by_line(text) == _blocks.blocks(text)
+    assert line_by_line(text) == _blocks.blocks(text)
 
 
 # Lists of simple items at the top level with lazy lines, ended by empty lines and what
@@ -118,7 +99,7 @@ def list_text(draw: st.DrawFn) -> str:
 
 @given(list_text())
 def test_whole_lists_in_one_step_equal_the_line_by_line_walk(text: str) -> None:
-    assert _line_by_line(text) == _blocks.blocks(text)
+    assert line_by_line(text) == _blocks.blocks(text)
 
 
 # Block quotes at the top level with their lazy lines, ended by an empty line or not.
@@ -131,7 +112,7 @@ quote_text = st.tuples(
 
 @given(quote_text)
 def test_whole_block_quotes_in_one_step_equal_the_line_by_line_walk(text: str) -> None:
-    assert _line_by_line(text) == _blocks.blocks(text)
+    assert line_by_line(text) == _blocks.blocks(text)
 
 
 # Tags with and without attributes, of allowed elements and others, in any case, with the

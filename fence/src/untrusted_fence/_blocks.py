@@ -553,7 +553,24 @@ class _Walk:
         stop = m.end() if m is not None else start
         if stop == start:
             return start
-        # An item line and an empty line start a block; a lazy line continues the paragraph.
+        item, last = self._item_breaks(text, start, stop)
+        if item >= 0:
+            found = _SIMPLE_ITEM_RE.match(text, item)
+            assert found is not None
+            stack[0] = found.end() - item
+            self.para = [(found.end(), text.index("\n", item))]
+        if last == stop - 1:
+            self.leaf = _NONE  # the run ends with an empty line
+        else:
+            self.leaf = _PARA
+            if last != item:
+                self.para.append((last, stop - 1))
+        return stop
+
+    def _item_breaks(self, text: str, start: int, stop: int) -> tuple[int, int]:
+        """The breaks of the lines of a simple list from ``start`` to ``stop`` (whole lines):
+        an item line and an empty line start a block, a lazy line continues the paragraph.
+        Returns where the last item line and the last line start (-1: none)."""
         breaks = self.out.breaks
         item = last = -1
         pos = start
@@ -568,18 +585,7 @@ class _Walk:
                 breaks.append(pos - 1)
                 item = pos
             pos = text.index("\n", pos) + 1
-        if item >= 0:
-            found = _SIMPLE_ITEM_RE.match(text, item)
-            assert found is not None
-            stack[0] = found.end() - item
-            self.para = [(found.end(), text.index("\n", item))]
-        if last == stop - 1:
-            self.leaf = _NONE  # the run ends with an empty line
-        else:
-            self.leaf = _PARA
-            if last != item:
-                self.para.append((last, stop - 1))
-        return stop
+        return item, last
 
     def skip(self, text: str, start: int) -> int:
         """Outside containers: where the lines from ``start`` that need no walk end (the
@@ -629,19 +635,8 @@ class _Walk:
             whole = _WHOLE_LIST_RE.match(text, start)
             stop = whole.end() if whole is not None else start
             if stop > start and text[stop - 2] == "\n" and text[stop : stop + 1] not in " \t":
-                # Ended by an empty line and a line at column 0 (or the end of the text): each
-                # item line and empty line starts a block, lazy lines continue a paragraph.
-                breaks = self.out.breaks
-                pos = start
-                while pos < stop:
-                    ch = text[pos]
-                    if ch == "\n":
-                        breaks.append(pos - 1)
-                        pos += 1
-                        continue
-                    if ch in "-+*0123456789":
-                        breaks.append(pos - 1)
-                    pos = text.index("\n", pos) + 1
+                # Ended by an empty line and a line at column 0 (or the end of the text).
+                self._item_breaks(text, start, stop)
                 self.leaf = _NONE
                 return stop
         if found is None:
