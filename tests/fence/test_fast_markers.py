@@ -6,6 +6,7 @@ import dataclasses
 import html
 import re
 
+from _references import RULES_AS_WRITTEN
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -184,10 +185,6 @@ def test_nonce_check_on_utf8_views_equals_the_check_on_str_views(
     assert expected == _fence._nonce_free(nonce, _fence._views(body))
 
 
-_AS_WRITTEN = (
-    _markers._Rules(_chars.casefold, casefold_view=True, fast=False),
-    _markers._Rules(_chars.fold, casefold_view=False, fast=False),
-)
 # Runs of delimiters (angle brackets among them, a lookalike dash, runs that touch) and bound
 # words before and after them, with and without spaces.
 _DELIM_PIECES = [
@@ -202,7 +199,7 @@ delim_text = st.lists(st.sampled_from(_DELIM_PIECES), max_size=24).map("".join)
 def test_a_delimiter_run_led_by_its_first_character_finds_what_the_rule_as_written_finds(
     text: str,
 ) -> None:
-    for fast, written in zip(_markers._RULES, _AS_WRITTEN, strict=True):
+    for fast, written in zip(_markers._RULES, RULES_AS_WRITTEN, strict=True):
         view = fast.view(text)
         expected = [m.span() for m in written.rx.finditer(view)]
         assert expected == [m.span() for m in fast.rx.finditer(view)]

@@ -7,7 +7,7 @@ import string
 from bisect import bisect_right
 from itertools import pairwise
 
-from _walks import line_by_line
+from _references import RULES_AS_WRITTEN, line_by_line
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -511,17 +511,11 @@ def test_visible_lines_with_neighbours_equal_the_line_by_line_definition(text: s
     assert _reference_visible_lines(text, marks) == _markers._visible_lines(text, marks)
 
 
-_AS_WRITTEN = (
-    _markers._Rules(_chars.casefold, casefold_view=True, fast=False),
-    _markers._Rules(_chars.fold, casefold_view=False, fast=False),
-)
-
-
 @given(marker_text | phrase_text | tricky_text)
 def test_rules_with_lookbehinds_after_a_literal_find_what_the_rules_as_written_find(
     text: str,
 ) -> None:
-    for fast, written in zip(_markers._RULES, _AS_WRITTEN, strict=True):
+    for fast, written in zip(_markers._RULES, RULES_AS_WRITTEN, strict=True):
         view = fast.view(text)
         expected = [m.span() for m in written.rx.finditer(view)]
         assert expected == [m.span() for m in fast.rx.finditer(view)]
@@ -738,7 +732,7 @@ own_syntax_text = st.lists(
 def test_the_own_syntax_rules_with_branches_find_what_the_rules_as_written_find(
     text: str,
 ) -> None:
-    for fast, written in zip(_markers._RULES, _AS_WRITTEN, strict=True):
+    for fast, written in zip(_markers._RULES, RULES_AS_WRITTEN, strict=True):
         view = fast.view(text)
         assert [m.span() for m in written.rx.finditer(view)] == [
             m.span() for m in fast.rx.finditer(view)
@@ -747,7 +741,7 @@ def test_the_own_syntax_rules_with_branches_find_what_the_rules_as_written_find(
 
 @given(own_syntax_text | marker_text | split_syntax_text())
 def test_the_own_syntax_across_lines_rule_finds_what_the_rule_as_written_finds(text: str) -> None:
-    for fast, written in zip(_markers._RULES, _AS_WRITTEN, strict=True):
+    for fast, written in zip(_markers._RULES, RULES_AS_WRITTEN, strict=True):
         full = fast.full_compact(fast.view(text))
         expected = [m.span() for m in written.cross_rx.finditer(full)]
         assert expected == [m.span() for m in fast.cross_rx.finditer(full)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from _walks import line_by_line
+from _references import line_by_line
 from hypothesis import given
 from hypothesis import strategies as st
 

@@ -1,10 +1,18 @@
-"""The block walk line by line, the reference the walk's runs are held to."""
+"""Plain definitions that the fence's fast paths are held to: the block walk line by line, and
+the marker rules as first written."""
 
 from __future__ import annotations
 
-from untrusted_fence import _blocks
+from untrusted_fence import _blocks, _chars, _markers
 
-__all__ = ["line_by_line"]
+__all__ = ["RULES_AS_WRITTEN", "line_by_line"]
+
+# The rules of each view as first written (a lookbehind before a word, not after its first
+# letter; alternations led by lookbehinds), in the order of ``_markers._RULES``.
+RULES_AS_WRITTEN = (
+    _markers._Rules(_chars.casefold, casefold_view=True, fast=False),
+    _markers._Rules(_chars.fold, casefold_view=False, fast=False),
+)
 
 
 def line_by_line(text: str) -> _blocks.Blocks:
