@@ -1,11 +1,12 @@
-"""Plain definitions that the fence's fast paths are held to: the block walk line by line, and
-the marker rules as first written."""
+"""Plain definitions that the fence's fast paths are held to: the block walk line by line, the
+marker rules as first written, and marker detection on every whole view."""
 
 from __future__ import annotations
 
 from untrusted_fence import _blocks, _chars, _markers
+from untrusted_fence._hidden import cut_marks
 
-__all__ = ["RULES_AS_WRITTEN", "line_by_line"]
+__all__ = ["RULES_AS_WRITTEN", "any_marker_on_whole_views", "line_by_line", "rule_spans"]
 
 # The rules of each view as first written (a lookbehind before a word, not after its first
 # letter; alternations led by lookbehinds), in the order of ``_markers._RULES``.
@@ -32,3 +33,23 @@ def line_by_line(text: str) -> _blocks.Blocks:
         start = end + 1
     walk.truncate(0, size)
     return walk.out
+
+
+def rule_spans(rules: _markers._Rules, text: str) -> list[tuple[int, int]]:
+    """Every match of ``rules``' combined regex in their view of ``text``."""
+    return [m.span() for m in rules.rx.finditer(rules.view(text))]
+
+
+def any_marker_on_whole_views(text: str) -> bool:
+    """Every rule, as one regex, and the rules that span lines, on every whole view of every
+    variant (entities decoded, hidden marks cut out, tags cut out): no probe, no key
+    prefilter, no changed-lines shortcut."""
+    tagless = _markers._TAG_RE.sub("", text)
+    variants = [text, _markers._decode(text), cut_marks(text), _markers._decode(cut_marks(text))]
+    variants += [tagless, _markers._decode(tagless), cut_marks(tagless)]
+    for rules in _markers._RULES:
+        for variant in variants:
+            view = rules.view(variant)
+            if rules.rx.search(view) is not None or rules.cross_search(view):
+                return True
+    return False

@@ -3,11 +3,11 @@ every whole view gives (hypothesis)."""
 
 from __future__ import annotations
 
+from _references import any_marker_on_whole_views
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from untrusted_fence import _markers
-from untrusted_fence._hidden import cut_marks
 
 _HIDDEN = "\u27e6hidden: "
 # Role words, lookalike colons, phrase words, leads, separators, newlines, hidden marks (one
@@ -25,26 +25,12 @@ _PIECES = [
 line_text = st.lists(st.sampled_from(_PIECES), max_size=30).map("".join)
 
 
-def _reference_find_markers(text: str) -> bool:
-    """Every rule, as one regex, and the rules that span lines, on every whole view of every
-    variant (entities decoded, hidden marks cut out, tags cut out)."""
-    tagless = _markers._TAG_RE.sub("", text)
-    variants = [text, _markers._decode(text), cut_marks(text), _markers._decode(cut_marks(text))]
-    variants += [tagless, _markers._decode(tagless), cut_marks(tagless)]
-    for rules in _markers._RULES:
-        for variant in variants:
-            view = rules.view(variant)
-            if rules.rx.search(view) is not None or rules.cross_search(view):
-                return True
-    return False
-
-
 @settings(max_examples=600)
 @given(line_text)
 def test_detection_that_skips_known_lines_equals_every_rule_on_every_whole_view(
     text: str,
 ) -> None:
-    assert _reference_find_markers(text) == _markers.find_markers(text)
+    assert any_marker_on_whole_views(text) == _markers.find_markers(text)
 
 
 @settings(max_examples=600)

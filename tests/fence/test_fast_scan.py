@@ -194,7 +194,7 @@ def test_container_html_lines_found_after_newlines_equal_the_line_start_scan(tex
 def test_a_factored_alternation_matches_exactly_its_words(
     words: list[str], probes: list[str]
 ) -> None:
-    tree = re.compile(f"(?:{_blocks._tree(words)})")
+    tree = re.compile(f"(?:{_html5.factored(words)})")
     candidates = probes + words + [w[:-1] for w in words] + [w + "a" for w in words]
     expected = [c for c in candidates if c in words]
     assert expected == [c for c in candidates if tree.fullmatch(c) is not None]

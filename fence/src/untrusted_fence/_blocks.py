@@ -19,6 +19,8 @@ import re
 from dataclasses import dataclass, field
 from itertools import accumulate
 
+from ._html5 import factored
+
 __all__ = ["Blocks", "blocks"]
 
 # Containers deeper than this are treated as text: the walk stays linear on deep ">" runs.
@@ -98,20 +100,6 @@ _BLOCK_TAGS = (
 )
 
 
-def _tree(words: list[str]) -> str:
-    """An alternation of ``words`` factored by their first characters (the same strings): the
-    engine tries one branch per character instead of every word."""
-    heads: dict[str, list[str]] = {}
-    for word in words:
-        heads.setdefault(word[:1], []).append(word[1:])
-    branches = []
-    for head, rests in sorted(heads.items()):
-        if head:
-            tail = _tree(rests)
-            branches.append(head + (f"(?:{tail})?" if "" in rests else f"(?:{tail})") * bool(tail))
-    return "|".join(branches)
-
-
 def _html_start(block_tags: str) -> str:
     return (
         r"<(?:(?P<raw>script|pre|style|textarea)(?=[ \t\v\f>]|$)|(?P<comment>!--)|(?P<pi>\?)"
@@ -125,7 +113,7 @@ _BLOCK_TAG_NAMES = [
     for name in _BLOCK_TAGS.split("|")
     for n in (range(1, 7) if name == "h[1-6]" else [0])
 ]
-_HTML_START_RE = re.compile(_html_start(_tree(_BLOCK_TAG_NAMES)), re.I)
+_HTML_START_RE = re.compile(_html_start(factored(_BLOCK_TAG_NAMES)), re.I)
 # cmark-gfm's whitespace inside a tag and after a start condition's name includes VT and FF.
 _ATTRIBUTE = (
     r"[ \t\v\f]++[A-Za-z_:][A-Za-z0-9_.:-]*+"

@@ -9,7 +9,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Literal
 
-from ._chars import casefold, fold
+from ._chars import casefold, delete_chars_utf8, fold
 from ._clean import clean, one_line
 from ._hidden import MARK_CLOSE, MARK_OPEN, cut_marks, mark_spans
 from ._markers import find_cross_markers, find_markers, neutralise
@@ -70,22 +70,8 @@ def _views(body: str) -> list[bytes]:
     views = []
     for v in variants:
         for w in (casefold(v), fold(v)):
-            views.append(_compact_bytes(w))
+            views.append(delete_chars_utf8(w, _COMPACT_ASCII, _COMPACT_OTHERS))
     return views
-
-
-_OTHERS_UTF8 = [(c, c.encode("utf-8")) for c in _COMPACT_OTHERS]
-
-
-def _compact_bytes(text: str) -> bytes:
-    """``delete_chars(text, _COMPACT_ASCII, _COMPACT_OTHERS)`` in UTF-8."""
-    raw = text.encode("utf-8", "surrogatepass")
-    out = raw.translate(None, _COMPACT_ASCII)
-    if not raw.isascii():
-        for char, encoded in _OTHERS_UTF8:
-            if char in text:  # (a scan of the text finds a character faster than of its bytes)
-                out = out.replace(encoded, b"")
-    return out
 
 
 def _nonce_free(nonce: str, views: list[bytes]) -> bool:

@@ -46,27 +46,12 @@ _TAG_AFTER_OPEN = rf"/?+([A-Za-z][A-Za-z0-9-]*+)((?:{_ATTR})*+){_TAG_WS}*+/?>"
 _TAG_RE = re.compile(f"<{_TAG_AFTER_OPEN}")
 
 
-def _any_case_trie(names: list[str]) -> str:
-    """A regex for ``names`` in any ASCII case, as a tree of their first characters."""
-    heads: dict[str, list[str]] = {}
-    for name in names:
-        heads.setdefault(name[:1], []).append(name[1:])
-    branches = []
-    for head, rests in sorted(heads.items()):
-        if not head:
-            continue
-        char = f"[{head.lower()}{head.upper()}]" if head.isalpha() else head
-        tail = _any_case_trie(rests)
-        if tail:
-            char += f"(?:{tail})?" if "" in rests else f"(?:{tail})"
-        branches.append(char)
-    return "|".join(branches)
-
-
 # The tags ``_TAG_RE`` finds less those that show (an allowed element's, without attributes),
 # which hold no "<" after their first character: the search from inside one finds the same
 # next tag as the search from its end.
-_SHOWN_TAG_AFTER_OPEN = rf"/?+(?:{_any_case_trie(sorted(_html5.ALLOWED_ELEMENTS))}){_TAG_WS}*+/?>"
+# (The names in any ASCII case: "(?a" keeps "\u017f" from matching "s".)
+_SHOWN_NAMES = _html5.factored(sorted(_html5.ALLOWED_ELEMENTS))
+_SHOWN_TAG_AFTER_OPEN = rf"/?+(?ai:{_SHOWN_NAMES}){_TAG_WS}*+/?>"
 _UNSHOWN_TAG_RE = re.compile(f"<(?=/?+[A-Za-z])(?!{_SHOWN_TAG_AFTER_OPEN}){_TAG_AFTER_OPEN}")
 _NO_BLANK = r"\n(?![ \t]*+\n)"
 _TITLE = (
