@@ -75,10 +75,18 @@ def shown_in_html(html: str) -> str:
     ``<rp>`` (shown only by browsers without ruby support) and of collapsed ``<details>``
     (without ``open``; its first ``<summary>`` child shows), plus ``<pre lang>`` values."""
     parts: list[str] = []
-    body = LexborHTMLParser(html).body
-    if body is not None:
-        _walk(body, parts)
+    _walk_fragment(html, parts)
     return " ".join(parts)
+
+
+def _walk_fragment(html: str, parts: list[str]) -> None:
+    # As a fragment, the way GitHub's pipeline parses a comment's HTML and a browser parses it
+    # inside the page's comment element: a document parse would move a leading <template> to
+    # the head and let <frameset> replace the body, which neither does.
+    root = LexborHTMLParser(html, is_fragment=True).root
+    if root is not None:
+        for node in root.iter(include_text=True):
+            _visit(node, parts)
 
 
 def _walk(node: LexborNode, parts: list[str]) -> None:
@@ -98,10 +106,7 @@ def _visit(node: LexborNode, parts: list[str]) -> None:
     if tag == "template":
         # The parser keeps a template's content apart; the sanitizer unwraps it (shown).
         inner = node.html or ""
-        inner = inner[inner.find(">") + 1 : inner.rfind("<")]
-        fragment = LexborHTMLParser(inner).body
-        if fragment is not None:
-            _walk(fragment, parts)
+        _walk_fragment(inner[inner.find(">") + 1 : inner.rfind("<")], parts)
         return
     if tag not in GITHUB_ELEMENTS:
         _walk(node, parts)  # unwrapped by the sanitizer
@@ -171,6 +176,9 @@ PIECES: tuple[str, ...] = (
     "<ruby>\n<rp>{t}</rp>\n</ruby>", "> <ruby>a<rp>{t}</rp></ruby>", "<rp>{t}", "<!DOCTYPE {t}>",
     "<img src=x alt='{t}\n\n{t}'>", "<a title='{t}'\n>x</a>", "<x-y {t}=1>", "<br/{t}>",
     "<a\nhref=x>{t}</a>", "<div\ntitle='{t}'>",
+    # Document-level tags, which a fragment parse (GitHub's and the page's) ignores.
+    "<frameset>{t}</frameset>", "<template>{t}</template>", "<template>\n{t}", "<head>{t}",
+    "<body title='{t}'>{t}", "<html>\n{t}",
     # Tables (cells beyond the header's count), lists, quotes, task lists.
     "| a |\n| - |\n| {t} |", "a | b\n- | -\nc | {t}", "| a |\n| - |\n| b | {t} |",
     "a | b\n- | -\nc | d | {t}", "| a |\n|---|\nb | {t}\nc \\| d | {t}",

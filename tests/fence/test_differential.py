@@ -110,6 +110,14 @@ def test_the_oracle_hides_a_tag_named_by_the_payload() -> None:
     assert "" == shown("<tok1q>").strip()
 
 
+def test_the_oracle_parses_a_fragment_where_a_frameset_replaces_no_text() -> None:
+    assert "tok1q tok2q" == shown_in_html("<frameset>tok1q</frameset><p>tok2q</p>")
+
+
+def test_the_oracle_shows_a_leading_templates_content_as_the_sanitizer_unwraps_it() -> None:
+    assert "tok1q" == shown_in_html("<template>tok1q</template>").strip()
+
+
 def test_the_oracle_counts_a_code_blocks_language_as_shown() -> None:
     assert "python" in shown("```python\nx\n```")
 
