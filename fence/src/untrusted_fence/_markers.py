@@ -836,9 +836,13 @@ def _cross_alphabet(rules: _Rules) -> set[str]:
     return set(rules.view(words)) | {c for o in _OPENERS for c in rules.view(o) + o}
 
 
-# What _solid looks for first (a character that gives 0), then (one that gives _REACH).
-_ZERO_RE = re.compile(f"[&{re.escape(MARK_OPEN[0] + MARK_CLOSE)}]")
-_STOP_RE = re.compile(f"[{re.escape(_stop_bytes().decode('ascii'))}]")
+# The state of a line for _solid in one match: no match, a character that gives 0 (an entity's
+# "&", a hidden mark's bracket); group 1 set, a stop character and none of those (_REACH);
+# otherwise neither (its letters and digits count).
+_ZERO_CHARS = re.escape("&" + MARK_OPEN[0] + MARK_CLOSE)
+# (A stop character that also gives 0, "&", is left out of the stop class.)
+_STOP_CHARS = re.escape(_stop_bytes().decode("ascii").replace("&", ""))
+_SOLID_RE = re.compile(f"[^{_ZERO_CHARS}{_STOP_CHARS}]*+(?:([{_STOP_CHARS}])[^{_ZERO_CHARS}]*+)?\\Z")
 
 
 def _solid(text: str, start: int, end: int) -> int:
@@ -848,10 +852,11 @@ def _solid(text: str, start: int, end: int) -> int:
     may change the line (an entity, a hidden mark's bracket).  A line that no match of the
     fence's own syntax across lines can hold (it has a character of :func:`_stop_bytes`)
     counts as :data:`_REACH`: no such match reaches past it."""
-    # Searched in place: no slice and no encoding for most lines.
-    if _ZERO_RE.search(text, start, end):
+    # Matched in place, once: no slice and no encoding for most lines.
+    m = _SOLID_RE.match(text, start, end)
+    if m is None:
         return 0
-    if _STOP_RE.search(text, start, end):
+    if m.start(1) >= 0:
         return _REACH
     return len(text[start:end].encode("utf-8", "surrogatepass").translate(None, _NOT_ALNUM))
 
@@ -872,29 +877,47 @@ def _with_neighbours(
     size = len(text)
     ends = [e for _, e in marks] if marks else []
     count = len(ends)
+    rfind, find, match = text.rfind, text.find, _SOLID_RE.match
 
     def solid(start: int, end: int) -> int:
+        # (_solid inlined: one match per line, none for an empty line, which gives 0.)
+        if start == end:
+            return 0
         if count:
             i = bisect_right(ends, start)
             if i < count and marks[i][0] < end:  # type: ignore[index]
                 return 0
-        return _solid(text, start, end)
+        m = match(text, start, end)
+        if m is None:
+            return 0
+        if m.start(1) >= 0:
+            return _REACH
+        return len(text[start:end].encode("utf-8", "surrogatepass").translate(None, _NOT_ALNUM))
 
     out: list[tuple[int, int]] = []
+    last = len(ranges) - 1
     for k, (start, end) in enumerate(ranges):
         floor = out[-1][1] if out else -1
-        got, first = 0, True
-        while start > 0 and start - 1 > floor and (first or got < _REACH):
-            line_start = text.rfind("\n", 0, start - 1) + 1
-            got += solid(line_start, start - 1)
-            start, first = line_start, False
-        ceiling = ranges[k + 1][0] if k + 1 < len(ranges) else size + 1
-        got, first = 0, True
-        while end < size and end + 1 < ceiling and (first or got < _REACH):
-            found = text.find("\n", end + 1)
+        # The line before, then more while the lines gained hold too little.
+        if start > 0 and start - 1 > floor:
+            line_start = rfind("\n", 0, start - 1) + 1
+            got = solid(line_start, start - 1)
+            start = line_start
+            while got < _REACH and start > 0 and start - 1 > floor:
+                line_start = rfind("\n", 0, start - 1) + 1
+                got += solid(line_start, start - 1)
+                start = line_start
+        ceiling = ranges[k + 1][0] if k < last else size + 1
+        if end < size and end + 1 < ceiling:
+            found = find("\n", end + 1)
             line_end = size if found < 0 else found
-            got += solid(end + 1, line_end)
-            end, first = line_end, False
+            got = solid(end + 1, line_end)
+            end = line_end
+            while got < _REACH and end < size and end + 1 < ceiling:
+                found = find("\n", end + 1)
+                line_end = size if found < 0 else found
+                got += solid(end + 1, line_end)
+                end = line_end
         if out and start <= out[-1][1] + 1:
             out[-1] = (out[-1][0], max(out[-1][1], end))
         else:
