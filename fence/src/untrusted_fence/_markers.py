@@ -927,23 +927,39 @@ def _with_neighbours(
 
 def _visible_lines(text: str, marks: list[tuple[int, int]]) -> str:
     """The visible projection of the lines that hold a hidden mark and of their neighbours,
-    ranges that are not neighbours joined by the barrier.
+    ranges that are not neighbours joined by the barrier."""
+    return _visible_parts(text, marks)[0]
+
+
+def _visible_parts(text: str, marks: list[tuple[int, int]]) -> tuple[str, str]:
+    """:func:`_visible_lines`, and the lines that hold a mark with the marks cut out, ranges
+    of them joined by the barrier: every other line of the first is a line of ``text`` as it
+    is, or the barrier.
 
     Line bounds come from ``find`` and ``rfind``, each over text not scanned before (a line
     end is only looked for past the current one), so many marks on one line stay linear."""
     ranges: list[tuple[int, int]] = []
+    changed: list[str] = []
     i = 0
     count = len(marks)
     size = len(text)
     while i < count:
         start = text.rfind("\n", 0, marks[i][0]) + 1
         end = -1
+        first = i
         while i < count and (end < 0 or marks[i][0] < end):
             if marks[i][1] > end:
                 found = text.find("\n", marks[i][1])
                 end = size if found < 0 else found
             i += 1
         ranges.append((start, end))
+        if changed:
+            changed.append(_BARRIER)
+        pos = start
+        for mark_start, mark_end in marks[first:i]:
+            changed.append(text[pos:mark_start])
+            pos = mark_end
+        changed.append(text[pos:end])
     # One join of every piece, the barrier between ranges.
     parts: list[str] = []
     k = 0
@@ -956,7 +972,7 @@ def _visible_lines(text: str, marks: list[tuple[int, int]]) -> str:
             pos = marks[k][1]
             k += 1
         parts.append(text[pos:end])
-    return "".join(parts)
+    return "".join(parts), "".join(changed)
 
 
 # Between lines of a variant that are not neighbours in the text: a line that no rule matches
@@ -996,28 +1012,37 @@ def _visible(text: str, marks: list[tuple[int, int]]) -> str:
     return _visible_lines(text, marks)
 
 
-def _variants(text: str) -> list[str]:
+# A variant, and (when they are known from how it was made) the only lines of it that may not
+# be lines of the text: the lines its change touched, each run of them joined by the barrier.
+_Variant = tuple[str, str | None]
+
+
+def _variants(text: str) -> list[_Variant]:
     """The entity-decoded, visible and tag-free variants, on the lines where they differ."""
-    variants = []
+    variants: list[_Variant] = []
     marks = mark_spans(text)
     if "&" in text:
-        variants.append(_decode(_lines_or_whole(text, "&", marks)))
+        variants.append((_decode(_lines_or_whole(text, "&", marks)), None))
     if marks:
-        visible = _visible(text, marks)
-        variants.append(visible)
+        if _dense(text, len(marks)):
+            visible = cut_marks(text)
+            variants.append((visible, None))
+        else:
+            visible, changed = _visible_parts(text, marks)
+            variants.append((visible, changed))
         if "&" in visible:
-            variants.append(_decode(visible))
+            variants.append((_decode(visible), None))
     if "<" in text and ">" in text:
         tagged = _lines_or_whole(text, "<", marks)
         if _TAG_RE.search(tagged):
             tagless = _TAG_RE.sub("", tagged)
-            variants.append(tagless)
+            variants.append((tagless, None))
             if "&" in tagless:
-                variants.append(_decode(tagless))
+                variants.append((_decode(tagless), None))
             if marks:
                 tm = mark_spans(tagless)
                 if tm:
-                    variants.append(_visible(tagless, tm))
+                    variants.append((_visible(tagless, tm), None))
     return variants
 
 
@@ -1037,12 +1062,48 @@ def find_markers(text: str) -> bool:
         scans.append(scan)
     # (A variant equal to one already searched finds nothing new: the hidden-cut variant of
     # the tag-free one is often the hidden-cut variant itself.)
-    variants = [v for v in dict.fromkeys(_variants(text)) if v != text]
+    variants: dict[str, str | None] = {}
+    for variant, changed in _variants(text):
+        if variant != text and variant not in variants:
+            variants[variant] = changed
     if not variants:
         return False
     for r, scan in zip(_RULES, scans, strict=True):
-        known = set(scan.lines)
-        if any(_new_lines_search(r, r.view(v), known) for v in variants):
+        # The lines of the views searched so far (none holds a match), built only for a
+        # variant whose changed lines are not known.
+        known: set[str] | None = None
+        searched: list[str] = []
+        for variant, changed in variants.items():
+            view = r.view(variant)
+            if changed is not None:
+                lines = r.view(changed).split("\n")
+                if _changed_lines_search(r, view, lines):
+                    return True
+                searched += lines
+                continue
+            if known is None:
+                known = set(scan.lines)
+                known.update(searched)
+            if _new_lines_search(r, view, known):
+                return True
+    return False
+
+
+def _changed_lines_search(rules: _Rules, view: str, lines: list[str]) -> bool:
+    """Whether ``rules`` match ``view`` (a variant's view), given ``lines``: the view of the
+    only lines of the variant that may not be lines of the text (the others are, or are the
+    barrier, and no rule matches a line of the text's views).
+
+    The views map a text line by line (no character folds to a string holding a line break,
+    and "rn" never spans one: a test checks), so the view of a line of the text is a line of
+    the text's view, which holds no match of a group: the groups run on ``lines`` only.  The
+    rules that span lines see the whole view."""
+    if rules.cross_search(view):
+        return True
+    scan = _Scan(rules, "\n".join(dict.fromkeys(lines)))
+    for g in rules.groups:
+        chosen = scan.chosen(g)
+        if chosen is not None and g.search(chosen):
             return True
     return False
 

@@ -1,0 +1,119 @@
+"""Marker detection that searches a variant's changed lines only (the visible variant built
+line by line) gives exactly what searching every rule on every whole view gives, and the facts
+that shortcut rests on hold (hypothesis)."""
+
+from __future__ import annotations
+
+import unicodedata2
+from _references import any_marker_on_whole_views
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from untrusted_fence import _chars, _markers
+from untrusted_fence._hidden import mark_spans
+
+_HIDDEN = "\u27e6hidden: "
+# Pieces of a line: markers split by a hidden mark, role and heading words, the fence's own
+# syntax, separators, entities and tags (other variants beside the visible one), lookalikes.
+_LINE_PIECES = [
+    "E" + _HIDDEN + "x\u27e7ND UNTRUSTED", "Hu" + _HIDDEN + "x\u27e7man:", "Human", ":",
+    "System", "# ", "> ", "- ", "end", "of", "quoted", "text", " ", "x", "1", ",", "!",
+    _HIDDEN + "x\u27e7", _HIDDEN + "a\nb\u27e7", _HIDDEN + "\n===\u27e7", "untr" + _HIDDEN + "x\u27e7",
+    "usted-comment-end", "<<<", "===", "---", "&shy;", "&amp;", "<b>", "</b>", "\u0415", "rn",
+    "rn" + _HIDDEN + "x\u27e7", "r" + _HIDDEN + "x\u27e7n", "abcdefghijklmnopqrstuvwxyz",
+]  # fmt: skip
+# Lines without marks, so that the marks are on fewer than half of the lines (the visible
+# variant is then built line by line, not from the whole text).
+_FILLER = ["", "ok", "looks good", "---", "===", "System", "<<<", "abcdefghij" * 6, "a, b", "\u00e9"]
+
+
+@st.composite
+def sparse_mark_text(draw: st.DrawFn) -> str:
+    lines: list[str] = []
+    for _ in range(draw(st.integers(1, 8))):
+        lines.append("".join(draw(st.lists(st.sampled_from(_LINE_PIECES), max_size=6))))
+        lines += draw(st.lists(st.sampled_from(_FILLER), min_size=2, max_size=6))
+    return "\n".join(lines)
+
+
+@settings(max_examples=600)
+@given(sparse_mark_text())
+def test_detection_on_the_changed_lines_of_the_visible_variant_equals_every_whole_view(
+    text: str,
+) -> None:
+    assert any_marker_on_whole_views(text) == _markers.find_markers(text)
+
+
+@settings(max_examples=400)
+@given(sparse_mark_text())
+def test_every_line_of_the_visible_variant_is_a_text_line_a_changed_line_or_the_barrier(
+    text: str,
+) -> None:
+    marks = mark_spans(text)
+    visible, changed = _markers._visible_parts(text, marks)
+    allowed = set(text.split("\n")) | set(changed.split("\n")) | {_markers._BARRIER.strip("\n")}
+    assert [] == [line for line in visible.split("\n") if line not in allowed]
+
+
+@settings(max_examples=300)
+@given(sparse_mark_text())
+def test_the_changed_lines_are_the_lines_that_hold_a_mark_with_the_marks_cut_out(
+    text: str,
+) -> None:
+    marks = mark_spans(text)
+    expected = []
+    for start, end in marks:
+        line_start = text.rfind("\n", 0, start) + 1
+        line_end = text.find("\n", end)
+        expected.append((line_start, len(text) if line_end < 0 else line_end))
+    runs: list[tuple[int, int]] = []
+    for start, end in expected:
+        if runs and start <= runs[-1][1]:
+            runs[-1] = (runs[-1][0], max(runs[-1][1], end))
+        else:
+            runs.append((start, end))
+    pieces = []
+    for start, end in runs:
+        parts, pos = [], start
+        for s, e in marks:
+            if start <= s and e <= end:
+                parts.append(text[pos:s])
+                pos = e
+        parts.append(text[pos:end])
+        pieces.append("".join(parts))
+    assert _markers._BARRIER.join(pieces) == _markers._visible_parts(text, marks)[1]
+
+
+_VIEW_TEXT = st.text(
+    alphabet=st.one_of(
+        st.sampled_from("rnmlI1|\"%`\n \t\u0131\u0130\u00df\u1e9e\u2028\u0085\u27e6\u27e7\ufb00"),
+        st.characters(codec="utf-8"),
+    ),
+    max_size=30,
+)
+
+
+@settings(max_examples=500)
+@given(_VIEW_TEXT, _VIEW_TEXT)
+def test_each_view_maps_a_text_line_by_line(first: str, second: str) -> None:
+    for rules in _markers._RULES:
+        expected = rules.view(first) + "\n" + rules.view(second)
+        assert expected == rules.view(first + "\n" + second)
+
+
+def test_no_step_of_a_view_makes_a_line_break() -> None:
+    # The views are casefold and fold: per character maps built from case folding, canonical
+    # decomposition, the confusables prototypes and the letter lookalikes, then "rn" to "m" and
+    # "l" to "i" (neither holds a line break).  A view maps a text line by line when none of
+    # those maps a character other than a line feed to a string holding one.
+    tables = [*_chars._CONFUSABLES.values(), *_chars.LETTER_LOOKALIKES.values()]
+    assert [] == [t for t in tables if "\n" in t]
+    made = []
+    for cp in range(0x110000):
+        if cp == 0x0A:
+            continue
+        char = chr(cp)
+        if "\n" in char.casefold() or "000A" in unicodedata2.decomposition(char).split():
+            made.append(cp)
+    assert [] == made
+
