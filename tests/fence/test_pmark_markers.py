@@ -117,3 +117,16 @@ def test_no_step_of_a_view_makes_a_line_break() -> None:
             made.append(cp)
     assert [] == made
 
+
+# Short lines, empty ones among them: the whole-line rules after a line break need a character
+# on the line, and the shortest role lines ("a:", "H:") have two.
+_SHORT_PIECES = ["", "a", "h", "H", ":", "\u2236", "ai", "x", " ", "\t", "end", "#", "-", "**"]
+short_lines = st.lists(
+    st.lists(st.sampled_from(_SHORT_PIECES), max_size=3).map("".join), max_size=12
+).map("\n".join)
+
+
+@settings(max_examples=500)
+@given(short_lines)
+def test_detection_on_short_and_empty_lines_equals_every_whole_view(text: str) -> None:
+    assert any_marker_on_whole_views(text) == _markers.find_markers(text)

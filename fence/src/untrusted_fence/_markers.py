@@ -647,6 +647,8 @@ class _Rules:
         heads = sorted({c for w in _HEADINGS for c in spellings(view(w)[0])})
         add(line_probes, "view", rx="#[ \t]*+[" + re.escape("".join(heads)) + "]", needs="#")
         role_rule, heading_rule = line_rules
+        # (Each line rule needs a character on the line: an empty line, common between
+        # paragraphs, fails at one lookahead instead of entering both rules.)
         for rules, line_group_probes in (
             ([phrase_rule, role_rule], []),
             ([heading_rule], line_probes),
@@ -657,8 +659,8 @@ class _Rules:
                     rules,
                     re.compile(f"^(?:{line})", re.M),
                     line_group_probes,
-                    re.compile(f"(?:{line})", re.M),
-                    re.compile(f"\n(?:{line})", re.M),
+                    re.compile(f"(?=[^\n])(?:{line})", re.M),
+                    re.compile(f"\n(?=[^\n])(?:{line})", re.M),
                 )
             )
         self.line_rules = [phrase_rule, *line_rules]
