@@ -130,3 +130,49 @@ short_lines = st.lists(
 @given(short_lines)
 def test_detection_on_short_and_empty_lines_equals_every_whole_view(text: str) -> None:
     assert any_marker_on_whole_views(text) == _markers.find_markers(text)
+
+
+_COMPACT_TEXT = st.text(
+    alphabet=st.one_of(
+        st.sampled_from(" \t._-*|/\\\n\u00a0\u2028\u27e6\ud800\u00e9trusted<>"),
+        st.characters(codec="utf-8"),
+    ),
+    max_size=30,
+)
+
+
+@settings(max_examples=400)
+@given(_COMPACT_TEXT)
+def test_the_compacted_view_made_from_its_utf8_equals_the_compacted_view_encoded(
+    text: str,
+) -> None:
+    for rules in _markers._RULES:
+        view = rules.view(text)
+        raw = view.encode("utf-8", "surrogatepass")
+        expected = rules.compact(view).encode("utf-8", "surrogatepass")
+        assert expected == rules.compact_utf8(view, raw)
+
+
+_CROSS_PIECES = [
+    "un", "trus", "ted", "trusted", "-", " ", "\n", "\n\n", "comment", "check", "output", "end",
+    "begin", "<<<", "\u00ab\u00ab", "\u00e9", "x", "System", "===", "\u0443",
+]  # fmt: skip
+
+
+@settings(max_examples=400)
+@given(st.lists(st.sampled_from(_CROSS_PIECES), max_size=14).map("".join))
+def test_the_rules_across_lines_on_utf8_bytes_equal_the_rules_on_the_compacted_text(
+    text: str,
+) -> None:
+    for rules in _markers._RULES:
+        view = rules.view(text)
+        full = rules.compact(view).replace("\n", "")
+        expected = (
+            rules.cross_exists.search(full) is not None
+            or _markers._setext_lines(view, rules.setext_rx) != []
+        )
+        scan = _markers._Scan(rules, view)
+        assert (expected, expected) == (
+            rules.cross_search(view),
+            rules.cross_search(view, scan.compact_utf8),
+        )

@@ -26,7 +26,7 @@ from functools import lru_cache
 from itertools import accumulate, chain, islice, pairwise, repeat
 from operator import add, itemgetter, le, lt, sub
 
-from ._chars import casefold, delete_chars, fold, is_forbidden
+from ._chars import casefold, delete_chars, delete_chars_utf8, fold, is_forbidden
 from ._hidden import MARK_CLOSE, MARK_OPEN, cut_marks, mark_spans, merge
 from ._recent import registered
 
@@ -178,6 +178,7 @@ class _Scan:
         self.rules = rules
         self.view = view
         self._compact: str | None = None
+        self._compact_utf8: bytes | None = None
         self._raw: bytes | None = None
         self._shapes: dict[str, bytes] = {}
         self._lines: list[str] | None = None
@@ -189,18 +190,30 @@ class _Scan:
         self.line_count = view.count("\n") + 1
 
     @property
+    def raw(self) -> bytes:
+        """The view in UTF-8 (encoded once, for the compacted view and the shapes)."""
+        if self._raw is None:
+            self._raw = self.view.encode("utf-8", "surrogatepass")
+        return self._raw
+
+    @property
+    def compact_utf8(self) -> bytes:
+        """The compacted view in UTF-8."""
+        if self._compact_utf8 is None:
+            self._compact_utf8 = self.rules.compact_utf8(self.view, self.raw)
+        return self._compact_utf8
+
+    @property
     def compact(self) -> str:
         if self._compact is None:
-            self._compact = self.rules.compact(self.view)
+            self._compact = self.compact_utf8.decode("utf-8", "surrogatepass")
         return self._compact
 
     def shape(self, name: str) -> bytes:
         shape = self._shapes.get(name)
         if shape is None:
-            if self._raw is None:
-                self._raw = self.view.encode("utf-8", "surrogatepass")
             table = self.rules.shape_tables[name]
-            shape = self._shapes[name] = self._raw.translate(table, _CONTINUATION)
+            shape = self._shapes[name] = self.raw.translate(table, _CONTINUATION)
         return shape
 
     def target(self, probe: _Probe) -> str | bytes:
@@ -694,11 +707,23 @@ class _Rules:
         behind = "|".join(f"(?<={b}{u}{literal_key})" for b in before for u in ("", un))
         self.cross_exists = re.compile(rf"{literal_key}(?:{rest}|{behind})")
         self.cross_key = view("trusted")
+        self.cross_key_utf8 = self.cross_key.encode("utf-8")
         # A setext heading whose text is a role or instruction word.
         self.setext_rx = re.compile(rf"(?:>[ \t]*+)*+{alt(_HEADINGS)}[ \t]*+{colon}?[ \t]*+")
 
     def compact(self, text: str) -> str:
         return delete_chars(text, self.sep_ascii, self.sep_others)
+
+    def compact_utf8(self, text: str, raw: bytes) -> bytes:
+        """``compact(text)`` in UTF-8, from ``raw``, the UTF-8 of ``text`` (as
+        :func:`delete_chars_utf8` makes it, without encoding the text again: UTF-8 is
+        self-synchronising, so deleting bytes deletes characters)."""
+        out = raw.translate(None, self.sep_ascii)
+        if self.sep_others and not raw.isascii():
+            for char in self.sep_others:
+                if char in text:
+                    out = out.replace(char.encode("utf-8", "surrogatepass"), b"")
+        return out
 
     def full_compact(self, text: str) -> str:
         return delete_chars(text, self.sep_ascii + b"\n", self.sep_others)
@@ -715,18 +740,24 @@ class _Rules:
             chosen = scan.chosen(g)
             if chosen is not None and g.search(chosen):
                 return True
-        return self.cross_search(scan.view, scan.compact)
+        return self.cross_search(scan.view, scan.compact_utf8)
 
-    def cross_search(self, view: str, compact: str | None = None) -> bool:
+    def cross_search(self, view: str, compact_utf8: bytes | None = None) -> bool:
         """The rules that span lines: the fence's own syntax with line breaks and separators
-        removed, and setext role headings."""
-        if compact is None:
-            compact = self.compact(view)
+        removed, and setext role headings (``compact_utf8``: the compacted view in UTF-8, when
+        it is at hand)."""
         # (The key test only skips the regex: every match holds the key.  A line break inside
-        # the key counts too: "trus" at the end of one line, "ted" on the next.)
-        full = compact.replace("\n", "") if "\n" in compact else compact
-        if self.cross_key in full and self.cross_exists.search(full) is not None:
-            return True
+        # the key counts too: "trus" at the end of one line, "ted" on the next.  It is made on
+        # the UTF-8 bytes, where a deletion is one translate and the key is found where it is
+        # found in the text.)
+        if compact_utf8 is None:
+            full = delete_chars_utf8(view, self.sep_ascii + b"\n", self.sep_others)
+        else:
+            full = compact_utf8.translate(None, b"\n")
+        if self.cross_key_utf8 in full:
+            text = full.decode("utf-8", "surrogatepass")
+            if self.cross_exists.search(text) is not None:
+                return True
         return _setext_lines(view, self.setext_rx) != []
 
 
