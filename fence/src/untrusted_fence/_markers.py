@@ -132,7 +132,9 @@ class _Probe:
     rx: re.Pattern[str] | re.Pattern[bytes] | None = None
     non_ascii: bool = False  # the literal holds a non-ASCII character
     # A literal that every match of ``rx`` starts with: where it is not found (a count the
-    # scan keeps for every probe that needs it), the regex is not run.
+    # scan keeps for every probe that needs it), the regex is not run.  For a literal probe, a
+    # part of its literal with no separator, counted on the compacted view (where the
+    # tag probes count it too): where it is not found, neither is the literal.
     needs: str | None = None
 
 
@@ -281,6 +283,12 @@ class _Scan:
         view_ascii = self.view.isascii()
         for probe in probes:
             if probe.non_ascii and view_ascii:
+                continue
+            if (
+                probe.literal is not None
+                and probe.needs is not None
+                and not self._count("compact", probe.needs, self.compact)
+            ):
                 continue
             text = self.target(probe)
             if probe.literal is not None:
@@ -620,15 +628,16 @@ class _Rules:
         keyed.append(rf"{lb}[ \t]*+/?[ \t]*+{alt(_SQUARE)}[ \t]*+{rb}")
         keyed.append(rf"{lt}{lt}[ \t]*+/?{word('sys')}[ \t]*+{gt}{gt}")
         add(probes, "compact", rx=rf"{lb}{compact_alt(_SQUARE)}{rb}", needs=view("["))
-        add(probes, "compact", literal=view("<") + view("<") + view("sys"))
+        # (A literal holding "<" is looked for only where the compacted view holds one.)
+        add(probes, "compact", literal=view("<") + view("<") + view("sys"), needs=view("<"))
         group()
         # <s> and </s> on their own (not <s>struck</s> inside a sentence).
         s_open, s_close = rf"{lt}{word('s')}{gt}", rf"{lt}/{word('s')}{gt}"
         # (The lookbehind after the literal: a regex that starts with a literal is fast.)
         lone_close = rf"{s_close}(?<![^\s>\]]{s_close})" if fast else rf"(?<![^\s>\]]){s_close}"
         keyed.append(rf"{s_open}(?=[\s<\[]|$)|{lone_close}|{s_close}(?=[<\[])")
-        add(probes, "view", literal=view("<s>"))
-        add(probes, "view", literal=view("</s>"))
+        add(probes, "view", literal=view("<s>"), needs=view("<"))
+        add(probes, "view", literal=view("</s>"), needs=view("<"))
         group()
         # Framing tags.
         tag_tail = rf"{stop}[^<>\n]{{0,80}}+{gt}"
