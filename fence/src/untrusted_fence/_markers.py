@@ -189,6 +189,8 @@ class _Scan:
         # The counts of the literals probed so far (a gate's word is also another probe's
         # start), by target.
         self._counts: dict[tuple[str, str | bytes], int] = {}
+        # Whether a needed literal is found, by target (where its count is not known).
+        self._found: dict[tuple[str, str | bytes], bool] = {}
         self.line_count = view.count("\n") + 1
 
     @property
@@ -287,7 +289,7 @@ class _Scan:
             if (
                 probe.literal is not None
                 and probe.needs is not None
-                and not self._count("compact", probe.needs, self.compact)
+                and not self._present("compact", probe.needs, self.compact)
             ):
                 continue
             text = self.target(probe)
@@ -295,7 +297,7 @@ class _Scan:
                 n = self._count(probe.on, probe.literal, text)
             else:
                 assert probe.rx is not None
-                if probe.needs is not None and not self._count(probe.on, probe.needs, text):
+                if probe.needs is not None and not self._present(probe.on, probe.needs, text):
                     continue
                 n = len(probe.rx.findall(text))  # type: ignore[arg-type]
             if n:
@@ -305,10 +307,24 @@ class _Scan:
                 counted.append((probe, text))
         return counted
 
+    def _present(self, on: str, needle: str, text: str | bytes) -> bool:
+        """Whether ``needle`` is in ``text``: its count when one is known, else a search that
+        stops at the first occurrence (a needed literal is often early, or absent)."""
+        key = (on, needle)
+        n = self._counts.get(key)
+        if n is not None:
+            return n > 0
+        found = self._found.get(key)
+        if found is None:
+            found = self._found[key] = needle in text  # type: ignore[operator]
+        return found
+
     def _count(self, on: str, needle: str | bytes, text: str | bytes) -> int:
         key = (on, needle)
         n = self._counts.get(key)
         if n is None:
+            if self._found.get(key) is False:
+                return 0
             n = self._counts[key] = text.count(needle)  # type: ignore[arg-type]
         return n
 
@@ -616,8 +632,9 @@ class _Rules:
             not_bar = "[^\n<>" + bar[1:-1] + "]"
             keyed.append(rf"{lt}[ \t]*+{bar}{not_bar}{{0,40}}+{bar}[ \t]*+{gt}")
             self.shape_tables["bar"] = _shape_table({"b": bars, "s": " \t", "g": view(">")})
-            add(probes, "bar", literal=b"bg")
-            add(probes, "bar", literal=b"bsg")
+            # (Class "g" is ">" alone, which compaction keeps: no ">", no probe found.)
+            add(probes, "bar", literal=b"bg", needs=view(">"))
+            add(probes, "bar", literal=b"bsg", needs=view(">"))
             group()
         keyed.append(
             rf"{lt}[ \t]*+(?:{bar}[ \t]*+)?{alt(_CHAT)}{stop}(?:[ \t]*+{bar})?(?:[ \t]*+{gt})?"
