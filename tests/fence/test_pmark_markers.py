@@ -18,13 +18,16 @@ _HIDDEN = "\u27e6hidden: "
 _LINE_PIECES = [
     "E" + _HIDDEN + "x\u27e7ND UNTRUSTED", "Hu" + _HIDDEN + "x\u27e7man:", "Human", ":",
     "System", "# ", "> ", "- ", "end", "of", "quoted", "text", " ", "x", "1", ",", "!",
-    _HIDDEN + "x\u27e7", _HIDDEN + "a\nb\u27e7", _HIDDEN + "\n===\u27e7", "untr" + _HIDDEN + "x\u27e7",
+    _HIDDEN + "x\u27e7", _HIDDEN + "a\nb\u27e7", _HIDDEN + "\n===\u27e7",
+    "untr" + _HIDDEN + "x\u27e7",
     "usted-comment-end", "<<<", "===", "---", "&shy;", "&amp;", "<b>", "</b>", "\u0415", "rn",
     "rn" + _HIDDEN + "x\u27e7", "r" + _HIDDEN + "x\u27e7n", "abcdefghijklmnopqrstuvwxyz",
 ]  # fmt: skip
 # Lines without marks, so that the marks are on fewer than half of the lines (the visible
 # variant is then built line by line, not from the whole text).
-_FILLER = ["", "ok", "looks good", "---", "===", "System", "<<<", "abcdefghij" * 6, "a, b", "\u00e9"]
+_FILLER = [
+    "", "ok", "looks good", "---", "===", "System", "<<<", "abcdefghij" * 6, "a, b", "\u00e9",
+]  # fmt: skip
 
 
 @st.composite
@@ -86,7 +89,7 @@ def test_the_changed_lines_are_the_lines_that_hold_a_mark_with_the_marks_cut_out
 
 _VIEW_TEXT = st.text(
     alphabet=st.one_of(
-        st.sampled_from("rnmlI1|\"%`\n \t\u0131\u0130\u00df\u1e9e\u2028\u0085\u27e6\u27e7\ufb00"),
+        st.sampled_from('rnmlI1|"%`\n \t\u0131\u0130\u00df\u1e9e\u2028\u0085\u27e6\u27e7\ufb00'),
         st.characters(codec="utf-8"),
     ),
     max_size=30,

@@ -316,7 +316,7 @@ class _Scan:
             return n > 0
         found = self._found.get(key)
         if found is None:
-            found = self._found[key] = needle in text  # type: ignore[operator]
+            found = self._found[key] = needle in text
         return found
 
     def _count(self, on: str, needle: str | bytes, text: str | bytes) -> int:
@@ -901,7 +901,9 @@ def _cross_alphabet(rules: _Rules) -> set[str]:
 _ZERO_CHARS = re.escape("&" + MARK_OPEN[0] + MARK_CLOSE)
 # (A stop character that also gives 0, "&", is left out of the stop class.)
 _STOP_CHARS = re.escape(_stop_bytes().decode("ascii").replace("&", ""))
-_SOLID_RE = re.compile(f"[^{_ZERO_CHARS}{_STOP_CHARS}]*+(?:([{_STOP_CHARS}])[^{_ZERO_CHARS}]*+)?\\Z")
+_SOLID_RE = re.compile(
+    f"[^{_ZERO_CHARS}{_STOP_CHARS}]*+(?:([{_STOP_CHARS}])[^{_ZERO_CHARS}]*+)?\\Z"
+)
 
 
 def _solid(text: str, start: int, end: int) -> int:
