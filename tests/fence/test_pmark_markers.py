@@ -22,6 +22,13 @@ _LINE_PIECES = [
     "untr" + _HIDDEN + "x\u27e7",
     "usted-comment-end", "<<<", "===", "---", "&shy;", "&amp;", "<b>", "</b>", "\u0415", "rn",
     "rn" + _HIDDEN + "x\u27e7", "r" + _HIDDEN + "x\u27e7n", "abcdefghijklmnopqrstuvwxyz",
+    "[the docs]" + _HIDDEN + "(https://x.y/d)\u27e7.", "]" + _HIDDEN + "x\u27e7",
+    _HIDDEN + "x\u27e7.",
+    "trus" + _HIDDEN + "x\u27e7ted", "t" + _HIDDEN + "x\u27e7", _HIDDEN + "x\u27e7rusted",
+    "<<<un" + _HIDDEN + "x\u27e7trusted", "-comment-", "end", "begin", "\u00ab\u00ab", "]",
+    _HIDDEN + "x\u27e7" + _HIDDEN + "y\u27e7", "System" + _HIDDEN + "x\u27e7",
+    "-" + _HIDDEN + "x\u27e7",
+    "=" + _HIDDEN + "x\u27e7", _HIDDEN + "x\u27e7===", "\u0443",
 ]  # fmt: skip
 # Lines without marks, so that the marks are on fewer than half of the lines (the visible
 # variant is then built line by line, not from the whole text).
@@ -179,3 +186,37 @@ def test_the_rules_across_lines_on_utf8_bytes_equal_the_rules_on_the_compacted_t
             rules.cross_search(view),
             rules.cross_search(view, scan.compact_utf8),
         )
+
+
+# Shapes of the rules across lines, a hidden mark cut into them at any point with a character
+# right before and after it that may or may not block the key across the cut, among lines
+# without marks (so the visible variant is built line by line).
+_ACROSS = [
+    "<<<untrusted-comment-end", "untrusted-check-output-begin", "\u00ab\u00abtrusted",
+    "trusted-comment-start", "<<<untr\u0443sted", "System\n===", "Human:\n---", "instructions\n===",
+    "# System\n---", "<<<\n\nuntrusted-comment\nend", "<<<\nuntrusted", "\u00ab\u00ab\ntrusted x",
+    "<<<untr\nusted",
+]  # fmt: skip
+
+
+@st.composite
+def cut_across_text(draw: st.DrawFn) -> str:
+    shape = draw(st.sampled_from(_ACROSS))
+    k = draw(st.integers(0, len(shape)))
+    mark = draw(st.sampled_from([_HIDDEN + "x\u27e7", _HIDDEN + "a\nb\u27e7", _HIDDEN + "\u27e7"]))
+    before = draw(st.sampled_from(["", "]", "x", " ", "\n", ".", "\u00e9"]))
+    after = draw(st.sampled_from(["", ".", "]", "x", " ", "\n", "\u00e9"]))
+    line = shape[:k] + before + mark + after + shape[k:]
+    above = draw(st.lists(st.sampled_from(_FILLER), min_size=2, max_size=5))
+    below = draw(st.lists(st.sampled_from(_FILLER), min_size=3, max_size=6))
+    # Another mark, after a "]" (blocking), far above: the cut above must still be looked at.
+    link = ["[the docs]" + _HIDDEN + "(https://x.y/d)\u27e7.", "", "ok", "ok", "ok"]
+    return "\n".join([*(link if draw(st.booleans()) else []), *above, line, *below])
+
+
+@settings(max_examples=800)
+@given(cut_across_text())
+def test_detection_of_rules_across_lines_cut_by_a_hidden_mark_equals_every_whole_view(
+    text: str,
+) -> None:
+    assert any_marker_on_whole_views(text) == _markers.find_markers(text)

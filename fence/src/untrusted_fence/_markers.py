@@ -181,6 +181,7 @@ class _Scan:
         self.view = view
         self._compact: str | None = None
         self._compact_utf8: bytes | None = None
+        self._full_compact_utf8: bytes | None = None
         self._raw: bytes | None = None
         self._shapes: dict[str, bytes] = {}
         self._lines: list[str] | None = None
@@ -212,6 +213,14 @@ class _Scan:
         if self._compact is None:
             self._compact = self.compact_utf8.decode("utf-8", "surrogatepass")
         return self._compact
+
+    @property
+    def full_compact_utf8(self) -> bytes:
+        """The compacted view in UTF-8 without its line breaks (what the rules across lines
+        read)."""
+        if self._full_compact_utf8 is None:
+            self._full_compact_utf8 = self.compact_utf8.translate(None, b"\n")
+        return self._full_compact_utf8
 
     def shape(self, name: str) -> bytes:
         shape = self._shapes.get(name)
@@ -766,17 +775,21 @@ class _Rules:
             chosen = scan.chosen(g)
             if chosen is not None and g.search(chosen):
                 return True
-        return self.cross_search(scan.view, scan.compact_utf8)
+        return self.cross_search(scan.view, full_utf8=scan.full_compact_utf8)
 
-    def cross_search(self, view: str, compact_utf8: bytes | None = None) -> bool:
+    def cross_search(
+        self, view: str, compact_utf8: bytes | None = None, full_utf8: bytes | None = None
+    ) -> bool:
         """The rules that span lines: the fence's own syntax with line breaks and separators
         removed, and setext role headings (``compact_utf8``: the compacted view in UTF-8, when
-        it is at hand)."""
+        it is at hand; ``full_utf8``: the same without line breaks)."""
         # (The key test only skips the regex: every match holds the key.  A line break inside
         # the key counts too: "trus" at the end of one line, "ted" on the next.  It is made on
         # the UTF-8 bytes, where a deletion is one translate and the key is found where it is
         # found in the text.)
-        if compact_utf8 is None:
+        if full_utf8 is not None:
+            full = full_utf8
+        elif compact_utf8 is None:
             full = delete_chars_utf8(view, self.sep_ascii + b"\n", self.sep_others)
         else:
             full = compact_utf8.translate(None, b"\n")
@@ -995,45 +1008,67 @@ def _visible_lines(text: str, marks: list[tuple[int, int]]) -> str:
 def _visible_parts(text: str, marks: list[tuple[int, int]]) -> tuple[str, str]:
     """:func:`_visible_lines`, and the lines that hold a mark with the marks cut out, ranges
     of them joined by the barrier: every other line of the first is a line of ``text`` as it
-    is, or the barrier.
+    is, or the barrier."""
+    visible = _VisibleLines(text, marks)
+    return visible.variant, visible.changed
+
+
+class _VisibleLines:
+    """The visible variant of a text built line by line: its changed lines (the lines that
+    hold a mark, marks cut out, runs of them joined by the barrier) at once, the variant (those
+    lines with their neighbours) only when asked for.
 
     Line bounds come from ``find`` and ``rfind``, each over text not scanned before (a line
     end is only looked for past the current one), so many marks on one line stay linear."""
-    ranges: list[tuple[int, int]] = []
-    changed: list[str] = []
-    i = 0
-    count = len(marks)
-    size = len(text)
-    while i < count:
-        start = text.rfind("\n", 0, marks[i][0]) + 1
-        end = -1
-        first = i
-        while i < count and (end < 0 or marks[i][0] < end):
-            if marks[i][1] > end:
-                found = text.find("\n", marks[i][1])
-                end = size if found < 0 else found
-            i += 1
-        ranges.append((start, end))
-        if changed:
-            changed.append(_BARRIER)
-        pos = start
-        for mark_start, mark_end in marks[first:i]:
-            changed.append(text[pos:mark_start])
-            pos = mark_end
-        changed.append(text[pos:end])
-    # One join of every piece, the barrier between ranges.
-    parts: list[str] = []
-    k = 0
-    for start, end in _with_neighbours(text, ranges, marks):
-        if parts:
-            parts.append(_BARRIER)
-        pos = start
-        while k < count and marks[k][0] < end:
-            parts.append(text[pos : marks[k][0]])
-            pos = marks[k][1]
-            k += 1
-        parts.append(text[pos:end])
-    return "".join(parts), "".join(changed)
+
+    def __init__(self, text: str, marks: list[tuple[int, int]]) -> None:
+        self.text = text
+        self.marks = marks
+        ranges: list[tuple[int, int]] = []
+        changed: list[str] = []
+        i = 0
+        count = len(marks)
+        size = len(text)
+        while i < count:
+            start = text.rfind("\n", 0, marks[i][0]) + 1
+            end = -1
+            first = i
+            while i < count and (end < 0 or marks[i][0] < end):
+                if marks[i][1] > end:
+                    found = text.find("\n", marks[i][1])
+                    end = size if found < 0 else found
+                i += 1
+            ranges.append((start, end))
+            if changed:
+                changed.append(_BARRIER)
+            pos = start
+            for mark_start, mark_end in marks[first:i]:
+                changed.append(text[pos:mark_start])
+                pos = mark_end
+            changed.append(text[pos:end])
+        self.ranges = ranges
+        self.changed = "".join(changed)
+        self._variant: str | None = None
+
+    @property
+    def variant(self) -> str:
+        if self._variant is None:
+            # One join of every piece, the barrier between ranges.
+            text, marks = self.text, self.marks
+            count = len(marks)
+            parts: list[str] = []
+            k = 0
+            for start, end in _with_neighbours(text, self.ranges, marks):
+                if parts:
+                    parts.append(_BARRIER)
+                pos = start
+                while k < count and marks[k][0] < end:
+                    parts.append(text[pos : marks[k][0]])
+                    pos = marks[k][1]
+                    k += 1
+                parts.append(text[pos:end])
+            self._variant = "".join(parts)
+        return self._variant
 
 
 # Between lines of a variant that are not neighbours in the text: a line that no rule matches
@@ -1073,37 +1108,36 @@ def _visible(text: str, marks: list[tuple[int, int]]) -> str:
     return _visible_lines(text, marks)
 
 
-# A variant, and (when they are known from how it was made) the only lines of it that may not
-# be lines of the text: the lines its change touched, each run of them joined by the barrier.
-_Variant = tuple[str, str | None]
-
-
-def _variants(text: str) -> list[_Variant]:
-    """The entity-decoded, visible and tag-free variants, on the lines where they differ."""
-    variants: list[_Variant] = []
+def _variants(text: str) -> list[str | _VisibleLines]:
+    """The entity-decoded, visible and tag-free variants, on the lines where they differ (the
+    visible one built line by line not made yet)."""
+    variants: list[str | _VisibleLines] = []
     marks = mark_spans(text)
     if "&" in text:
-        variants.append((_decode(_lines_or_whole(text, "&", marks)), None))
+        variants.append(_decode(_lines_or_whole(text, "&", marks)))
     if marks:
         if _dense(text, len(marks)):
             visible = cut_marks(text)
-            variants.append((visible, None))
+            variants.append(visible)
+            if "&" in visible:
+                variants.append(_decode(visible))
         else:
-            visible, changed = _visible_parts(text, marks)
-            variants.append((visible, changed))
-        if "&" in visible:
-            variants.append((_decode(visible), None))
+            lines = _VisibleLines(text, marks)
+            variants.append(lines)
+            # (Its characters are the text's and the barrier's: no "&" in the text, none in it.)
+            if "&" in text and "&" in lines.variant:
+                variants.append(_decode(lines.variant))
     if "<" in text and ">" in text:
         tagged = _lines_or_whole(text, "<", marks)
         if _TAG_RE.search(tagged):
             tagless = _TAG_RE.sub("", tagged)
-            variants.append((tagless, None))
+            variants.append(tagless)
             if "&" in tagless:
-                variants.append((_decode(tagless), None))
+                variants.append(_decode(tagless))
             if marks:
                 tm = mark_spans(tagless)
                 if tm:
-                    variants.append((_visible(tagless, tm), None))
+                    variants.append(_visible(tagless, tm))
     return variants
 
 
@@ -1123,50 +1157,94 @@ def find_markers(text: str) -> bool:
         scans.append(scan)
     # (A variant equal to one already searched finds nothing new: the hidden-cut variant of
     # the tag-free one is often the hidden-cut variant itself.)
-    variants: dict[str, str | None] = {}
-    for variant, changed in _variants(text):
-        if variant != text and variant not in variants:
-            variants[variant] = changed
-    if not variants:
+    variants: dict[str, None] = {}
+    by_lines: list[_VisibleLines] = []
+    for variant in _variants(text):
+        if isinstance(variant, _VisibleLines):
+            by_lines.append(variant)
+        elif variant != text:
+            variants[variant] = None
+    if not variants and not by_lines:
         return False
     for r, scan in zip(_RULES, scans, strict=True):
-        # The lines of the views searched so far (none holds a match), built only for a
+        # The lines of the views searched so far (none holds a match), a set built only for a
         # variant whose changed lines are not known.
-        known: set[str] | None = None
         searched: list[str] = []
-        for variant, changed in variants.items():
-            view = r.view(variant)
-            if changed is not None:
-                lines = r.view(changed).split("\n")
-                if _changed_lines_search(r, view, lines):
-                    return True
-                searched += lines
-                continue
+        for visible in by_lines:
+            lines = r.view(visible.changed).split("\n")
+            if _groups_on_lines(r, lines):
+                return True
+            if _may_cross(r, scan, visible, lines) and r.cross_search(r.view(visible.variant)):
+                return True
+            searched += lines
+        known: set[str] | None = None
+        for variant in variants:
             if known is None:
                 known = set(scan.lines)
                 known.update(searched)
-            if _new_lines_search(r, view, known):
+            if _new_lines_search(r, r.view(variant), known):
                 return True
     return False
 
 
-def _changed_lines_search(rules: _Rules, view: str, lines: list[str]) -> bool:
-    """Whether ``rules`` match ``view`` (a variant's view), given ``lines``: the view of the
-    only lines of the variant that may not be lines of the text (the others are, or are the
-    barrier, and no rule matches a line of the text's views).
+def _groups_on_lines(rules: _Rules, lines: list[str]) -> bool:
+    """Whether a group of ``rules`` matches one of ``lines`` (a view's lines).
 
-    The views map a text line by line (no character folds to a string holding a line break,
-    and "rn" never spans one: a test checks), so the view of a line of the text is a line of
-    the text's view, which holds no match of a group: the groups run on ``lines`` only.  The
-    rules that span lines see the whole view."""
-    if rules.cross_search(view):
-        return True
+    For a visible variant built line by line, ``lines`` is the view of its changed lines: the
+    views map a text line by line (no character folds to a string holding a line break, and
+    "rn" never spans one: a test checks), so the view of any other line of the variant is a
+    line of the text's view, which holds no match of a group."""
     scan = _Scan(rules, "\n".join(dict.fromkeys(lines)))
     for g in rules.groups:
         chosen = scan.chosen(g)
         if chosen is not None and g.search(chosen):
             return True
     return False
+
+
+def _blocking(rules: _Rules, chars: set[str]) -> set[str]:
+    """The characters of ``chars`` whose view is one character that compaction keeps (no
+    separator, no line break) and that the key of the rules across lines does not hold: next
+    to a cut, one of them stands in the compacted variant right at the cut.  A hidden mark's
+    bracket never does (where two marks touch, it is cut out too)."""
+    key = set(rules.cross_key)
+    out = set()
+    for char in chars:
+        if char in (MARK_OPEN[0], MARK_CLOSE):
+            continue
+        folded = rules.view(char)
+        if len(folded) == 1 and folded not in rules.seps and folded != "\n" and folded not in key:
+            out.add(char)
+    return out
+
+
+def _may_cross(rules: _Rules, scan: _Scan, visible: _VisibleLines, lines: list[str]) -> bool:
+    """Whether the rules across lines may match the view of ``visible``'s variant, when they
+    match nothing in ``scan`` (the text's view) and ``lines`` (the view of its changed lines).
+
+    A match of the fence's own syntax holds its key.  The variant's view, compacted, is the
+    text's, compacted, on every stretch between two cuts (the views map character by
+    character, except fold's "rn" to "m", which the key does not hold), so where the text's
+    compacted view lacks the key, a key in the variant's holds the characters on both sides of
+    a cut: not so when each cut has a blocking character (:func:`_blocking`) right before or
+    right after its mark.  A setext heading's two lines are next to each other in the variant
+    only as they are in the text unless one of them is a changed line: not so when no changed
+    line reads as a heading or an underline."""
+    if any(
+        _UNDERLINE_LINE_RE.fullmatch(line) or rules.setext_rx.fullmatch(line)
+        for line in dict.fromkeys(lines)
+    ):
+        return True
+    if rules.cross_key_utf8 in scan.full_compact_utf8:
+        return True
+    text, marks = visible.text, visible.marks
+    size = len(text)
+    before = [text[s - 1] if s else "\n" for s, _ in marks]
+    after = [text[e] if e < size else "\n" for _, e in marks]
+    blocking = _blocking(rules, set(before) | set(after))
+    if all(map(blocking.__contains__, before)):
+        return False
+    return not all(b in blocking or a in blocking for b, a in zip(before, after, strict=True))
 
 
 def _new_lines_search(rules: _Rules, view: str, known: set[str]) -> bool:
