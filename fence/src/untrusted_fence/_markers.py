@@ -26,7 +26,7 @@ from functools import lru_cache
 from itertools import accumulate, chain, islice, pairwise, repeat
 from operator import add, itemgetter, le, lt, sub
 
-from ._chars import casefold, delete_chars, fold, is_forbidden
+from ._chars import casefold, delete_chars, delete_chars_utf8, fold, is_forbidden
 from ._hidden import MARK_CLOSE, MARK_OPEN, cut_marks, mark_spans, merge
 from ._recent import registered
 
@@ -132,7 +132,9 @@ class _Probe:
     rx: re.Pattern[str] | re.Pattern[bytes] | None = None
     non_ascii: bool = False  # the literal holds a non-ASCII character
     # A literal that every match of ``rx`` starts with: where it is not found (a count the
-    # scan keeps for every probe that needs it), the regex is not run.
+    # scan keeps for every probe that needs it), the regex is not run.  For a literal probe, a
+    # part of its literal with no separator, counted on the compacted view (where the
+    # tag probes count it too): where it is not found, neither is the literal.
     needs: str | None = None
 
 
@@ -178,6 +180,8 @@ class _Scan:
         self.rules = rules
         self.view = view
         self._compact: str | None = None
+        self._compact_utf8: bytes | None = None
+        self._full_compact_utf8: bytes | None = None
         self._raw: bytes | None = None
         self._shapes: dict[str, bytes] = {}
         self._lines: list[str] | None = None
@@ -186,21 +190,43 @@ class _Scan:
         # The counts of the literals probed so far (a gate's word is also another probe's
         # start), by target.
         self._counts: dict[tuple[str, str | bytes], int] = {}
+        # Whether a needed literal is found, by target (where its count is not known).
+        self._found: dict[tuple[str, str | bytes], bool] = {}
         self.line_count = view.count("\n") + 1
+
+    @property
+    def raw(self) -> bytes:
+        """The view in UTF-8 (encoded once, for the compacted view and the shapes)."""
+        if self._raw is None:
+            self._raw = self.view.encode("utf-8", "surrogatepass")
+        return self._raw
+
+    @property
+    def compact_utf8(self) -> bytes:
+        """The compacted view in UTF-8."""
+        if self._compact_utf8 is None:
+            self._compact_utf8 = self.rules.compact_utf8(self.view, self.raw)
+        return self._compact_utf8
 
     @property
     def compact(self) -> str:
         if self._compact is None:
-            self._compact = self.rules.compact(self.view)
+            self._compact = self.compact_utf8.decode("utf-8", "surrogatepass")
         return self._compact
+
+    @property
+    def full_compact_utf8(self) -> bytes:
+        """The compacted view in UTF-8 without its line breaks (what the rules across lines
+        read)."""
+        if self._full_compact_utf8 is None:
+            self._full_compact_utf8 = self.compact_utf8.translate(None, b"\n")
+        return self._full_compact_utf8
 
     def shape(self, name: str) -> bytes:
         shape = self._shapes.get(name)
         if shape is None:
-            if self._raw is None:
-                self._raw = self.view.encode("utf-8", "surrogatepass")
             table = self.rules.shape_tables[name]
-            shape = self._shapes[name] = self._raw.translate(table, _CONTINUATION)
+            shape = self._shapes[name] = self.raw.translate(table, _CONTINUATION)
         return shape
 
     def target(self, probe: _Probe) -> str | bytes:
@@ -269,12 +295,18 @@ class _Scan:
         for probe in probes:
             if probe.non_ascii and view_ascii:
                 continue
+            if (
+                probe.literal is not None
+                and probe.needs is not None
+                and not self._present("compact", probe.needs, self.compact)
+            ):
+                continue
             text = self.target(probe)
             if probe.literal is not None:
                 n = self._count(probe.on, probe.literal, text)
             else:
                 assert probe.rx is not None
-                if probe.needs is not None and not self._count(probe.on, probe.needs, text):
+                if probe.needs is not None and not self._present(probe.on, probe.needs, text):
                     continue
                 n = len(probe.rx.findall(text))  # type: ignore[arg-type]
             if n:
@@ -284,10 +316,24 @@ class _Scan:
                 counted.append((probe, text))
         return counted
 
+    def _present(self, on: str, needle: str, text: str | bytes) -> bool:
+        """Whether ``needle`` is in ``text``: its count when one is known, else a search that
+        stops at the first occurrence (a needed literal is often early, or absent)."""
+        key = (on, needle)
+        n = self._counts.get(key)
+        if n is not None:
+            return n > 0
+        found = self._found.get(key)
+        if found is None:
+            found = self._found[key] = needle in text
+        return found
+
     def _count(self, on: str, needle: str | bytes, text: str | bytes) -> int:
         key = (on, needle)
         n = self._counts.get(key)
         if n is None:
+            if self._found.get(key) is False:
+                return 0
             n = self._counts[key] = text.count(needle)  # type: ignore[arg-type]
         return n
 
@@ -595,8 +641,9 @@ class _Rules:
             not_bar = "[^\n<>" + bar[1:-1] + "]"
             keyed.append(rf"{lt}[ \t]*+{bar}{not_bar}{{0,40}}+{bar}[ \t]*+{gt}")
             self.shape_tables["bar"] = _shape_table({"b": bars, "s": " \t", "g": view(">")})
-            add(probes, "bar", literal=b"bg")
-            add(probes, "bar", literal=b"bsg")
+            # (Class "g" is ">" alone, which compaction keeps: no ">", no probe found.)
+            add(probes, "bar", literal=b"bg", needs=view(">"))
+            add(probes, "bar", literal=b"bsg", needs=view(">"))
             group()
         keyed.append(
             rf"{lt}[ \t]*+(?:{bar}[ \t]*+)?{alt(_CHAT)}{stop}(?:[ \t]*+{bar})?(?:[ \t]*+{gt})?"
@@ -607,15 +654,16 @@ class _Rules:
         keyed.append(rf"{lb}[ \t]*+/?[ \t]*+{alt(_SQUARE)}[ \t]*+{rb}")
         keyed.append(rf"{lt}{lt}[ \t]*+/?{word('sys')}[ \t]*+{gt}{gt}")
         add(probes, "compact", rx=rf"{lb}{compact_alt(_SQUARE)}{rb}", needs=view("["))
-        add(probes, "compact", literal=view("<") + view("<") + view("sys"))
+        # (A literal holding "<" is looked for only where the compacted view holds one.)
+        add(probes, "compact", literal=view("<") + view("<") + view("sys"), needs=view("<"))
         group()
         # <s> and </s> on their own (not <s>struck</s> inside a sentence).
         s_open, s_close = rf"{lt}{word('s')}{gt}", rf"{lt}/{word('s')}{gt}"
         # (The lookbehind after the literal: a regex that starts with a literal is fast.)
         lone_close = rf"{s_close}(?<![^\s>\]]{s_close})" if fast else rf"(?<![^\s>\]]){s_close}"
         keyed.append(rf"{s_open}(?=[\s<\[]|$)|{lone_close}|{s_close}(?=[<\[])")
-        add(probes, "view", literal=view("<s>"))
-        add(probes, "view", literal=view("</s>"))
+        add(probes, "view", literal=view("<s>"), needs=view("<"))
+        add(probes, "view", literal=view("</s>"), needs=view("<"))
         group()
         # Framing tags.
         tag_tail = rf"{stop}[^<>\n]{{0,80}}+{gt}"
@@ -647,6 +695,8 @@ class _Rules:
         heads = sorted({c for w in _HEADINGS for c in spellings(view(w)[0])})
         add(line_probes, "view", rx="#[ \t]*+[" + re.escape("".join(heads)) + "]", needs="#")
         role_rule, heading_rule = line_rules
+        # (Each line rule needs a character on the line: an empty line, common between
+        # paragraphs, fails at one lookahead instead of entering both rules.)
         for rules, line_group_probes in (
             ([phrase_rule, role_rule], []),
             ([heading_rule], line_probes),
@@ -657,8 +707,8 @@ class _Rules:
                     rules,
                     re.compile(f"^(?:{line})", re.M),
                     line_group_probes,
-                    re.compile(f"(?:{line})", re.M),
-                    re.compile(f"\n(?:{line})", re.M),
+                    re.compile(f"(?=[^\n])(?:{line})", re.M),
+                    re.compile(f"\n(?=[^\n])(?:{line})", re.M),
                 )
             )
         self.line_rules = [phrase_rule, *line_rules]
@@ -692,11 +742,23 @@ class _Rules:
         behind = "|".join(f"(?<={b}{u}{literal_key})" for b in before for u in ("", un))
         self.cross_exists = re.compile(rf"{literal_key}(?:{rest}|{behind})")
         self.cross_key = view("trusted")
+        self.cross_key_utf8 = self.cross_key.encode("utf-8")
         # A setext heading whose text is a role or instruction word.
         self.setext_rx = re.compile(rf"(?:>[ \t]*+)*+{alt(_HEADINGS)}[ \t]*+{colon}?[ \t]*+")
 
     def compact(self, text: str) -> str:
         return delete_chars(text, self.sep_ascii, self.sep_others)
+
+    def compact_utf8(self, text: str, raw: bytes) -> bytes:
+        """``compact(text)`` in UTF-8, from ``raw``, the UTF-8 of ``text`` (as
+        :func:`delete_chars_utf8` makes it, without encoding the text again: UTF-8 is
+        self-synchronising, so deleting bytes deletes characters)."""
+        out = raw.translate(None, self.sep_ascii)
+        if self.sep_others and not raw.isascii():
+            for char in self.sep_others:
+                if char in text:
+                    out = out.replace(char.encode("utf-8", "surrogatepass"), b"")
+        return out
 
     def full_compact(self, text: str) -> str:
         return delete_chars(text, self.sep_ascii + b"\n", self.sep_others)
@@ -713,18 +775,28 @@ class _Rules:
             chosen = scan.chosen(g)
             if chosen is not None and g.search(chosen):
                 return True
-        return self.cross_search(scan.view, scan.compact)
+        return self.cross_search(scan.view, full_utf8=scan.full_compact_utf8)
 
-    def cross_search(self, view: str, compact: str | None = None) -> bool:
+    def cross_search(
+        self, view: str, compact_utf8: bytes | None = None, full_utf8: bytes | None = None
+    ) -> bool:
         """The rules that span lines: the fence's own syntax with line breaks and separators
-        removed, and setext role headings."""
-        if compact is None:
-            compact = self.compact(view)
+        removed, and setext role headings (``compact_utf8``: the compacted view in UTF-8, when
+        it is at hand; ``full_utf8``: the same without line breaks)."""
         # (The key test only skips the regex: every match holds the key.  A line break inside
-        # the key counts too: "trus" at the end of one line, "ted" on the next.)
-        full = compact.replace("\n", "") if "\n" in compact else compact
-        if self.cross_key in full and self.cross_exists.search(full) is not None:
-            return True
+        # the key counts too: "trus" at the end of one line, "ted" on the next.  It is made on
+        # the UTF-8 bytes, where a deletion is one translate and the key is found where it is
+        # found in the text.)
+        if full_utf8 is not None:
+            full = full_utf8
+        elif compact_utf8 is None:
+            full = delete_chars_utf8(view, self.sep_ascii + b"\n", self.sep_others)
+        else:
+            full = compact_utf8.translate(None, b"\n")
+        if self.cross_key_utf8 in full:
+            text = full.decode("utf-8", "surrogatepass")
+            if self.cross_exists.search(text) is not None:
+                return True
         return _setext_lines(view, self.setext_rx) != []
 
 
@@ -836,9 +908,15 @@ def _cross_alphabet(rules: _Rules) -> set[str]:
     return set(rules.view(words)) | {c for o in _OPENERS for c in rules.view(o) + o}
 
 
-# What _solid looks for first (a character that gives 0), then (one that gives _REACH).
-_ZERO_RE = re.compile(f"[&{re.escape(MARK_OPEN[0] + MARK_CLOSE)}]")
-_STOP_RE = re.compile(f"[{re.escape(_stop_bytes().decode('ascii'))}]")
+# The state of a line for _solid in one match: no match, a character that gives 0 (an entity's
+# "&", a hidden mark's bracket); group 1 set, a stop character and none of those (_REACH);
+# otherwise neither (its letters and digits count).
+_ZERO_CHARS = re.escape("&" + MARK_OPEN[0] + MARK_CLOSE)
+# (A stop character that also gives 0, "&", is left out of the stop class.)
+_STOP_CHARS = re.escape(_stop_bytes().decode("ascii").replace("&", ""))
+_SOLID_RE = re.compile(
+    f"[^{_ZERO_CHARS}{_STOP_CHARS}]*+(?:([{_STOP_CHARS}])[^{_ZERO_CHARS}]*+)?\\Z"
+)
 
 
 def _solid(text: str, start: int, end: int) -> int:
@@ -848,10 +926,11 @@ def _solid(text: str, start: int, end: int) -> int:
     may change the line (an entity, a hidden mark's bracket).  A line that no match of the
     fence's own syntax across lines can hold (it has a character of :func:`_stop_bytes`)
     counts as :data:`_REACH`: no such match reaches past it."""
-    # Searched in place: no slice and no encoding for most lines.
-    if _ZERO_RE.search(text, start, end):
+    # Matched in place, once: no slice and no encoding for most lines.
+    m = _SOLID_RE.match(text, start, end)
+    if m is None:
         return 0
-    if _STOP_RE.search(text, start, end):
+    if m.start(1) >= 0:
         return _REACH
     return len(text[start:end].encode("utf-8", "surrogatepass").translate(None, _NOT_ALNUM))
 
@@ -872,29 +951,47 @@ def _with_neighbours(
     size = len(text)
     ends = [e for _, e in marks] if marks else []
     count = len(ends)
+    rfind, find, match = text.rfind, text.find, _SOLID_RE.match
 
     def solid(start: int, end: int) -> int:
+        # (_solid inlined: one match per line, none for an empty line, which gives 0.)
+        if start == end:
+            return 0
         if count:
             i = bisect_right(ends, start)
             if i < count and marks[i][0] < end:  # type: ignore[index]
                 return 0
-        return _solid(text, start, end)
+        m = match(text, start, end)
+        if m is None:
+            return 0
+        if m.start(1) >= 0:
+            return _REACH
+        return len(text[start:end].encode("utf-8", "surrogatepass").translate(None, _NOT_ALNUM))
 
     out: list[tuple[int, int]] = []
+    last = len(ranges) - 1
     for k, (start, end) in enumerate(ranges):
         floor = out[-1][1] if out else -1
-        got, first = 0, True
-        while start > 0 and start - 1 > floor and (first or got < _REACH):
-            line_start = text.rfind("\n", 0, start - 1) + 1
-            got += solid(line_start, start - 1)
-            start, first = line_start, False
-        ceiling = ranges[k + 1][0] if k + 1 < len(ranges) else size + 1
-        got, first = 0, True
-        while end < size and end + 1 < ceiling and (first or got < _REACH):
-            found = text.find("\n", end + 1)
+        # The line before, then more while the lines gained hold too little.
+        if start > 0 and start - 1 > floor:
+            line_start = rfind("\n", 0, start - 1) + 1
+            got = solid(line_start, start - 1)
+            start = line_start
+            while got < _REACH and start > 0 and start - 1 > floor:
+                line_start = rfind("\n", 0, start - 1) + 1
+                got += solid(line_start, start - 1)
+                start = line_start
+        ceiling = ranges[k + 1][0] if k < last else size + 1
+        if end < size and end + 1 < ceiling:
+            found = find("\n", end + 1)
             line_end = size if found < 0 else found
-            got += solid(end + 1, line_end)
-            end, first = line_end, False
+            got = solid(end + 1, line_end)
+            end = line_end
+            while got < _REACH and end < size and end + 1 < ceiling:
+                found = find("\n", end + 1)
+                line_end = size if found < 0 else found
+                got += solid(end + 1, line_end)
+                end = line_end
         if out and start <= out[-1][1] + 1:
             out[-1] = (out[-1][0], max(out[-1][1], end))
         else:
@@ -904,36 +1001,74 @@ def _with_neighbours(
 
 def _visible_lines(text: str, marks: list[tuple[int, int]]) -> str:
     """The visible projection of the lines that hold a hidden mark and of their neighbours,
-    ranges that are not neighbours joined by the barrier.
+    ranges that are not neighbours joined by the barrier."""
+    return _visible_parts(text, marks)[0]
+
+
+def _visible_parts(text: str, marks: list[tuple[int, int]]) -> tuple[str, str]:
+    """:func:`_visible_lines`, and the lines that hold a mark with the marks cut out, ranges
+    of them joined by the barrier: every other line of the first is a line of ``text`` as it
+    is, or the barrier."""
+    visible = _VisibleLines(text, marks)
+    return visible.variant, visible.changed
+
+
+class _VisibleLines:
+    """The visible variant of a text built line by line: its changed lines (the lines that
+    hold a mark, marks cut out, runs of them joined by the barrier) at once, the variant (those
+    lines with their neighbours) only when asked for.
 
     Line bounds come from ``find`` and ``rfind``, each over text not scanned before (a line
     end is only looked for past the current one), so many marks on one line stay linear."""
-    ranges: list[tuple[int, int]] = []
-    i = 0
-    count = len(marks)
-    size = len(text)
-    while i < count:
-        start = text.rfind("\n", 0, marks[i][0]) + 1
-        end = -1
-        while i < count and (end < 0 or marks[i][0] < end):
-            if marks[i][1] > end:
-                found = text.find("\n", marks[i][1])
-                end = size if found < 0 else found
-            i += 1
-        ranges.append((start, end))
-    # One join of every piece, the barrier between ranges.
-    parts: list[str] = []
-    k = 0
-    for start, end in _with_neighbours(text, ranges, marks):
-        if parts:
-            parts.append(_BARRIER)
-        pos = start
-        while k < count and marks[k][0] < end:
-            parts.append(text[pos : marks[k][0]])
-            pos = marks[k][1]
-            k += 1
-        parts.append(text[pos:end])
-    return "".join(parts)
+
+    def __init__(self, text: str, marks: list[tuple[int, int]]) -> None:
+        self.text = text
+        self.marks = marks
+        ranges: list[tuple[int, int]] = []
+        changed: list[str] = []
+        i = 0
+        count = len(marks)
+        size = len(text)
+        while i < count:
+            start = text.rfind("\n", 0, marks[i][0]) + 1
+            end = -1
+            first = i
+            while i < count and (end < 0 or marks[i][0] < end):
+                if marks[i][1] > end:
+                    found = text.find("\n", marks[i][1])
+                    end = size if found < 0 else found
+                i += 1
+            ranges.append((start, end))
+            if changed:
+                changed.append(_BARRIER)
+            pos = start
+            for mark_start, mark_end in marks[first:i]:
+                changed.append(text[pos:mark_start])
+                pos = mark_end
+            changed.append(text[pos:end])
+        self.ranges = ranges
+        self.changed = "".join(changed)
+        self._variant: str | None = None
+
+    @property
+    def variant(self) -> str:
+        if self._variant is None:
+            # One join of every piece, the barrier between ranges.
+            text, marks = self.text, self.marks
+            count = len(marks)
+            parts: list[str] = []
+            k = 0
+            for start, end in _with_neighbours(text, self.ranges, marks):
+                if parts:
+                    parts.append(_BARRIER)
+                pos = start
+                while k < count and marks[k][0] < end:
+                    parts.append(text[pos : marks[k][0]])
+                    pos = marks[k][1]
+                    k += 1
+                parts.append(text[pos:end])
+            self._variant = "".join(parts)
+        return self._variant
 
 
 # Between lines of a variant that are not neighbours in the text: a line that no rule matches
@@ -973,17 +1108,25 @@ def _visible(text: str, marks: list[tuple[int, int]]) -> str:
     return _visible_lines(text, marks)
 
 
-def _variants(text: str) -> list[str]:
-    """The entity-decoded, visible and tag-free variants, on the lines where they differ."""
-    variants = []
+def _variants(text: str) -> list[str | _VisibleLines]:
+    """The entity-decoded, visible and tag-free variants, on the lines where they differ (the
+    visible one built line by line not made yet)."""
+    variants: list[str | _VisibleLines] = []
     marks = mark_spans(text)
     if "&" in text:
         variants.append(_decode(_lines_or_whole(text, "&", marks)))
     if marks:
-        visible = _visible(text, marks)
-        variants.append(visible)
-        if "&" in visible:
-            variants.append(_decode(visible))
+        if _dense(text, len(marks)):
+            visible = cut_marks(text)
+            variants.append(visible)
+            if "&" in visible:
+                variants.append(_decode(visible))
+        else:
+            lines = _VisibleLines(text, marks)
+            variants.append(lines)
+            # (Its characters are the text's and the barrier's: no "&" in the text, none in it.)
+            if "&" in text and "&" in lines.variant:
+                variants.append(_decode(lines.variant))
     if "<" in text and ">" in text:
         tagged = _lines_or_whole(text, "<", marks)
         if _TAG_RE.search(tagged):
@@ -1014,14 +1157,94 @@ def find_markers(text: str) -> bool:
         scans.append(scan)
     # (A variant equal to one already searched finds nothing new: the hidden-cut variant of
     # the tag-free one is often the hidden-cut variant itself.)
-    variants = [v for v in dict.fromkeys(_variants(text)) if v != text]
-    if not variants:
+    variants: dict[str, None] = {}
+    by_lines: list[_VisibleLines] = []
+    for variant in _variants(text):
+        if isinstance(variant, _VisibleLines):
+            by_lines.append(variant)
+        elif variant != text:
+            variants[variant] = None
+    if not variants and not by_lines:
         return False
     for r, scan in zip(_RULES, scans, strict=True):
-        known = set(scan.lines)
-        if any(_new_lines_search(r, r.view(v), known) for v in variants):
+        # The lines of the views searched so far (none holds a match), a set built only for a
+        # variant whose changed lines are not known.
+        searched: list[str] = []
+        for visible in by_lines:
+            lines = r.view(visible.changed).split("\n")
+            if _groups_on_lines(r, lines):
+                return True
+            if _may_cross(r, scan, visible, lines) and r.cross_search(r.view(visible.variant)):
+                return True
+            searched += lines
+        known: set[str] | None = None
+        for variant in variants:
+            if known is None:
+                known = set(scan.lines)
+                known.update(searched)
+            if _new_lines_search(r, r.view(variant), known):
+                return True
+    return False
+
+
+def _groups_on_lines(rules: _Rules, lines: list[str]) -> bool:
+    """Whether a group of ``rules`` matches one of ``lines`` (a view's lines).
+
+    For a visible variant built line by line, ``lines`` is the view of its changed lines: the
+    views map a text line by line (no character folds to a string holding a line break, and
+    "rn" never spans one: a test checks), so the view of any other line of the variant is a
+    line of the text's view, which holds no match of a group."""
+    scan = _Scan(rules, "\n".join(dict.fromkeys(lines)))
+    for g in rules.groups:
+        chosen = scan.chosen(g)
+        if chosen is not None and g.search(chosen):
             return True
     return False
+
+
+def _blocking(rules: _Rules, chars: set[str]) -> set[str]:
+    """The characters of ``chars`` whose view is one character that compaction keeps (no
+    separator, no line break) and that the key of the rules across lines does not hold: next
+    to a cut, one of them stands in the compacted variant right at the cut.  A hidden mark's
+    bracket never does (where two marks touch, it is cut out too)."""
+    key = set(rules.cross_key)
+    out = set()
+    for char in chars:
+        if char in (MARK_OPEN[0], MARK_CLOSE):
+            continue
+        folded = rules.view(char)
+        if len(folded) == 1 and folded not in rules.seps and folded != "\n" and folded not in key:
+            out.add(char)
+    return out
+
+
+def _may_cross(rules: _Rules, scan: _Scan, visible: _VisibleLines, lines: list[str]) -> bool:
+    """Whether the rules across lines may match the view of ``visible``'s variant, when they
+    match nothing in ``scan`` (the text's view) and ``lines`` (the view of its changed lines).
+
+    A match of the fence's own syntax holds its key.  The variant's view, compacted, is the
+    text's, compacted, on every stretch between two cuts (the views map character by
+    character, except fold's "rn" to "m", which the key does not hold), so where the text's
+    compacted view lacks the key, a key in the variant's holds the characters on both sides of
+    a cut: not so when each cut has a blocking character (:func:`_blocking`) right before or
+    right after its mark.  A setext heading's two lines are next to each other in the variant
+    only as they are in the text unless one of them is a changed line: not so when no changed
+    line reads as a heading or an underline."""
+    if any(
+        _UNDERLINE_LINE_RE.fullmatch(line) or rules.setext_rx.fullmatch(line)
+        for line in dict.fromkeys(lines)
+    ):
+        return True
+    if rules.cross_key_utf8 in scan.full_compact_utf8:
+        return True
+    text, marks = visible.text, visible.marks
+    size = len(text)
+    before = [text[s - 1] if s else "\n" for s, _ in marks]
+    after = [text[e] if e < size else "\n" for _, e in marks]
+    blocking = _blocking(rules, set(before) | set(after))
+    if all(map(blocking.__contains__, before)):
+        return False
+    return not all(b in blocking or a in blocking for b, a in zip(before, after, strict=True))
 
 
 def _new_lines_search(rules: _Rules, view: str, known: set[str]) -> bool:
