@@ -373,10 +373,21 @@ def delete_chars_utf8(text: str, ascii_chars: bytes, others: str = "") -> bytes:
     raw = text.encode("utf-8", "surrogatepass")
     out = raw.translate(None, ascii_chars)
     if others and not raw.isascii():
-        for char in others:
-            if char in text:  # (a scan of the text finds a character faster than of its bytes)
-                out = out.replace(char.encode("utf-8", "surrogatepass"), b"")
+        for char in _present(text, raw, others):
+            out = out.replace(char.encode("utf-8", "surrogatepass"), b"")
     return out
+
+
+def _present(text: str, raw: bytes, chars: str) -> list[str]:
+    """Those of the non-ASCII ``chars`` that occur in ``text`` (``raw`` is its UTF-8)."""
+    # A character of k bytes adds k - 1 to the length, so there are at most twice as many
+    # non-ASCII bytes as the UTF-8 adds.
+    if (len(raw) - len(text)) * 16 <= len(raw):
+        # Few non-ASCII bytes: the characters are looked for among them alone.
+        rest = raw.translate(None, _ASCII_BYTES).decode("utf-8", "surrogatepass")
+        return [char for char in chars if char in rest]
+    # (A scan of the text finds a character faster than one of many bytes.)
+    return [char for char in chars if char in text]
 
 
 _RUN_CACHE: dict[str, str] = {}
