@@ -26,6 +26,7 @@ __all__ = [
     "delete_chars_utf8",
     "fold",
     "is_forbidden",
+    "is_tidy",
     "is_unassigned",
     "strip_marks",
     "tidy_whitespace",
@@ -193,6 +194,24 @@ def tidy_whitespace(text: str) -> str:
     if "\n\n\n\n" in text:
         text = _BLANK_LINES_RE.sub("\n\n\n", text)
     return text.strip("\n")
+
+
+_SPACE_BEFORE_NEWLINE_RE = re.compile(" \n")
+
+
+def is_tidy(text: str) -> bool:
+    """``tidy_whitespace(text) == text``, by substring tests (every change it makes shortens
+    the text): no run of 33 spaces, no space at a line's end, no four line feeds in a row, no
+    line feed first or last."""
+    if "\t" in text:
+        return tidy_whitespace(text) == text
+    return not (
+        text.startswith("\n")
+        or text.endswith(("\n", " "))
+        or " " * 33 in text
+        or "\n\n\n\n" in text
+        or _SPACE_BEFORE_NEWLINE_RE.search(text)
+    )
 
 
 _MARKMAP: dict[int, int | None] = {}

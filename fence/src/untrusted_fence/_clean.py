@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ._ansi import blank_out, strip_ansi
-from ._chars import clean_chars, tidy_whitespace
+from ._chars import clean_chars, is_tidy, tidy_whitespace
 from ._hidden import MARK_CLOSE, MARK_OPEN, hidden_spans, mark_spans, merge
 from ._markers import REPLACEMENT, find_markers, neutralise
 
@@ -123,14 +123,22 @@ _HIDDEN_INFO_RES = (
 )
 
 
+# The triggers of two characters, each searched by a regex: led by a literal of two characters,
+# the engine skips ahead faster than ``str.__contains__`` does.
+_PAIR_TRIGGER_RES = tuple(re.compile(re.escape(t)) for t in _SCAN_TRIGGERS if len(t) == 2)
+_CHAR_TRIGGERS = tuple(t for t in _SCAN_TRIGGERS if len(t) == 1)
+
+
 def _surely_nothing_hidden(text: str) -> bool:
     """A sufficient condition for ``not hidden_spans(text)``, without the Markdown scan: no
     scan but the one of info strings can find anything, and no run of three backticks or
     tildes has an info string with a hidden tail (whether or not the run opens a fence: the
     walk opens one only at a run, and its info string is the rest of the line)."""
-    if any(trigger in text for trigger in _SCAN_TRIGGERS):
+    if any(t in text for t in _CHAR_TRIGGERS) or any(r.search(text) for r in _PAIR_TRIGGER_RES):
         return False
-    return not any(r.search(text) for r in _HIDDEN_INFO_RES)
+    return not any(
+        c in text and r.search(text) for c, r in zip("`~", _HIDDEN_INFO_RES, strict=True)
+    )
 
 
 def _settled(text: str) -> bool:
@@ -160,13 +168,17 @@ def _settled(text: str) -> bool:
         if end - start == inner + 1 or text[start + inner].isspace() or text[end - 2].isspace():
             return False
     pieces = text.replace(MARK_OPEN, _SEPARATOR).replace(MARK_CLOSE, _SEPARATOR)
-    if clean_chars(pieces) != pieces or tidy_whitespace(text) != text:
+    if clean_chars(pieces) != pieces or not is_tidy(text):
         return False
-    masked = _mask(text, atoms) if count else text
-    if _surely_nothing_hidden(masked):
+    # (A text that surely hides nothing gives a masked text that surely hides nothing: masking
+    # adds no trigger, and a fence line that shows its info string holds no mark.)
+    if _surely_nothing_hidden(text):
         return True  # the marks are the whole of what is hidden
     if not count:
         return not hidden_spans(text)
+    masked = _mask(text, atoms)
+    if _surely_nothing_hidden(masked):
+        return True
     return merge(hidden_spans(masked, atoms) + atoms) == merge(atoms)
 
 
