@@ -169,7 +169,7 @@ def clean_chars(text: str) -> str:
         return text
     if len(raw) == len(text):
         return _ASCII_CONTROL_RE.sub("", text)
-    if not _all_kept(set(rest.decode("utf-8", "surrogatepass"))):
+    if not _all_kept(_distinct(rest.decode("utf-8", "surrogatepass"))):
         text = _SUSPECT_RE.sub(_fix_run, text)
     while (again := normalize("NFKC", text)) != text:
         text = _SUSPECT_RE.sub(_fix_run, again)
@@ -315,22 +315,32 @@ def fold(text: str) -> str:
     """
     # ASCII through a byte table (bytes >= 0x80 map to themselves), then the non-ASCII
     # characters: one replace per distinct character when there are few, else run by run.
+    # The last step, "rn" to "m", is taken on the ASCII letters' bytes (in UTF-8, faster than
+    # on a wide string), and again at the end only where a folded non-ASCII character can make
+    # a new pair: the pairs of ASCII letters are the same before and after (the other steps
+    # change no "r" or "n" and make none from ASCII characters).
     raw = text.encode("utf-8", "surrogatepass")
-    text = raw.translate(_ASCII_FOLD_BYTES).decode("utf-8", "surrogatepass")
+    ascii_folded = raw.translate(_ASCII_FOLD_BYTES)
+    if b"rn" in ascii_folded:
+        ascii_folded = ascii_folded.replace(b"rn", b"m")
+    text = ascii_folded.decode("utf-8", "surrogatepass")
+    joins = False
     if not raw.isascii():
-        text = _fold_non_ascii(text, raw)
+        text, joins = _fold_non_ascii(text, raw)
     for char, folded in _ASCII_EXPANDING:
         if char in text:
             text = text.replace(char, folded)
-    return text.replace("rn", "m")
+    return text.replace("rn", "m") if joins else text
 
 
 _ASCII_BYTES = bytes(range(128))
 _FEW_DISTINCT = 48
 
 
-def _fold_non_ascii(text: str, raw: bytes) -> str:
-    distinct = set(raw.translate(None, _ASCII_BYTES).decode("utf-8", "surrogatepass"))
+def _fold_non_ascii(text: str, raw: bytes) -> tuple[str, bool]:
+    """``text`` with its non-ASCII characters folded, and whether a folded one holds an "r" or
+    an "n" (or may: many distinct characters are folded run by run)."""
+    distinct = _distinct(raw.translate(None, _ASCII_BYTES).decode("utf-8", "surrogatepass"))
     if len(distinct) <= _FEW_DISTINCT:
         changes = {c: f for c in distinct if (f := _fold_of(c)) != c}
         # Replacing one character after another is only the same as one simultaneous
@@ -338,8 +348,23 @@ def _fold_non_ascii(text: str, raw: bytes) -> str:
         if not any(ch in changes for f in changes.values() for ch in f):
             for char, folded in changes.items():
                 text = text.replace(char, folded)
-            return text
-    return "\n".join([ln if ln.isascii() else _fold_line(ln) for ln in text.split("\n")])
+            return text, any("r" in f or "n" in f for f in changes.values())
+    return "\n".join([ln if ln.isascii() else _fold_line(ln) for ln in text.split("\n")]), True
+
+
+def _distinct(text: str) -> set[str]:
+    """``set(text)``, found by taking out one character after another (each a pass in C) while
+    each takes out a sixteenth of what is left; then by ``set`` (a step per character)."""
+    found: set[str] = set()
+    while text:
+        char = text[0]
+        found.add(char)
+        rest = text.replace(char, "")
+        if (len(text) - len(rest)) * 16 < len(text):
+            found.update(rest)
+            return found
+        text = rest
+    return found
 
 
 def _fold_of(char: str) -> str:
@@ -367,7 +392,7 @@ def casefold(text: str) -> str:
     # bytes (every byte of a longer sequence is >= 0x80, which ``lower`` leaves alone); then
     # each of the few distinct other characters that casefold changes is replaced.
     raw = text.encode("utf-8", "surrogatepass")
-    distinct = set(raw.translate(None, _ASCII_BYTES).decode("utf-8", "surrogatepass"))
+    distinct = _distinct(raw.translate(None, _ASCII_BYTES).decode("utf-8", "surrogatepass"))
     if len(distinct) > _FEW_DISTINCT:
         return text.casefold()
     changes = {c: f for c in distinct if (f := c.casefold()) != c}
