@@ -4,10 +4,13 @@ one after another."""
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from untrusted_fence import _chars
+from untrusted_fence import _chars, _clean
+from untrusted_fence._ucd import normalize
 
 
 def _plain_fold(text: str) -> str:
@@ -49,3 +52,41 @@ def test_distinct_characters_of_a_text_of_many_equal_ones_and_a_few_others() -> 
     # Each character taken out is at least a sixteenth of the rest, but for the last few.
     text = "a" * 1000 + "b" * 100 + "cdefg"
     assert set("abcdefg") == _chars._distinct(text)
+
+
+def _plain_tidy(text: str) -> str:
+    """tidy_whitespace by its regexes alone."""
+    text = re.sub(r"[ \t]{33,}+", lambda m: m.group()[:32], text)
+    text = "\n".join(line.rstrip(" \t") for line in text.split("\n"))
+    return re.sub(r"\n{4,}+", "\n\n\n", text).strip("\n")
+
+
+_SPACES = [" ", "  ", " " * 31, " " * 33, "\t", " \t", "\t ", "\n", "\n\n\n\n", "x", "\u00e9"]
+
+
+@settings(max_examples=500)
+@given(st.lists(st.sampled_from(_SPACES), max_size=20).map("".join))
+def test_tidy_whitespace_by_substring_tests_equals_its_regexes(text: str) -> None:
+    assert _plain_tidy(text) == _chars.tidy_whitespace(text)
+
+
+_PIECES = ["a", "\u00e9", "e\u0301", "\u0301", "\u200b", _clean._SEPARATOR, "\ufb01", " ", "\n"]
+
+
+@given(st.lists(st.lists(st.sampled_from(_PIECES), max_size=4).map("".join), max_size=12))
+def test_pieces_cleaned_in_one_call_equal_each_piece_cleaned(
+    pieces: list[str],
+) -> None:
+    expected = [_chars.clean_chars(p) for p in pieces]
+    assert expected == _clean._clean_pieces(pieces)
+
+
+def test_no_code_point_but_the_separator_holds_it_after_nfkc() -> None:
+    # (_clean_pieces counts the pieces by the separator: clean_chars must keep it and make none.)
+    sep = _clean._SEPARATOR
+    cps = [c for c in range(0x110000) if not 0xD800 <= c < 0xE000 and c != ord(sep)]
+    expected = ([], sep)
+    assert expected == (
+        [c for c in cps if sep in normalize("NFKC", chr(c))],
+        _chars.clean_chars(sep),
+    )

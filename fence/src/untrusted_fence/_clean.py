@@ -72,11 +72,11 @@ _SEPARATOR = "\u2b1a"
 def _clean_pieces(pieces: list[str]) -> list[str]:
     """``[clean_chars(p) for p in pieces]``, with one call instead of one per piece."""
     if len(pieces) > 4:
-        joined = _SEPARATOR.join(pieces)
-        if joined.count(_SEPARATOR) == len(pieces) - 1:
-            cleaned = clean_chars(joined).split(_SEPARATOR)
-            if len(cleaned) == len(pieces):
-                return cleaned
+        # clean_chars keeps the separator and makes none (no code point's NFKC holds it), so
+        # the join splits back into as many pieces exactly when no piece holds it.
+        cleaned = clean_chars(_SEPARATOR.join(pieces)).split(_SEPARATOR)
+        if len(cleaned) == len(pieces):
+            return cleaned
     return [clean_chars(p) for p in pieces]
 
 
