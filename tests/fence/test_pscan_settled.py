@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from untrusted_fence import _chars, _clean, _hidden
+from untrusted_fence import _chars, _clean, _hidden, _inline
 from untrusted_fence._chars import clean_chars, tidy_whitespace
 from untrusted_fence._hidden import MARK_CLOSE, MARK_OPEN, hidden_spans, mark_spans, merge
 
@@ -97,3 +97,11 @@ def test_a_mark_holding_a_trigger_is_masked_before_the_triggers_are_looked_for()
 def test_mark_spans_of_the_fragments_are_the_marks() -> None:
     # (The fragments' first mark is one the step renders back unchanged.)
     assert [(0, len(_FRAGMENTS[0]))] == _hidden.mark_spans(_FRAGMENTS[0])
+
+
+@given(
+    st.text(alphabet="`~[]()!^:<| x\u00e9", max_size=30),
+    st.sampled_from(["```", "~~~", "](", "![", "[^", "]:", "`"]),
+)
+def test_a_needle_held_by_character_tests_first_is_a_substring(text: str, needle: str) -> None:
+    assert (needle in text) == _inline.holds(text, needle)

@@ -125,7 +125,8 @@ _HIDDEN_INFO_RES = (
 
 # The triggers of two characters, each searched by a regex: led by a literal of two characters,
 # the engine skips ahead faster than ``str.__contains__`` does.
-_PAIR_TRIGGER_RES = tuple(re.compile(re.escape(t)) for t in _SCAN_TRIGGERS if len(t) == 2)
+# (Each only where both its characters are: a search for one character is faster still.)
+_PAIR_TRIGGER_RES = tuple((t, re.compile(re.escape(t))) for t in _SCAN_TRIGGERS if len(t) == 2)
 _CHAR_TRIGGERS = tuple(t for t in _SCAN_TRIGGERS if len(t) == 1)
 
 
@@ -134,7 +135,9 @@ def _surely_nothing_hidden(text: str) -> bool:
     scan but the one of info strings can find anything, and no run of three backticks or
     tildes has an info string with a hidden tail (whether or not the run opens a fence: the
     walk opens one only at a run, and its info string is the rest of the line)."""
-    if any(t in text for t in _CHAR_TRIGGERS) or any(r.search(text) for r in _PAIR_TRIGGER_RES):
+    if any(t in text for t in _CHAR_TRIGGERS):
+        return False
+    if any(all(c in text for c in t) and r.search(text) for t, r in _PAIR_TRIGGER_RES):
         return False
     return not any(
         c in text and r.search(text) for c, r in zip("`~", _HIDDEN_INFO_RES, strict=True)
