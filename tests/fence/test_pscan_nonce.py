@@ -110,3 +110,16 @@ def test_separator_removal_in_utf8_equals_the_regex_removal(parts: list[str], as
     text = "".join(parts) + "x" * ascii_
     expected = _SEPARATORS.sub("", text).encode("utf-8", "surrogatepass")
     assert expected == _chars.delete_chars_utf8(text, _fence._COMPACT_ASCII, _fence._COMPACT_OTHERS)
+
+
+_ASCII = ["r", "n", "rn", "%", '"', "r%n", 'r"n', "l", "L", "0", "O", "A", " ", ".", "\n", "x"]
+
+
+@settings(max_examples=500)
+@given(st.lists(st.sampled_from(_ASCII), max_size=30).map("".join))
+def test_ascii_views_made_in_bytes_equal_the_compacted_views(text: str) -> None:
+    expected = [
+        _chars.delete_chars_utf8(w, _fence._COMPACT_ASCII, _fence._COMPACT_OTHERS)
+        for w in (_chars.casefold(text), fold(text))
+    ]
+    assert (expected, True) == (_fence._ascii_views(text), bool(_fence._ASCII_FOLD_SEPARATED))

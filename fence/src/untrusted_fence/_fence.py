@@ -9,7 +9,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Literal
 
-from ._chars import casefold, delete_chars_utf8, fold
+from ._chars import _ASCII_EXPANDING, _ASCII_FOLD_BYTES, casefold, delete_chars_utf8, fold
 from ._clean import clean, one_line
 from ._hidden import MARK_CLOSE, MARK_OPEN, cut_marks, mark_spans
 from ._markers import find_cross_markers, find_markers, neutralise
@@ -74,9 +74,36 @@ def _views(body: str) -> list[bytes]:
             variants.append(joins)
     views = []
     for v in variants:
+        if v.isascii() and _ASCII_FOLD_SEPARATED:
+            views += _ascii_views(v)
+            continue
         for w in (casefold(v), fold(v)):
             views.append(delete_chars_utf8(w, _COMPACT_ASCII, _COMPACT_OTHERS))
     return views
+
+
+# The fold's byte table with each ASCII character that expands (to separators only: checked
+# here) mapped to a space instead, which also keeps its neighbours apart and is removed too.
+_ASCII_FOLD_SEPARATED = (
+    _ASCII_FOLD_BYTES.translate(
+        bytes.maketrans(
+            b"".join(c.encode() for c, _ in _ASCII_EXPANDING), b" " * len(_ASCII_EXPANDING)
+        )
+    )
+    if all(_COMPACT_RE.fullmatch(e) for _, e in _ASCII_EXPANDING)
+    else b""
+)
+
+
+def _ascii_views(text: str) -> list[bytes]:
+    """The compacted casefold and fold views of an ASCII ``text``, made in its bytes (the same
+    as compacting ``casefold(text)`` and ``fold(text)``): the fold's expansions are only
+    separators, which compaction removes."""
+    raw = text.encode("ascii")
+    folded = raw.translate(_ASCII_FOLD_SEPARATED)
+    if b"rn" in folded:
+        folded = folded.replace(b"rn", b"m")
+    return [raw.lower().translate(None, _COMPACT_ASCII), folded.translate(None, _COMPACT_ASCII)]
 
 
 _HEX = "0123456789abcdef"
