@@ -72,8 +72,9 @@ _SEPARATOR = "\u2b1a"
 def _clean_pieces(pieces: list[str]) -> list[str]:
     """``[clean_chars(p) for p in pieces]``, with one call instead of one per piece."""
     if len(pieces) > 4:
-        # clean_chars keeps the separator and makes none (no code point's NFKC holds it), so
-        # the join splits back into as many pieces exactly when no piece holds it.
+        # clean_chars keeps the separator, makes none (no code point's NFKC holds it) and
+        # composes it with nothing (no decomposition holds it), so the join splits back into
+        # as many pieces exactly when no piece holds it.
         cleaned = clean_chars(_SEPARATOR.join(pieces)).split(_SEPARATOR)
         if len(cleaned) == len(pieces):
             return cleaned
