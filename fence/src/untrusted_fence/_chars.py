@@ -26,6 +26,7 @@ __all__ = [
     "delete_chars_utf8",
     "fold",
     "is_forbidden",
+    "is_tidy",
     "is_unassigned",
     "strip_marks",
     "tidy_whitespace",
@@ -168,7 +169,7 @@ def clean_chars(text: str) -> str:
         return text
     if len(raw) == len(text):
         return _ASCII_CONTROL_RE.sub("", text)
-    if not _all_kept(set(rest.decode("utf-8", "surrogatepass"))):
+    if not _all_kept(_distinct(rest.decode("utf-8", "surrogatepass"))):
         text = _SUSPECT_RE.sub(_fix_run, text)
     while (again := normalize("NFKC", text)) != text:
         text = _SUSPECT_RE.sub(_fix_run, again)
@@ -177,22 +178,37 @@ def clean_chars(text: str) -> str:
 
 _LONG_SPACE_RE = re.compile(r"[ \t]{33,}+")
 _BLANK_LINES_RE = re.compile(r"\n{4,}+")
+# (A literal of two characters: the regex engine skips ahead faster than str.__contains__.)
+_SPACE_BEFORE_NEWLINE_RE = re.compile(" \n")
 
 
 def tidy_whitespace(text: str) -> str:
     """Trailing spaces go, runs of spaces are capped at 32, runs of blank lines at two."""
     # Each regex runs only when a plain substring test says it can match (scanning every
-    # space with a regex costs more than the whole test).
-    raw = text.encode("utf-8", "surrogatepass")
-    if b"\t" in raw:
-        raw = raw.replace(b"\t", b" ")
-    if b" " * 33 in raw:
+    # space with a regex costs more than the whole test).  The tests read a tab as a space.
+    probe = text.replace("\t", " ") if "\t" in text else text
+    if " " * 33 in probe:
         text = _LONG_SPACE_RE.sub(lambda m: m.group()[:32], text)
-    if b" \n" in raw or raw.endswith(b" "):
+    if probe.endswith(" ") or _SPACE_BEFORE_NEWLINE_RE.search(probe):
         text = "\n".join([line.rstrip(" \t") for line in text.split("\n")])
     if "\n\n\n\n" in text:
         text = _BLANK_LINES_RE.sub("\n\n\n", text)
     return text.strip("\n")
+
+
+def is_tidy(text: str) -> bool:
+    """``tidy_whitespace(text) == text``, by substring tests (every change it makes shortens
+    the text): no run of 33 spaces, no space at a line's end, no four line feeds in a row, no
+    line feed first or last."""
+    if "\t" in text:
+        return tidy_whitespace(text) == text
+    return not (
+        text.startswith("\n")
+        or text.endswith(("\n", " "))
+        or " " * 33 in text
+        or "\n\n\n\n" in text
+        or _SPACE_BEFORE_NEWLINE_RE.search(text)
+    )
 
 
 _MARKMAP: dict[int, int | None] = {}
@@ -296,22 +312,32 @@ def fold(text: str) -> str:
     """
     # ASCII through a byte table (bytes >= 0x80 map to themselves), then the non-ASCII
     # characters: one replace per distinct character when there are few, else run by run.
+    # The last step, "rn" to "m", is taken on the ASCII letters' bytes (in UTF-8, faster than
+    # on a wide string), and again at the end only where a folded non-ASCII character can make
+    # a new pair: the pairs of ASCII letters are the same before and after (the other steps
+    # change no "r" or "n" and make none from ASCII characters).
     raw = text.encode("utf-8", "surrogatepass")
-    text = raw.translate(_ASCII_FOLD_BYTES).decode("utf-8", "surrogatepass")
+    ascii_folded = raw.translate(_ASCII_FOLD_BYTES)
+    if b"rn" in ascii_folded:
+        ascii_folded = ascii_folded.replace(b"rn", b"m")
+    text = ascii_folded.decode("utf-8", "surrogatepass")
+    joins = False
     if not raw.isascii():
-        text = _fold_non_ascii(text, raw)
+        text, joins = _fold_non_ascii(text, raw)
     for char, folded in _ASCII_EXPANDING:
         if char in text:
             text = text.replace(char, folded)
-    return text.replace("rn", "m")
+    return text.replace("rn", "m") if joins else text
 
 
 _ASCII_BYTES = bytes(range(128))
 _FEW_DISTINCT = 48
 
 
-def _fold_non_ascii(text: str, raw: bytes) -> str:
-    distinct = set(raw.translate(None, _ASCII_BYTES).decode("utf-8", "surrogatepass"))
+def _fold_non_ascii(text: str, raw: bytes) -> tuple[str, bool]:
+    """``text`` with its non-ASCII characters folded, and whether a folded one holds an "r" or
+    an "n" (or may: many distinct characters are folded run by run)."""
+    distinct = _distinct(raw.translate(None, _ASCII_BYTES).decode("utf-8", "surrogatepass"))
     if len(distinct) <= _FEW_DISTINCT:
         changes = {c: f for c in distinct if (f := _fold_of(c)) != c}
         # Replacing one character after another is only the same as one simultaneous
@@ -319,8 +345,23 @@ def _fold_non_ascii(text: str, raw: bytes) -> str:
         if not any(ch in changes for f in changes.values() for ch in f):
             for char, folded in changes.items():
                 text = text.replace(char, folded)
-            return text
-    return "\n".join([ln if ln.isascii() else _fold_line(ln) for ln in text.split("\n")])
+            return text, any("r" in f or "n" in f for f in changes.values())
+    return "\n".join([ln if ln.isascii() else _fold_line(ln) for ln in text.split("\n")]), True
+
+
+def _distinct(text: str) -> set[str]:
+    """``set(text)``, found by taking out one character after another (each a pass in C) while
+    each takes out a sixteenth of what is left; then by ``set`` (a step per character)."""
+    found: set[str] = set()
+    while text:
+        char = text[0]
+        found.add(char)
+        rest = text.replace(char, "")
+        if (len(text) - len(rest)) * 16 < len(text):
+            found.update(rest)
+            return found
+        text = rest
+    return found
 
 
 def _fold_of(char: str) -> str:
@@ -348,7 +389,7 @@ def casefold(text: str) -> str:
     # bytes (every byte of a longer sequence is >= 0x80, which ``lower`` leaves alone); then
     # each of the few distinct other characters that casefold changes is replaced.
     raw = text.encode("utf-8", "surrogatepass")
-    distinct = set(raw.translate(None, _ASCII_BYTES).decode("utf-8", "surrogatepass"))
+    distinct = _distinct(raw.translate(None, _ASCII_BYTES).decode("utf-8", "surrogatepass"))
     if len(distinct) > _FEW_DISTINCT:
         return text.casefold()
     changes = {c: f for c in distinct if (f := c.casefold()) != c}
@@ -373,10 +414,21 @@ def delete_chars_utf8(text: str, ascii_chars: bytes, others: str = "") -> bytes:
     raw = text.encode("utf-8", "surrogatepass")
     out = raw.translate(None, ascii_chars)
     if others and not raw.isascii():
-        for char in others:
-            if char in text:  # (a scan of the text finds a character faster than of its bytes)
-                out = out.replace(char.encode("utf-8", "surrogatepass"), b"")
+        for char in _present(text, raw, others):
+            out = out.replace(char.encode("utf-8", "surrogatepass"), b"")
     return out
+
+
+def _present(text: str, raw: bytes, chars: str) -> list[str]:
+    """Those of the non-ASCII ``chars`` that occur in ``text`` (``raw`` is its UTF-8)."""
+    # A character of k bytes adds k - 1 to the length, so there are at most twice as many
+    # non-ASCII bytes as the UTF-8 adds.
+    if (len(raw) - len(text)) * 16 <= len(raw):
+        # Few non-ASCII bytes: the characters are looked for among them alone.
+        rest = raw.translate(None, _ASCII_BYTES).decode("utf-8", "surrogatepass")
+        return [char for char in chars if char in rest]
+    # (A scan of the text finds a character faster than one of many bytes.)
+    return [char for char in chars if char in text]
 
 
 _RUN_CACHE: dict[str, str] = {}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ._ansi import blank_out, strip_ansi
-from ._chars import clean_chars, tidy_whitespace
+from ._chars import clean_chars, is_tidy, tidy_whitespace
 from ._hidden import MARK_CLOSE, MARK_OPEN, hidden_spans, mark_spans, merge
 from ._markers import REPLACEMENT, find_markers, neutralise
 
@@ -72,11 +72,12 @@ _SEPARATOR = "\u2b1a"
 def _clean_pieces(pieces: list[str]) -> list[str]:
     """``[clean_chars(p) for p in pieces]``, with one call instead of one per piece."""
     if len(pieces) > 4:
-        joined = _SEPARATOR.join(pieces)
-        if joined.count(_SEPARATOR) == len(pieces) - 1:
-            cleaned = clean_chars(joined).split(_SEPARATOR)
-            if len(cleaned) == len(pieces):
-                return cleaned
+        # clean_chars keeps the separator, makes none (no code point's NFKC holds it) and
+        # composes it with nothing (no decomposition holds it), so the join splits back into
+        # as many pieces exactly when no piece holds it.
+        cleaned = clean_chars(_SEPARATOR.join(pieces)).split(_SEPARATOR)
+        if len(cleaned) == len(pieces):
+            return cleaned
     return [clean_chars(p) for p in pieces]
 
 
@@ -123,14 +124,25 @@ _HIDDEN_INFO_RES = (
 )
 
 
+# The triggers of two characters, each searched by a regex: led by a literal of two characters,
+# the engine skips ahead faster than ``str.__contains__`` does.
+# (Each only where both its characters are: a search for one character is faster still.)
+_PAIR_TRIGGER_RES = tuple((t, re.compile(re.escape(t))) for t in _SCAN_TRIGGERS if len(t) == 2)
+_CHAR_TRIGGERS = tuple(t for t in _SCAN_TRIGGERS if len(t) == 1)
+
+
 def _surely_nothing_hidden(text: str) -> bool:
     """A sufficient condition for ``not hidden_spans(text)``, without the Markdown scan: no
     scan but the one of info strings can find anything, and no run of three backticks or
     tildes has an info string with a hidden tail (whether or not the run opens a fence: the
     walk opens one only at a run, and its info string is the rest of the line)."""
-    if any(trigger in text for trigger in _SCAN_TRIGGERS):
+    if any(t in text for t in _CHAR_TRIGGERS):
         return False
-    return not any(r.search(text) for r in _HIDDEN_INFO_RES)
+    if any(all(c in text for c in t) and r.search(text) for t, r in _PAIR_TRIGGER_RES):
+        return False
+    return not any(
+        c in text and r.search(text) for c, r in zip("`~", _HIDDEN_INFO_RES, strict=True)
+    )
 
 
 def _settled(text: str) -> bool:
@@ -160,13 +172,17 @@ def _settled(text: str) -> bool:
         if end - start == inner + 1 or text[start + inner].isspace() or text[end - 2].isspace():
             return False
     pieces = text.replace(MARK_OPEN, _SEPARATOR).replace(MARK_CLOSE, _SEPARATOR)
-    if clean_chars(pieces) != pieces or tidy_whitespace(text) != text:
+    if clean_chars(pieces) != pieces or not is_tidy(text):
         return False
-    masked = _mask(text, atoms) if count else text
-    if _surely_nothing_hidden(masked):
+    # (A text that surely hides nothing gives a masked text that surely hides nothing: masking
+    # adds no trigger, and a fence line that shows its info string holds no mark.)
+    if _surely_nothing_hidden(text):
         return True  # the marks are the whole of what is hidden
     if not count:
         return not hidden_spans(text)
+    masked = _mask(text, atoms)
+    if _surely_nothing_hidden(masked):
+        return True
     return merge(hidden_spans(masked, atoms) + atoms) == merge(atoms)
 
 

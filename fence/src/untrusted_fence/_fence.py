@@ -9,7 +9,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Literal
 
-from ._chars import casefold, delete_chars_utf8, fold
+from ._chars import _ASCII_EXPANDING, _ASCII_FOLD_BYTES, casefold, delete_chars_utf8, fold
 from ._clean import clean, one_line
 from ._hidden import MARK_CLOSE, MARK_OPEN, cut_marks, mark_spans
 from ._markers import find_cross_markers, find_markers, neutralise
@@ -58,20 +58,123 @@ def _views(body: str) -> list[bytes]:
     occurs in that view with the separators removed, so the uncompacted ones add nothing.  They
     stay in UTF-8 (no decoding back): UTF-8 is self-synchronising, so a character's bytes occur
     only where the character does, and a needle's bytes occur in a view's bytes exactly when
-    the needle occurs in the view.
+    the needle occurs in the view.  The visible variant is not viewed whole: its views add to
+    the body's only what crosses a cut mark (see ``_junctions``).
     """
     variants = [body]
     if "&" in body:
         variants.append(html.unescape(body))
     if MARK_OPEN in body:
-        visible = cut_marks(body)
-        if visible != body:
-            variants.append(visible)
+        joins = _junctions(body)
+        if joins is None:
+            visible = cut_marks(body)
+            if visible != body:
+                variants.append(visible)
+        elif joins:
+            variants.append(joins)
     views = []
     for v in variants:
+        if v.isascii() and _ASCII_FOLD_SEPARATED:
+            views += _ascii_views(v)
+            continue
         for w in (casefold(v), fold(v)):
             views.append(delete_chars_utf8(w, _COMPACT_ASCII, _COMPACT_OTHERS))
     return views
+
+
+# The fold's byte table with each ASCII character that expands (to separators only: checked
+# here) mapped to a space instead, which also keeps its neighbours apart and is removed too.
+_ASCII_FOLD_SEPARATED = (
+    _ASCII_FOLD_BYTES.translate(
+        bytes.maketrans(
+            b"".join(c.encode() for c, _ in _ASCII_EXPANDING), b" " * len(_ASCII_EXPANDING)
+        )
+    )
+    if all(_COMPACT_RE.fullmatch(e) for _, e in _ASCII_EXPANDING)
+    else b""
+)
+
+
+def _ascii_views(text: str) -> list[bytes]:
+    """The compacted casefold and fold views of an ASCII ``text``, made in its bytes (the same
+    as compacting ``casefold(text)`` and ``fold(text)``): the fold's expansions are only
+    separators, which compaction removes."""
+    raw = text.encode("ascii")
+    folded = raw.translate(_ASCII_FOLD_SEPARATED)
+    if b"rn" in folded:
+        folded = folded.replace(b"rn", b"m")
+    return [raw.lower().translate(None, _COMPACT_ASCII), folded.translate(None, _COMPACT_ASCII)]
+
+
+_HEX = "0123456789abcdef"
+# Every character a nonce or its fold can hold (the fold maps each digit to one character).
+_NEEDLE_CHARS = frozenset(_HEX + fold(_HEX))
+
+
+def _is_barrier(char: str) -> bool:
+    """Whether each view of ``char``, compacted, is not empty and holds no needle character:
+    no needle can hold any part of it, nor run across it."""
+    for view in (casefold(char), fold(char)):
+        kept = _COMPACT_RE.sub("", view)
+        if not kept or not _NEEDLE_CHARS.isdisjoint(kept):
+            return False
+    return True
+
+
+# The ASCII barriers and the hidden mark's brackets (every other character may be part of a
+# needle's run: a separator, a digit's lookalike).
+_BARRIERS = "".join(c for c in [*map(chr, range(128)), MARK_OPEN[0], MARK_CLOSE] if _is_barrier(c))
+_BARRIER_SET = frozenset(_BARRIERS)
+_JOINS_EXACT = MARK_OPEN[0] in _BARRIER_SET and MARK_CLOSE in _BARRIER_SET
+_BARRIER = "!"  # (a test checks that it is one)
+_RUN = f"[^{re.escape(_BARRIERS)}]*+"
+_MARK_REST = f"{re.escape(MARK_OPEN[1:])}[^{MARK_OPEN[0]}{MARK_CLOSE}]*+{MARK_CLOSE}"
+_MARK = re.escape(MARK_OPEN[0]) + _MARK_REST
+# A mark and the run of non-barriers after it, with the next marks as long as each run ends at
+# the next mark (a visible piece made only of non-barriers joins the runs on either side of
+# it); only where a needle could cross a mark: a non-barrier before the first mark (then
+# group 1 is the first run), or a second mark.  (Led by the bracket, a literal: the search
+# skips ahead to each mark.)
+_CHAIN_RE = re.compile(
+    f"{re.escape(MARK_OPEN[0])}(?:(?<=[^{re.escape(_BARRIERS)}]{re.escape(MARK_OPEN[0])})"
+    f"{_MARK_REST}({_RUN})(?:{_MARK}{_RUN})*+|{_MARK_REST}{_RUN}(?:{_MARK}{_RUN})++)"
+)
+_RUN_RE = re.compile(_RUN)
+
+
+def _junctions(body: str) -> str | None:
+    """The parts of ``cut_marks(body)`` where a needle in one of its views can run across a cut
+    mark, joined by a barrier (None: not known to be exact; "" none).
+
+    ``casefold`` maps character by character, and so does ``fold`` but for its last step,
+    "rn" to "m", which no needle holds (so the step neither makes nor breaks a needle).  A needle
+    in a view of the visible variant therefore lies in the view of one visible piece, which is
+    also a part of the body's view, or it runs across cut marks: then it holds a part of the
+    view of each piece from the first to the last, and each character of those parts is no
+    barrier.  Every such needle lies in the view of one of the runs of non-barriers that meet
+    at a mark (with the pieces between marks that are only such a run), and every needle in
+    the view of such a run, being a part of the visible variant, lies in its view too.
+    """
+    if not _JOINS_EXACT:
+        return None
+    parts: list[str] = []
+    reversed_body = ""
+    size = len(body)
+    for m in _CHAIN_RE.finditer(body):
+        start = m.start()
+        left = 0
+        if start and body[start - 1] not in _BARRIER_SET:
+            if not reversed_body:
+                reversed_body = body[::-1]
+            run = _RUN_RE.match(reversed_body, size - start)
+            assert run is not None
+            left = run.end() - (size - start)
+        chain = m.group()
+        if chain.count(MARK_CLOSE) > 1:
+            parts.append(body[start - left : start] + cut_marks(chain))
+        elif m.end(1) > m.start(1):
+            parts.append(body[start - left : start] + m.group(1))
+    return _BARRIER.join(parts)
 
 
 def _nonce_free(nonce: str, views: list[bytes]) -> bool:

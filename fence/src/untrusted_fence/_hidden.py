@@ -569,7 +569,7 @@ def _footnotes(
     one of the fence's own ``marks`` (masked) holds a space, so it is no footnote's: such a
     reference counts for nothing, and such a definition is a link-reference definition,
     hidden whole."""
-    if "[^" not in text:
+    if not _inline.holds(text, "[^"):
         return []
     defs = [
         (m.start(1) - 2, m.start(), m.end(), m.group(1))
@@ -805,7 +805,7 @@ def _raw_html(text: str, code: _Code, html: _HtmlBlocks) -> list[tuple[int, int]
             spans += _details(text, code)
         if "<rp" in lowered:
             spans += _rp(text, code)
-    if "[^" in text:
+    if _inline.holds(text, "[^"):
         tail = len(text.rstrip())
         if any(end >= tail for _, end in spans):
             # cmark-gfm renders footnote definitions after everything else, so what hides the
@@ -821,22 +821,23 @@ _NO_BLOCKS = Blocks()
 def hidden_spans(text: str, marks: list[tuple[int, int]] | None = None) -> list[tuple[int, int]]:
     """Spans of ``text`` that GitHub does not display (merged, sorted).  ``marks``: where
     ``text`` holds the fence's own hidden marks, masked (a footnote label cannot hold one)."""
-    needed = "```" in text or "~~~" in text or "<" in text or "]:" in text
+    holds = _inline.holds
+    needed = "<" in text or holds(text, "```") or holds(text, "~~~") or holds(text, "]:")
     found = blocks(text) if needed else _NO_BLOCKS
     html = _HtmlBlocks(found.html, found.contained_html)
     code = _Code(text, html, found.fences, found.breaks, found.indented)
     spans = _code_fences(text, found)
     if "<" in text:
         spans += _raw_html(text, code, html)
-    if "![" in text or "[^" in text:
+    if holds(text, "![") or holds(text, "[^"):
         labels = _inline.link_labels(text)
         for reading in code.readings():
             spans += _inline.images(text, reading, labels)
-    if "](" in text:
+    if holds(text, "]("):
         spans += _inline.link_tails(text, code.contains)
     if "|" in text:
         spans += _inline.table_excess(text, code.contains)
-    if "]:" in text:
+    if holds(text, "]:"):
         spans += [m.span() for m in _LINK_DEF_RE.finditer(text) if not code.contains(m.start())]
         for pos in found.brackets:
             if (m := _LINK_DEF_AT_RE.match(text, pos)) is not None and not code.contains(pos):
