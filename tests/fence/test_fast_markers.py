@@ -239,7 +239,7 @@ def _reference_matches_one_for_one(
     """_markers._matches_one_for_one as first written: the view built first, then checked."""
     view = rules.view(joined)
     if rules.view is fold:
-        ascii_fold = joined.encode("ascii", "replace").translate(_markers._ASCII_FOLD_BYTES)
+        ascii_fold = joined.encode("ascii", "replace").translate(_chars.ASCII_FOLD_BYTES)
         if not joined.isascii() or view != ascii_fold.decode("ascii"):
             return None
     elif len(view) != len(joined):

@@ -36,9 +36,9 @@ marker_text = st.lists(st.sampled_from(_FRAGMENTS), max_size=25).map("".join)
 
 def _reference_fold(text: str) -> str:
     folded = "".join(_chars._fold_char(ord(c)) if ord(c) > 127 else c for c in text)
-    raw = folded.encode("utf-8", "surrogatepass").translate(_chars._ASCII_FOLD_BYTES)
+    raw = folded.encode("utf-8", "surrogatepass").translate(_chars.ASCII_FOLD_BYTES)
     out = raw.decode("utf-8", "surrogatepass")
-    for char, expanded in _chars._ASCII_EXPANDING:
+    for char, expanded in _chars.ASCII_EXPANDING:
         out = out.replace(char, expanded)
     return out.replace("rn", "m")
 

@@ -18,9 +18,9 @@ from untrusted_fence._ucd import normalize
 def _plain_fold(text: str) -> str:
     """fold as first defined: each character folded, then "rn" to "m" on the whole text."""
     folded = "".join(_chars._fold_char(ord(c)) if ord(c) > 127 else c for c in text)
-    raw = folded.encode("utf-8", "surrogatepass").translate(_chars._ASCII_FOLD_BYTES)
+    raw = folded.encode("utf-8", "surrogatepass").translate(_chars.ASCII_FOLD_BYTES)
     out = raw.decode("utf-8", "surrogatepass")
-    for char, expanded in _chars._ASCII_EXPANDING:
+    for char, expanded in _chars.ASCII_EXPANDING:
         out = out.replace(char, expanded)
     return out.replace("rn", "m")
 

@@ -18,6 +18,8 @@ from ._recent import registered
 from ._ucd import name, normalize
 
 __all__ = [
+    "ASCII_EXPANDING",
+    "ASCII_FOLD_BYTES",
     "BRACKETS",
     "NEUTRAL_BRACKETS",
     "casefold",
@@ -273,10 +275,12 @@ def _fold_char(cp: int) -> str:
     return _fold_slow(chr(cp))
 
 
-_ASCII_FOLD_BYTES = bytes(
+# The fold of ASCII as a byte table (each character that folds to one character; bytes >= 0x80
+# map to themselves), and the ASCII characters that fold to another length, with their folds.
+ASCII_FOLD_BYTES = bytes(
     ord(_fold_char(c)) if len(_fold_char(c)) == 1 else c for c in range(128)
 ) + bytes(range(128, 256))
-_ASCII_EXPANDING = [(chr(c), _fold_char(c)) for c in range(128) if len(_fold_char(c)) != 1]
+ASCII_EXPANDING = [(chr(c), _fold_char(c)) for c in range(128) if len(_fold_char(c)) != 1]
 
 
 _LONG = 4096
@@ -317,14 +321,14 @@ def fold(text: str) -> str:
     # a new pair: the pairs of ASCII letters are the same before and after (the other steps
     # change no "r" or "n" and make none from ASCII characters).
     raw = text.encode("utf-8", "surrogatepass")
-    ascii_folded = raw.translate(_ASCII_FOLD_BYTES)
+    ascii_folded = raw.translate(ASCII_FOLD_BYTES)
     if b"rn" in ascii_folded:
         ascii_folded = ascii_folded.replace(b"rn", b"m")
     text = ascii_folded.decode("utf-8", "surrogatepass")
     joins = False
     if not raw.isascii():
         text, joins = _fold_non_ascii(text, raw)
-    for char, folded in _ASCII_EXPANDING:
+    for char, folded in ASCII_EXPANDING:
         if char in text:
             text = text.replace(char, folded)
     return text.replace("rn", "m") if joins else text
@@ -409,9 +413,14 @@ def delete_chars(text: str, ascii_chars: bytes, others: str = "") -> str:
     return delete_chars_utf8(text, ascii_chars, others).decode("utf-8", "surrogatepass")
 
 
-def delete_chars_utf8(text: str, ascii_chars: bytes, others: str = "") -> bytes:
-    """:func:`delete_chars` in UTF-8 (for a search of bytes, no decoding back)."""
-    raw = text.encode("utf-8", "surrogatepass")
+def delete_chars_utf8(
+    text: str, ascii_chars: bytes, others: str = "", raw: bytes | None = None
+) -> bytes:
+    """:func:`delete_chars` in UTF-8 (for a search of bytes, no decoding back).  ``raw``, when
+    given, is the UTF-8 of ``text`` (not encoded again: UTF-8 is self-synchronising, so
+    deleting a character's bytes deletes the character)."""
+    if raw is None:
+        raw = text.encode("utf-8", "surrogatepass")
     out = raw.translate(None, ascii_chars)
     if others and not raw.isascii():
         for char in _present(text, raw, others):

@@ -9,7 +9,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Literal
 
-from ._chars import _ASCII_EXPANDING, _ASCII_FOLD_BYTES, casefold, delete_chars_utf8, fold
+from ._chars import ASCII_EXPANDING, ASCII_FOLD_BYTES, casefold, delete_chars_utf8, fold
 from ._clean import clean, one_line
 from ._hidden import MARK_CLOSE, MARK_OPEN, cut_marks, mark_spans
 from ._markers import find_cross_markers, find_markers, neutralise
@@ -85,12 +85,12 @@ def _views(body: str) -> list[bytes]:
 # The fold's byte table with each ASCII character that expands (to separators only: checked
 # here) mapped to a space instead, which also keeps its neighbours apart and is removed too.
 _ASCII_FOLD_SEPARATED = (
-    _ASCII_FOLD_BYTES.translate(
+    ASCII_FOLD_BYTES.translate(
         bytes.maketrans(
-            b"".join(c.encode() for c, _ in _ASCII_EXPANDING), b" " * len(_ASCII_EXPANDING)
+            b"".join(c.encode() for c, _ in ASCII_EXPANDING), b" " * len(ASCII_EXPANDING)
         )
     )
-    if all(_COMPACT_RE.fullmatch(e) for _, e in _ASCII_EXPANDING)
+    if all(_COMPACT_RE.fullmatch(e) for _, e in ASCII_EXPANDING)
     else b""
 )
 

@@ -26,7 +26,14 @@ from functools import lru_cache
 from itertools import accumulate, chain, islice, pairwise, repeat
 from operator import add, itemgetter, le, lt, sub
 
-from ._chars import casefold, delete_chars, delete_chars_utf8, fold, is_forbidden
+from ._chars import (
+    ASCII_FOLD_BYTES,
+    casefold,
+    delete_chars,
+    delete_chars_utf8,
+    fold,
+    is_forbidden,
+)
 from ._hidden import MARK_CLOSE, MARK_OPEN, cut_marks, mark_spans, merge
 from ._recent import registered
 
@@ -750,15 +757,8 @@ class _Rules:
         return delete_chars(text, self.sep_ascii, self.sep_others)
 
     def compact_utf8(self, text: str, raw: bytes) -> bytes:
-        """``compact(text)`` in UTF-8, from ``raw``, the UTF-8 of ``text`` (as
-        :func:`delete_chars_utf8` makes it, without encoding the text again: UTF-8 is
-        self-synchronising, so deleting bytes deletes characters)."""
-        out = raw.translate(None, self.sep_ascii)
-        if self.sep_others and not raw.isascii():
-            for char in self.sep_others:
-                if char in text:
-                    out = out.replace(char.encode("utf-8", "surrogatepass"), b"")
-        return out
+        """``compact(text)`` in UTF-8, from ``raw``, the UTF-8 of ``text``."""
+        return delete_chars_utf8(text, self.sep_ascii, self.sep_others, raw)
 
     def full_compact(self, text: str) -> str:
         return delete_chars(text, self.sep_ascii + b"\n", self.sep_others)
@@ -1345,11 +1345,6 @@ def _skips(chunk: str, marks: list[tuple[int, int]]) -> list[list[tuple[int, int
     return skips
 
 
-_ASCII_FOLD_BYTES = bytes(
-    ord(fold(chr(c))) if len(fold(chr(c))) == 1 else c for c in range(128)
-) + bytes(range(128, 256))
-
-
 _LONG_SCAN = 4096
 # The scans of the last few long views: the rewrite asks for the views that detection has
 # just scanned (the same text, the same view), and gets their compacted forms, shapes and
@@ -1468,7 +1463,7 @@ def _matches_one_for_one(joined: str, rules: _Rules) -> list[tuple[int, int]] | 
         if not joined.isascii():
             return None
         view = fold(joined)
-        if view != joined.encode("ascii").translate(_ASCII_FOLD_BYTES).decode("ascii"):
+        if view != joined.encode("ascii").translate(ASCII_FOLD_BYTES).decode("ascii"):
             return None
         return _view_matches(rules, view)
     view = rules.view(joined)
