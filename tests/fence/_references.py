@@ -1,12 +1,19 @@
 """Plain definitions that the fence's fast paths are held to: the block walk line by line, the
-marker rules as first written, and marker detection on every whole view."""
+marker rules as first written, marker detection on every whole view, and the fold character by
+character."""
 
 from __future__ import annotations
 
 from untrusted_fence import _blocks, _chars, _markers
 from untrusted_fence._hidden import cut_marks
 
-__all__ = ["RULES_AS_WRITTEN", "any_marker_on_whole_views", "line_by_line", "rule_spans"]
+__all__ = [
+    "RULES_AS_WRITTEN",
+    "any_marker_on_whole_views",
+    "fold_by_definition",
+    "line_by_line",
+    "rule_spans",
+]
 
 # The rules of each view as first written (a lookbehind before a word, not after its first
 # letter; alternations led by lookbehinds), in the order of ``_markers._RULES``.
@@ -53,3 +60,13 @@ def any_marker_on_whole_views(text: str) -> bool:
             if rules.rx.search(view) is not None or rules.cross_search(view):
                 return True
     return False
+
+
+def fold_by_definition(text: str) -> str:
+    """The fold as first defined: each character folded, then "rn" to "m" on the whole text."""
+    folded = "".join(_chars._fold_char(ord(c)) if ord(c) > 127 else c for c in text)
+    raw = folded.encode("utf-8", "surrogatepass").translate(_chars.ASCII_FOLD_BYTES)
+    out = raw.decode("utf-8", "surrogatepass")
+    for char, expanded in _chars.ASCII_EXPANDING:
+        out = out.replace(char, expanded)
+    return out.replace("rn", "m")

@@ -8,22 +8,12 @@ from __future__ import annotations
 import re
 
 import unicodedata2  # type: ignore[import-not-found]
+from _references import fold_by_definition
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from untrusted_fence import _chars, _clean
 from untrusted_fence._ucd import normalize
-
-
-def _plain_fold(text: str) -> str:
-    """fold as first defined: each character folded, then "rn" to "m" on the whole text."""
-    folded = "".join(_chars._fold_char(ord(c)) if ord(c) > 127 else c for c in text)
-    raw = folded.encode("utf-8", "surrogatepass").translate(_chars.ASCII_FOLD_BYTES)
-    out = raw.decode("utf-8", "surrogatepass")
-    for char, expanded in _chars.ASCII_EXPANDING:
-        out = out.replace(char, expanded)
-    return out.replace("rn", "m")
-
 
 # ASCII pairs and letters, non-ASCII letters whose fold ends in "r" or starts with "n" (or holds
 # them), the ASCII characters that expand, a letter the fold replaces with "i", a wide one.
@@ -36,13 +26,13 @@ _RN = [
 @settings(max_examples=1000)
 @given(st.lists(st.sampled_from(_RN), max_size=30).map("".join))
 def test_fold_with_rn_first_on_the_ascii_bytes_equals_the_plain_fold(text: str) -> None:
-    assert _plain_fold(text) == _chars.fold(text)
+    assert fold_by_definition(text) == _chars.fold(text)
 
 
 @given(st.lists(st.sampled_from(_RN), max_size=40), st.integers(40, 80))
 def test_fold_of_many_distinct_characters_equals_the_plain_fold(parts: list[str], n: int) -> None:
     text = "".join(parts) + "".join(chr(0x0100 + i) for i in range(n)) + "".join(parts)
-    assert _plain_fold(text) == _chars.fold(text)
+    assert fold_by_definition(text) == _chars.fold(text)
 
 
 @given(st.text(max_size=60) | st.lists(st.sampled_from(_RN), max_size=200).map("".join))
