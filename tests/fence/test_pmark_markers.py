@@ -60,7 +60,8 @@ def test_every_line_of_the_visible_variant_is_a_text_line_a_changed_line_or_the_
     text: str,
 ) -> None:
     marks = mark_spans(text)
-    visible, changed = _markers._visible_parts(text, marks)
+    lines = _markers._VisibleLines(text, marks)
+    visible, changed = lines.variant, lines.changed
     allowed = set(text.split("\n")) | set(changed.split("\n")) | {_markers._BARRIER.strip("\n")}
     assert [] == [line for line in visible.split("\n") if line not in allowed]
 
@@ -91,7 +92,7 @@ def test_the_changed_lines_are_the_lines_that_hold_a_mark_with_the_marks_cut_out
                 pos = e
         parts.append(text[pos:end])
         pieces.append("".join(parts))
-    assert _markers._BARRIER.join(pieces) == _markers._visible_parts(text, marks)[1]
+    assert _markers._BARRIER.join(pieces) == _markers._VisibleLines(text, marks).changed
 
 
 _VIEW_TEXT = st.text(

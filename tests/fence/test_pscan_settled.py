@@ -76,7 +76,7 @@ _INFO_FRAGMENTS = ["```", "```py", "```py x", "~~~", "~~~ a b", "`", "~", "x", "
 
 @settings(max_examples=500)
 @given(texts | st.lists(st.sampled_from(_INFO_FRAGMENTS), max_size=12).map("".join))
-def test_the_trigger_check_by_pair_regexes_equals_the_substring_check(text: str) -> None:
+def test_the_trigger_check_by_character_tests_first_equals_the_substring_check(text: str) -> None:
     assert _plain_surely_nothing_hidden(text) == _clean._surely_nothing_hidden(text)
 
 

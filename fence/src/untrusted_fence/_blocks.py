@@ -94,7 +94,8 @@ _WHOLE_FENCE_RE = {
 _CELL_SPLIT_RE = re.compile(r"(?<!\\)\|")
 _BLOCK_TAGS = (
     "address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|"
-    "dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|"
+    "dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h1|h2|h3|h4|h5|"
+    "h6|head|"
     "header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|"
     "param|section|source|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul"
 )
@@ -108,11 +109,7 @@ def _html_start(block_tags: str) -> str:
     )
 
 
-_BLOCK_TAG_NAMES = [
-    f"h{n}" if name == "h[1-6]" else name
-    for name in _BLOCK_TAGS.split("|")
-    for n in (range(1, 7) if name == "h[1-6]" else [0])
-]
+_BLOCK_TAG_NAMES = _BLOCK_TAGS.split("|")
 _HTML_START_RE = re.compile(_html_start(factored(_BLOCK_TAG_NAMES)), re.I)
 # cmark-gfm's whitespace inside a tag and after a start condition's name includes VT and FF.
 _ATTRIBUTE = (

@@ -7,6 +7,7 @@ import re
 from ._ansi import blank_out, strip_ansi
 from ._chars import clean_chars, is_tidy, tidy_whitespace
 from ._hidden import MARK_CLOSE, MARK_OPEN, hidden_spans, mark_spans, merge
+from ._inline import holds
 from ._markers import REPLACEMENT, find_markers, neutralise
 
 __all__ = ["clean", "hidden_regions", "is_blank", "visible_text"]
@@ -124,21 +125,12 @@ _HIDDEN_INFO_RES = (
 )
 
 
-# The triggers of two characters, each searched by a regex: led by a literal of two characters,
-# the engine skips ahead faster than ``str.__contains__`` does.
-# (Each only where both its characters are: a search for one character is faster still.)
-_PAIR_TRIGGER_RES = tuple((t, re.compile(re.escape(t))) for t in _SCAN_TRIGGERS if len(t) == 2)
-_CHAR_TRIGGERS = tuple(t for t in _SCAN_TRIGGERS if len(t) == 1)
-
-
 def _surely_nothing_hidden(text: str) -> bool:
     """A sufficient condition for ``not hidden_spans(text)``, without the Markdown scan: no
     scan but the one of info strings can find anything, and no run of three backticks or
     tildes has an info string with a hidden tail (whether or not the run opens a fence: the
     walk opens one only at a run, and its info string is the rest of the line)."""
-    if any(t in text for t in _CHAR_TRIGGERS):
-        return False
-    if any(all(c in text for c in t) and r.search(text) for t, r in _PAIR_TRIGGER_RES):
+    if any(holds(text, trigger) for trigger in _SCAN_TRIGGERS):
         return False
     return not any(
         c in text and r.search(text) for c, r in zip("`~", _HIDDEN_INFO_RES, strict=True)

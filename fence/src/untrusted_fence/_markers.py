@@ -771,28 +771,29 @@ class _Rules:
         return self.view_search(self.scan(text))
 
     def view_search(self, scan: _Scan) -> bool:
+        if self.groups_search(scan):
+            return True
+        return self.cross_search(scan.view, full_utf8=scan.full_compact_utf8)
+
+    def groups_search(self, scan: _Scan) -> bool:
+        """Whether a group matches ``scan``'s view, each on the lines its probes choose."""
         for g in self.groups:
             chosen = scan.chosen(g)
             if chosen is not None and g.search(chosen):
                 return True
-        return self.cross_search(scan.view, full_utf8=scan.full_compact_utf8)
+        return False
 
-    def cross_search(
-        self, view: str, compact_utf8: bytes | None = None, full_utf8: bytes | None = None
-    ) -> bool:
+    def cross_search(self, view: str, full_utf8: bytes | None = None) -> bool:
         """The rules that span lines: the fence's own syntax with line breaks and separators
-        removed, and setext role headings (``compact_utf8``: the compacted view in UTF-8, when
-        it is at hand; ``full_utf8``: the same without line breaks)."""
+        removed, and setext role headings (``full_utf8``: the compacted view in UTF-8 without
+        line breaks, when it is at hand)."""
         # (The key test only skips the regex: every match holds the key.  A line break inside
         # the key counts too: "trus" at the end of one line, "ted" on the next.  It is made on
         # the UTF-8 bytes, where a deletion is one translate and the key is found where it is
         # found in the text.)
-        if full_utf8 is not None:
-            full = full_utf8
-        elif compact_utf8 is None:
+        full = full_utf8
+        if full is None:
             full = delete_chars_utf8(view, self.sep_ascii + b"\n", self.sep_others)
-        else:
-            full = compact_utf8.translate(None, b"\n")
         if self.cross_key_utf8 in full:
             text = full.decode("utf-8", "surrogatepass")
             if self.cross_exists.search(text) is not None:
@@ -951,47 +952,38 @@ def _with_neighbours(
     size = len(text)
     ends = [e for _, e in marks] if marks else []
     count = len(ends)
-    rfind, find, match = text.rfind, text.find, _SOLID_RE.match
+    rfind, find = text.rfind, text.find
 
     def solid(start: int, end: int) -> int:
-        # (_solid inlined: one match per line, none for an empty line, which gives 0.)
         if start == end:
-            return 0
+            return 0  # (an empty line: no match needed)
         if count:
             i = bisect_right(ends, start)
             if i < count and marks[i][0] < end:  # type: ignore[index]
                 return 0
-        m = match(text, start, end)
-        if m is None:
-            return 0
-        if m.start(1) >= 0:
-            return _REACH
-        return len(text[start:end].encode("utf-8", "surrogatepass").translate(None, _NOT_ALNUM))
+        return _solid(text, start, end)
 
     out: list[tuple[int, int]] = []
     last = len(ranges) - 1
     for k, (start, end) in enumerate(ranges):
         floor = out[-1][1] if out else -1
-        # The line before, then more while the lines gained hold too little.
-        if start > 0 and start - 1 > floor:
+        # The line before, then more while the lines gained hold too little; the same after.
+        got = 0
+        while start > 0 and start - 1 > floor:
             line_start = rfind("\n", 0, start - 1) + 1
-            got = solid(line_start, start - 1)
+            got += solid(line_start, start - 1)
             start = line_start
-            while got < _REACH and start > 0 and start - 1 > floor:
-                line_start = rfind("\n", 0, start - 1) + 1
-                got += solid(line_start, start - 1)
-                start = line_start
+            if got >= _REACH:
+                break
         ceiling = ranges[k + 1][0] if k < last else size + 1
-        if end < size and end + 1 < ceiling:
+        got = 0
+        while end < size and end + 1 < ceiling:
             found = find("\n", end + 1)
             line_end = size if found < 0 else found
-            got = solid(end + 1, line_end)
+            got += solid(end + 1, line_end)
             end = line_end
-            while got < _REACH and end < size and end + 1 < ceiling:
-                found = find("\n", end + 1)
-                line_end = size if found < 0 else found
-                got += solid(end + 1, line_end)
-                end = line_end
+            if got >= _REACH:
+                break
         if out and start <= out[-1][1] + 1:
             out[-1] = (out[-1][0], max(out[-1][1], end))
         else:
@@ -1002,21 +994,14 @@ def _with_neighbours(
 def _visible_lines(text: str, marks: list[tuple[int, int]]) -> str:
     """The visible projection of the lines that hold a hidden mark and of their neighbours,
     ranges that are not neighbours joined by the barrier."""
-    return _visible_parts(text, marks)[0]
-
-
-def _visible_parts(text: str, marks: list[tuple[int, int]]) -> tuple[str, str]:
-    """:func:`_visible_lines`, and the lines that hold a mark with the marks cut out, ranges
-    of them joined by the barrier: every other line of the first is a line of ``text`` as it
-    is, or the barrier."""
-    visible = _VisibleLines(text, marks)
-    return visible.variant, visible.changed
+    return _VisibleLines(text, marks).variant
 
 
 class _VisibleLines:
     """The visible variant of a text built line by line: its changed lines (the lines that
     hold a mark, marks cut out, runs of them joined by the barrier) at once, the variant (those
-    lines with their neighbours) only when asked for.
+    lines with their neighbours) only when asked for.  Every line of the variant that is not a
+    changed line is a line of the text as it is, or the barrier.
 
     Line bounds come from ``find`` and ``rfind``, each over text not scanned before (a line
     end is only looked for past the current one), so many marks on one line stay linear."""
@@ -1194,12 +1179,7 @@ def _groups_on_lines(rules: _Rules, lines: list[str]) -> bool:
     views map a text line by line (no character folds to a string holding a line break, and
     "rn" never spans one: a test checks), so the view of any other line of the variant is a
     line of the text's view, which holds no match of a group."""
-    scan = _Scan(rules, "\n".join(dict.fromkeys(lines)))
-    for g in rules.groups:
-        chosen = scan.chosen(g)
-        if chosen is not None and g.search(chosen):
-            return True
-    return False
+    return rules.groups_search(_Scan(rules, "\n".join(dict.fromkeys(lines))))
 
 
 def _blocking(rules: _Rules, chars: set[str]) -> set[str]:
@@ -1261,12 +1241,7 @@ def _new_lines_search(rules: _Rules, view: str, known: set[str]) -> bool:
     if not new:
         return False
     known.update(new)
-    scan = _Scan(rules, "\n".join(new))
-    for g in rules.groups:
-        chosen = scan.chosen(g)
-        if chosen is not None and g.search(chosen):
-            return True
-    return False
+    return rules.groups_search(_Scan(rules, "\n".join(new)))
 
 
 # -- slow path: map view matches back to text positions ------------------------------------
