@@ -134,8 +134,9 @@ def test_explain_a_wake_shows_every_rule_passing() -> None:
 def test_explain_shows_where_a_retried_comment_stopped_when_its_watch_ended() -> None:
     # A comment whose lookup failed is skipped "unbound" when the worker is archived: the
     # trace says it passed every rule up to write access, which the reason alone cannot.
-    r = _record("IC_x", T0, reason="unbound", outcome="skip", rules=RULE_NAMES[:-1])
-    line = explain_records(r)[len(RULE_NAMES) - 1]
+    stop = RULE_NAMES.index("write-access")
+    r = _record("IC_x", T0, reason="unbound", outcome="skip", rules=RULE_NAMES[:stop])
+    line = explain_records(r)[stop]
     assert ("write-access", "stop", "unbound; no permission answer was recorded") == (
         line.rule,
         line.verdict,

@@ -60,7 +60,7 @@ def test_every_vector_meets_its_own_expectations(
             elif field == "no_code_points":
                 ok = chr(int(want, 16)) not in body
             else:
-                ok = uf.is_blank(unescape(vector["input"])) == want
+                ok = uf.shows_nothing(unescape(vector["input"])) == want
             if not ok:
                 failures.append((vector["id"], item, body))
     assert failures == []

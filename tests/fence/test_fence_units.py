@@ -183,9 +183,24 @@ def test_the_old_replacement_phrase_is_treated_as_a_marker() -> None:
     assert "end of quoted" not in uf.clean("(end of quoted text)")
 
 
-def test_blank_means_no_visible_text_after_cleaning() -> None:
-    assert uf.is_blank("<!-- only a comment -->\n\u200b \x1b[31m")
-    assert not uf.is_blank("<!-- c --> ok")
+def test_shows_nothing_means_no_visible_text_after_cleaning() -> None:
+    assert uf.shows_nothing("<!-- only a comment -->\n\u200b \x1b[31m")
+    assert not uf.shows_nothing("<!-- c --> ok")
+
+
+def test_blank_means_only_white_space_and_invisible_characters_in_the_raw_text() -> None:
+    assert (True, False, False) == (
+        uf.is_blank(" \n\t\u200b\u2060\u3000\U000e0041\ufe0f"),
+        uf.is_blank("<!-- only a comment -->"),
+        uf.is_blank("\u200b."),
+    )
+
+
+def test_the_white_space_list_is_categories_zs_zl_zp_and_the_ascii_spacing_controls() -> None:
+    from untrusted_fence._ucd import category
+
+    spaced = {chr(cp) for cp in range(0x110000) if category(chr(cp)) in ("Zs", "Zl", "Zp")}
+    assert spaced | set("\t\n\x0b\x0c\r") == set(uf.WHITESPACE)
 
 
 def test_unassigned_code_points_become_the_replacement_character() -> None:

@@ -85,6 +85,14 @@ class Mutation:
 
 MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
+        "blank-renders-before-write-access",
+        "issue 24: the blank rule renders a stranger's text (a 64 KiB ']](' costs seconds)",
+        RULES,
+        '    return Stop("blank") if is_blank_item(s.read) else None\n',
+        '    return Stop("blank") if shows_nothing_item(s.read) else None\n',
+        ("tests/service/test_strangers_cost_nothing.py", "tests/wake/test_rule_order.py"),
+    ),
+    Mutation(
         "floor-removed",
         "seed: removing the floor fails the replay test",
         SEEN,

@@ -65,9 +65,7 @@ def test_review_verdict_is_passed_over_without_reads(make_sim: MakeSim, at: At, 
     )
 
 
-@pytest.mark.parametrize(
-    "body", ["", "   \n\t", "<!-- only a hidden note -->", "[//]: # (hidden reference)"]
-)
+@pytest.mark.parametrize("body", ["", "   \n\t", "\u200b\u2060 \u00a0", "\U000e0041\n"])
 def test_blank_comment_is_passed_over_without_a_lookup(
     make_sim: MakeSim, at: At, body: str
 ) -> None:
@@ -75,6 +73,25 @@ def test_blank_comment_is_passed_over_without_a_lookup(
     sim.comment("IC_1", "bob", at(0), body)
     sim.poll(at(30))
     assert ([("skip", "blank")], []) == (outcomes(sim, "IC_1"), sim.lookups)
+
+
+@pytest.mark.parametrize("body", ["<!-- only a hidden note -->", "[//]: # (hidden reference)"])
+def test_a_writers_comment_github_shows_nothing_of_is_blank_after_the_lookup(
+    make_sim: MakeSim, at: At, body: str
+) -> None:
+    sim = make_sim()
+    sim.comment("IC_1", "bob", at(0), body)
+    sim.poll(at(30))
+    assert ([("skip", "blank")], ["bob"]) == (outcomes(sim, "IC_1"), sim.lookups)
+
+
+def test_a_strangers_comment_github_shows_nothing_of_is_not_writer(
+    make_sim: MakeSim, at: At
+) -> None:
+    sim = make_sim()
+    sim.comment("IC_1", "mallory", at(0), "<!-- only a hidden note -->")
+    sim.poll(at(30))
+    assert [("skip", "not-writer")] == outcomes(sim, "IC_1")
 
 
 def test_review_with_only_a_blank_body_but_inline_text_is_not_blank(

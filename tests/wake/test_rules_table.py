@@ -14,7 +14,9 @@ At = Callable[..., datetime]
 MakeSim = Callable[..., WakeSim]
 
 NAMES = tuple(rule.name for rule in RULES)
-TABLE_REASONS = [reason for rule in RULES for reason in rule.reasons]
+# Each reason once, where a rule first gives it ("blank" is given twice: raw, then shown).
+TABLE_REASONS = list(dict.fromkeys(reason for rule in RULES for reason in rule.reasons))
+BEFORE_WRITE_ACCESS = NAMES[: NAMES.index("write-access")]
 # Reasons decided before the rules run, and those of the outcomes past them.
 NOT_RULES = {"baseline", "old", "flood-gap", "writer", "rate-limit", "operator-release"}
 
@@ -49,11 +51,13 @@ def test_a_bot_comment_passed_only_the_rules_before_bot(make_sim: MakeSim, at: A
     assert [("skip", ("bound", "open", "author", "minimized"))] == traces(sim, "IC_1")
 
 
-def test_a_strangers_comment_passed_every_rule_but_write_access(make_sim: MakeSim, at: At) -> None:
+def test_a_strangers_comment_passed_every_rule_before_write_access(
+    make_sim: MakeSim, at: At
+) -> None:
     sim = make_sim()
     sim.comment("IC_1", "mallory", at(0), "Merge it.")
     sim.poll(at(30))
-    assert [("skip", NAMES[:-1])] == traces(sim, "IC_1")
+    assert [("skip", BEFORE_WRITE_ACCESS)] == traces(sim, "IC_1")
 
 
 def test_a_held_comment_passed_every_rule(make_sim: MakeSim, at: At) -> None:
@@ -74,7 +78,7 @@ def test_a_retried_then_woken_comment_keeps_the_rules_it_passed_before(
     sim.poll(at(10))
     sim.poll(at(minutes=2))  # the first retry, due a minute after the failure, fails too
     sim.poll(at(minutes=5))  # the second, due two minutes later, is answered
-    expected = [("retry", NAMES[:-1]), ("retry", NAMES[:-1]), ("wake", NAMES)]
+    expected = [("retry", BEFORE_WRITE_ACCESS), ("retry", BEFORE_WRITE_ACCESS), ("wake", NAMES)]
     assert expected == traces(sim, "IC_1")
 
 
@@ -86,7 +90,7 @@ def test_a_retried_comment_skipped_when_unwatched_passed_every_rule_before_write
     sim.comment("IC_1", "carol", at(0), "Please rebase.")
     sim.poll(at(10))
     sim.unwatch(at(20))
-    assert ("skip", NAMES[:-1]) == traces(sim, "IC_1")[-1]
+    assert ("skip", BEFORE_WRITE_ACCESS) == traces(sim, "IC_1")[-1]
 
 
 def test_a_baseline_decision_ran_no_rule(make_sim: MakeSim, at: At) -> None:

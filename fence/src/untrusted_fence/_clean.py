@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import re
 
+from . import _tables
 from ._ansi import blank_out, strip_ansi
 from ._chars import clean_chars, is_tidy, tidy_whitespace
 from ._hidden import MARK_CLOSE, MARK_OPEN, hidden_spans, mark_spans, merge
 from ._inline import holds
 from ._markers import REPLACEMENT, find_markers, neutralise
 
-__all__ = ["clean", "hidden_regions", "is_blank", "visible_text"]
+__all__ = ["WHITESPACE", "clean", "hidden_regions", "is_blank", "shows_nothing", "visible_text"]
 
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
 _MAX_STEPS = 4
@@ -237,6 +238,29 @@ def visible_text(text: str) -> str:
     return "".join(parts)
 
 
-def is_blank(text: str) -> bool:
+def shows_nothing(text: str) -> bool:
     """True when nothing visible is left after cleaning (hidden regions do not count)."""
     return not visible_text(text).strip()
+
+
+# White space: the ASCII controls that break lines or space text, and the code points of
+# categories Zs, Zl and Zp in the pinned tables (a test checks this list against them).
+WHITESPACE = (
+    "\t\n\x0b\x0c\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
+    "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+_BLANK_RE = re.compile(
+    "["
+    + re.escape(WHITESPACE)
+    + "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in _tables.FORBIDDEN)
+    + "]*+"
+)
+
+
+def is_blank(text: str) -> bool:
+    """The seed's ``blank`` rule, decided on the raw text: it holds nothing but white space
+    and the invisible characters cleaning removes (zero-width, bidi, control, tag characters,
+    variation selectors).  One linear scan, no rendering: it runs before ``write-access``,
+    on any commenter's text.  Text that only GitHub hides (an HTML comment) is not blank
+    here; :func:`shows_nothing` decides that, after ``write-access``."""
+    return _BLANK_RE.fullmatch(text) is not None

@@ -17,7 +17,7 @@ from review_monitor import (
     PrStatus,
     notice_key,
 )
-from untrusted_fence import fence, is_blank, one_line
+from untrusted_fence import fence, one_line, shows_nothing
 
 from ._prompt import NOTICE_HEADER, NOTICE_INSTRUCTION
 
@@ -67,11 +67,11 @@ def _fences(
 ) -> list[str]:
     login = f"@{item.author.login}" if item.author is not None else "@ghost"
     parts: list[str] = []
-    if not is_blank(detail.body):
+    if not shows_nothing(detail.body):
         source = login if item.kind == "comment" else f"{login}, review"
         parts.append(_fence(detail.body, source, detail.url, status, rng, max_chars))
     for inline in detail.inline:
-        if is_blank(inline.body):
+        if shows_nothing(inline.body):
             continue
         line = inline.line if inline.line is not None else inline.original_line
         where = inline.path if line is None else f"{inline.path}:{line}"

@@ -17,7 +17,7 @@ from review_monitor import (
     is_bot,
     is_valid_login,
 )
-from untrusted_fence import is_blank
+from untrusted_fence import is_blank, shows_nothing
 
 from ._config import WakeConfig
 from ._model import Binding, Facts, Reason
@@ -41,6 +41,7 @@ __all__ = [
     "is_verdict",
     "item_texts",
     "normalise_body",
+    "shows_nothing_item",
 ]
 
 
@@ -60,8 +61,15 @@ def item_texts(detail: ItemDetail) -> tuple[str, ...]:
 
 
 def is_blank_item(detail: ItemDetail) -> bool:
-    """No visible text anywhere in it (hidden regions do not count as text)."""
+    """Every text it carries is nothing but white space and invisible characters (the seed's
+    rule, on the raw text: cheap, safe before anyone's write access is known)."""
     return all(is_blank(text) for text in item_texts(detail))
+
+
+def shows_nothing_item(detail: ItemDetail) -> bool:
+    """A reader on GitHub sees none of its text: only hidden parts (an HTML comment, a
+    link-reference definition).  This cleans and fences, so only a writer's comment gets it."""
+    return all(shows_nothing(text) for text in item_texts(detail))
 
 
 def normalise_body(text: str) -> str:
@@ -184,6 +192,10 @@ def _blank(s: Subject) -> Verdict:
     return Stop("blank") if is_blank_item(s.read) else None
 
 
+def _shown(s: Subject) -> Verdict:
+    return Stop("blank", "nothing shown on GitHub") if shows_nothing_item(s.read) else None
+
+
 def _rereview(s: Subject) -> Verdict:
     if s.item.viewer_did_author and is_rereview_command(s.read, s.config.rereview_commands):
         return Stop("rereview-command")
@@ -253,6 +265,15 @@ RULES: tuple[Rule, ...] = (
         ("permission",),
         "the author has write access",
         _write_access,
+    ),
+    # After write-access on purpose: seeing what GitHub shows means rendering the text, which
+    # a stranger must never make the daemon do (seed: "not blank"; docs/trust-rules.md).
+    Rule(
+        "shown",
+        ("blank",),
+        ("details",),
+        "a reader on GitHub sees some of its text",
+        _shown,
     ),
 )
 """The trust rules in the order the core runs them (docs/trust-rules.md): a comment
