@@ -332,18 +332,22 @@ def _inline(node: object) -> InlineComment | None:
     body, url = _str(node.get("body")), _str(node.get("url"))
     if item_id is None or path is None or body is None or url is None:
         return None
-    line, original = node.get("line"), node.get("originalLine")
     return InlineComment(
         id=item_id,
         database_id=_database_id(node),
         path=path,
-        line=line if isinstance(line, int) and not isinstance(line, bool) else None,
-        original_line=(
-            original if isinstance(original, int) and not isinstance(original, bool) else None
-        ),
+        line=_line(node.get("line")),
+        original_line=_line(node.get("originalLine")),
         body=body,
         url=url,
+        start_line=_line(node.get("startLine")),
+        original_start_line=_line(node.get("originalStartLine")),
+        outdated=node.get("outdated") is True,
     )
+
+
+def _line(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _inline_page(conn: object) -> tuple[list[InlineComment], str | None]:

@@ -240,6 +240,12 @@ class InlineComment(msgspec.Struct, frozen=True):
     original_line: int | None
     body: str
     url: str
+    # The first line of a multi-line comment (None: one line), on the diff as it is and as it
+    # was; ``outdated``: the lines changed since, so ``line`` is gone and ``original_*`` say
+    # where it was.
+    start_line: int | None = None
+    original_start_line: int | None = None
+    outdated: bool = False
 
 
 class ItemDetail(msgspec.Struct, frozen=True):

@@ -95,7 +95,7 @@ fragment BadgePr on PullRequest {{
 
 _INLINE = """\
 fragment InlineComment on PullRequestReviewComment {
-  id fullDatabaseId path line originalLine body url
+  id fullDatabaseId path line originalLine startLine originalStartLine outdated body url
 }"""
 
 

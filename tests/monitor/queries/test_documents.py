@@ -153,7 +153,9 @@ def test_detail_reads_inline_comments_of_a_review_up_to_the_window() -> None:
         if isinstance(d, FragmentDefinitionNode) and d.name.value == "InlineComment"
     )
     names = {f.name.value for f in fragment.selection_set.selections if isinstance(f, FieldNode)}
-    assert ({"id", "fullDatabaseId", "path", "line", "originalLine", "body", "url"}, 20) == (
+    fields = {"id", "fullDatabaseId", "path", "line", "originalLine", "body", "url"}
+    fields |= {"startLine", "originalStartLine", "outdated"}
+    assert (fields, 20) == (
         names,
         variables["inline"],
     )

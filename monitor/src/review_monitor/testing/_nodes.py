@@ -90,6 +90,9 @@ class Inline(Item):
     path: str = ""
     line: int | None = None
     original_line: int | None = None
+    start_line: int | None = None
+    original_start_line: int | None = None
+    outdated: bool = False
 
 
 @dataclass
