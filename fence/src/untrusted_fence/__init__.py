@@ -1,31 +1,33 @@
-"""untrusted-fence: clean untrusted text and wrap it in a fence it cannot close or imitate.
+"""untrusted-fence: show an AI agent what a reader on GitHub sees of untrusted text, inside a
+fence the text cannot close, imitate or hide things in.
 
-- :func:`fence` cleans a text and fences it with a fresh nonce (:class:`Fenced`).
-- :func:`clean` is the cleaned body alone (idempotent); :func:`shows_nothing` says whether
-  anything visible is left; :func:`visible_text` and :func:`hidden_regions` split it the way a
-  GitHub reader sees it.  :func:`is_blank` is the cheap raw check (only white space and
-  invisible characters), safe to run on any commenter's text.
-- :data:`MARKER_REPLACEMENT` is what every marker shape is rewritten to; hidden regions are
-  wrapped in :data:`HIDDEN_OPEN` ... :data:`HIDDEN_CLOSE`.
-- Unicode decisions use the pinned tables (:data:`UNICODE_VERSION`), never the interpreter's.
+- :func:`render` renders a text as GitHub does (cmark-gfm, an HTML5 parse, GitHub's sanitizer
+  allowlist) into a :class:`View`: the visible text as light Markdown, every fragment no
+  reader sees inside :data:`HIDDEN_OPEN` ... :data:`HIDDEN_CLOSE`, cleaned, free of markers.
+  :func:`plain` does the same for a text that is not Markdown.
+- :func:`fence` cuts a view (or renders a string) and fences it with a fresh nonce
+  (:class:`Fenced`); cutting again never renders again.
+- :func:`is_blank` is the seed's cheap raw check (white space and invisible characters only),
+  safe on anyone's text; :func:`shows_nothing` renders.  :func:`one_line` is for titles.
+- :data:`MARKER_REPLACEMENT` is what every marker shape is rewritten to.
+
+Importing the package imports nothing: each name is loaded on first use.
 """
 
-from ._chars import is_forbidden, is_unassigned
-from ._clean import (
-    WHITESPACE,
-    clean,
-    hidden_regions,
-    is_blank,
-    one_line,
-    shows_nothing,
-    visible_text,
-)
-from ._fence import DEFAULT_MAX_CHARS, NONCE_HEX_DIGITS, Fenced, Kind, fence
-from ._hidden import MARK_CLOSE as HIDDEN_CLOSE
-from ._hidden import MARK_OPEN as HIDDEN_OPEN
-from ._markers import REPLACEMENT as MARKER_REPLACEMENT
-from ._markers import find_markers as has_marker
-from ._tables import UNICODE_VERSION
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._chars import is_forbidden, is_unassigned
+    from ._clean import WHITESPACE, is_blank
+    from ._fence import DEFAULT_MAX_CHARS, NONCE_HEX_DIGITS, Fenced, Kind, fence, one_line
+    from ._markers import REPLACEMENT as MARKER_REPLACEMENT
+    from ._markers import has_marker
+    from ._render import View, clean, plain, render, shows_nothing
+    from ._settle import HIDDEN_CLOSE, HIDDEN_OPEN
+    from ._tables import UNICODE_VERSION
 
 __all__ = [
     "DEFAULT_MAX_CHARS",
@@ -37,14 +39,52 @@ __all__ = [
     "WHITESPACE",
     "Fenced",
     "Kind",
+    "View",
     "clean",
     "fence",
     "has_marker",
-    "hidden_regions",
     "is_blank",
     "is_forbidden",
     "is_unassigned",
     "one_line",
+    "plain",
+    "render",
     "shows_nothing",
-    "visible_text",
 ]
+
+# Each public name: the private module that holds it, and its name there.
+_WHERE = {
+    "is_forbidden": ("_chars", "is_forbidden"),
+    "is_unassigned": ("_chars", "is_unassigned"),
+    "WHITESPACE": ("_clean", "WHITESPACE"),
+    "is_blank": ("_clean", "is_blank"),
+    "DEFAULT_MAX_CHARS": ("_fence", "DEFAULT_MAX_CHARS"),
+    "NONCE_HEX_DIGITS": ("_fence", "NONCE_HEX_DIGITS"),
+    "Fenced": ("_fence", "Fenced"),
+    "Kind": ("_fence", "Kind"),
+    "fence": ("_fence", "fence"),
+    "one_line": ("_fence", "one_line"),
+    "MARKER_REPLACEMENT": ("_markers", "REPLACEMENT"),
+    "has_marker": ("_markers", "has_marker"),
+    "View": ("_render", "View"),
+    "clean": ("_render", "clean"),
+    "plain": ("_render", "plain"),
+    "render": ("_render", "render"),
+    "shows_nothing": ("_render", "shows_nothing"),
+    "HIDDEN_CLOSE": ("_settle", "HIDDEN_CLOSE"),
+    "HIDDEN_OPEN": ("_settle", "HIDDEN_OPEN"),
+    "UNICODE_VERSION": ("_tables", "UNICODE_VERSION"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    where = _WHERE.get(name)
+    if where is None:
+        raise AttributeError(f"module 'untrusted_fence' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"._{where[0][1:]}", __name__), where[1])
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

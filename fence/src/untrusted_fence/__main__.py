@@ -24,9 +24,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``untrusted-fence [--json] [--source LABEL] [--kind KIND]``: fence standard input;
     returns the exit status."""
     parser = argparse.ArgumentParser(
-        prog="untrusted-fence", description="Clean untrusted text from stdin and fence it."
+        prog="untrusted-fence",
+        description="Render untrusted text from stdin as GitHub does and fence it.",
     )
-    parser.add_argument("--kind", choices=("comment", "check-output"), default="comment")
+    parser.add_argument(
+        "--kind", choices=("comment", "check-output", "worker-message"), default="comment"
+    )
     parser.add_argument("--source", default=None, help="label of where the text came from")
     parser.add_argument("--max-chars", type=_non_negative, default=DEFAULT_MAX_CHARS)
     parser.add_argument("--json", action="store_true", help="print one JSON object")

@@ -1,0 +1,473 @@
+"""The walk: GitHub's sanitized HTML tree to the pieces of the worker's view.
+
+A piece is ``(kind, text)``:
+
+- ``text``: what a reader sees (``cell``: the same in a table, where ``|`` is escaped);
+- ``code``: a code block's or inline code's text, verbatim;
+- ``markup``: the writer's own light Markdown for structure: list markers, headings' ``#``,
+  fences, table pipes, line breaks with the prefixes of the quotes and lists they are in
+  (part of what a reader sees: a heading reads as a heading);
+- ``inline``: its inline markup (``**``, ``~~``, ``<sup>``, backticks, a link's brackets),
+  which a reader does not see as text;
+- ``hidden``: a raw fragment no reader sees (a comment, an attribute, script text);
+- ``target``: a link's href or an image's src that the sanitizer keeps;
+- ``open`` and ``close``: around the content of a collapsed ``<details>``.
+
+The walk is iterative, with an explicit stack: a text nests as deep as the guards allow, which
+is deeper than Python's recursion limit.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+from ._allowlist import BLOCKS, CMARK_ATTRIBUTES, ELEMENTS, REMOVED_WITH_CONTENT, shown_target
+
+__all__ = ["Piece", "text_of", "walk"]
+
+Piece = tuple[str, str]
+
+# Inline elements that change meaning, written as light Markdown or as their tag.
+_WRAPS = {
+    "em": ("*", "*"), "i": ("*", "*"), "strong": ("**", "**"), "b": ("**", "**"),
+    "del": ("~~", "~~"), "s": ("~~", "~~"), "strike": ("~~", "~~"),
+    "sup": ("<sup>", "</sup>"), "sub": ("<sub>", "</sub>"), "ins": ("<ins>", "</ins>"),
+    "kbd": ("<kbd>", "</kbd>"), "q": ('"', '"'),
+}  # fmt: skip
+# Containers whose white-space-only text is layout between blocks, not text.
+_LAYOUT = frozenset(
+    {"ul", "ol", "table", "thead", "tbody", "tfoot", "tr", "blockquote", "section", "details", "dl"}
+)
+_SPACE = " \t\n\r\f"  # HTML's white space: what a browser collapses (not U+2028 or U+00A0)
+_HTML_SPACE_RE = re.compile("[ \t\n\r\f]+")
+_BACKTICKS_RE = re.compile("`+")
+
+
+@dataclass
+class _Writer:
+    notes: str  # the name of the render's note attribute
+    texts: Sequence[str]
+    pieces: list[Piece] = field(default_factory=list)
+    prefixes: list[str] = field(default_factory=list)
+    counters: list[int | None] = field(default_factory=list)  # per list: next number, or None
+    at_line_start: bool = True
+    pending: int = 0  # 1: a line break before the next output, 2: a blank line
+    fresh: bool = False  # right after a list marker or a heading's "#": no break before content
+    code: int = 0  # inside <pre>
+    inline_code: int = 0
+    cells: int = 0
+
+    def emit(self, kind: str, text: str) -> None:
+        if self.texts and self.notes in text:
+            # A note whose tag the text swallowed (into an attribute value, a comment): its
+            # own text there.
+            text = re.sub(
+                rf" {self.notes}=([0-9_]+)",
+                lambda m: (
+                    " ".join(self.texts[int(n)] for n in m.group(1).split("_"))
+                    if kind == "hidden"
+                    else ""
+                ),
+                text,
+            )
+        if not text:
+            return
+        if self.pending and kind != "close":
+            pending, self.pending = self.pending, 0
+            if self.pieces:
+                self.newline(blank=pending == 2)
+            elif self.prefixes:
+                self.pieces.append(("markup", "".join(self.prefixes)))
+        if self.cells and kind == "text":
+            kind = "cell"
+        self.pieces.append((kind, text))
+        if kind != "hidden":
+            self.at_line_start = False
+            self.fresh = False
+
+    def newline(self, blank: bool = False) -> None:
+        if self.pieces and self.pieces[-1][0] in ("text", "cell"):
+            kind, text = self.pieces[-1]
+            self.pieces[-1] = (kind, text.rstrip(" "))
+        prefix = "".join(self.prefixes)
+        if blank:
+            self.pieces.append(("markup", "\n" + prefix.rstrip()))
+        self.pieces.append(("markup", "\n" + prefix))
+        self.at_line_start = True
+
+    def breaks(self, level: int) -> None:
+        """A line break (1) or a blank line (2) before whatever comes next."""
+        if not self.fresh:
+            self.pending = max(self.pending, level)
+
+    def text(self, node: LexborNode) -> None:
+        raw = node.text_content or ""
+        if self.code:
+            for i, line in enumerate(raw.split("\n")):
+                if i:
+                    self.newline()
+                self.emit("code", line)
+            return
+        if self.inline_code:
+            self.emit("code", raw.replace("\n", " "))
+            return
+        text = raw.strip(_SPACE)
+        if not text:
+            parent = node.parent
+            layout = parent is None or parent.tag in _LAYOUT
+            if raw and not layout and not self.at_line_start and not self.pending:
+                self.emit("text", " ")
+            return
+        text = _HTML_SPACE_RE.sub(" ", text)
+        after_space = self.at_line_start or (self.pieces and self.pieces[-1][1][-1:] == " ")
+        if raw[0] in _SPACE and not after_space and not self.pending:
+            text = " " + text
+        if raw[-1] in _SPACE:
+            text += " "
+        self.emit("text", text)
+
+
+Action = Callable[[_Writer], None]
+Stack = list["LexborNode | Action"]
+Handler = Callable[[LexborNode, str, "str | None", _Writer, Stack], None]
+
+
+def walk(first: LexborNode | None, notes: str = "", texts: Sequence[str] = ()) -> list[Piece]:
+    """The pieces of the fragment whose first top-level node is ``first``.  An attribute named
+    ``notes`` is a note the render put in: its value numbers the ``texts`` it hides."""
+    w = _Writer(notes or "\0", texts)
+    stack: Stack = []
+    _push(stack, first)
+    while stack:
+        item = stack.pop()
+        if isinstance(item, LexborNode):
+            _enter(item, w, stack)
+        else:
+            item(w)
+    return w.pieces
+
+
+def text_of(node: LexborNode) -> str:
+    """The text of ``node``'s descendants, in order.  (selectolax's ``text(deep=True)`` of
+    a fragment's first node reads on into its siblings.)"""
+    parts = []
+    stack = [node.child] if node.child is not None else []
+    while stack:
+        current = stack.pop()
+        if current.next is not None:
+            stack.append(current.next)
+        if current.tag == "-text":
+            parts.append(current.text_content or "")
+        elif current.child is not None:
+            stack.append(current.child)
+    return "".join(parts)
+
+
+def _push(stack: Stack, first: LexborNode | None) -> None:
+    """Push ``first`` and its following siblings, to be entered in document order."""
+    nodes = []
+    while first is not None:
+        nodes.append(first)
+        first = first.next
+    stack.extend(reversed(nodes))
+
+
+def _attributes(node: LexborNode, tag: str, w: _Writer, skip: tuple[str, ...] = ()) -> str | None:
+    """Emit every attribute no reader sees as hidden; return the shown link target, if any."""
+    target = None
+    for name, value in node.attributes.items():
+        value = value or ""
+        if name in skip:
+            continue
+        if name == w.notes:  # the render's note: the texts it puts back, hidden
+            for number in value.split("_"):
+                w.emit("hidden", w.texts[int(number)])
+            continue
+        if target is None and name in ("href", "src") and shown_target(tag, name, value):
+            target = value
+            continue
+        rule = CMARK_ATTRIBUTES.get(name)
+        if rule is None or not rule.fullmatch(value):
+            w.emit("hidden", f'{name}="{value}"' if value else name)
+    return target
+
+
+def _enter(node: LexborNode, w: _Writer, stack: Stack) -> None:
+    tag = node.tag
+    if tag == "-text":
+        w.text(node)
+    elif tag == "-comment":
+        # (CDATA parses as a comment too.)  A comment's data never holds "-->", so its
+        # serialisation ends at the first one (a fragment's first node serialises its
+        # following siblings with it).
+        serialised = node.html or ""
+        w.emit("hidden", serialised[: serialised.find("-->", 4) + 3])
+    elif tag is None:
+        w.emit("hidden", node.html or "")  # a processing instruction (a bogus comment)
+    elif tag.startswith("-"):
+        return  # a doctype: a fragment parse drops it (the render's pre-pass hides it)
+    elif tag in REMOVED_WITH_CONTENT:
+        _attributes(node, tag, w)
+        w.emit("hidden", text_of(node))
+    elif tag == "template":
+        # The parser keeps a template's content apart; the sanitizer unwraps it (shown).
+        _push(stack, LexborHTMLParser(_template_content(node), is_fragment=True).root)
+    elif tag == "img":
+        _image(node, w)
+    else:
+        target = _attributes(node, tag, w)
+        handler = _HANDLERS.get(tag, _plain) if tag in ELEMENTS else _plain
+        handler(node, tag, target, w, stack)
+
+
+_TEMPLATE_TAG_RE = re.compile(r"<(/?)template\b", re.I)
+
+
+def _template_content(node: LexborNode) -> str:
+    """The HTML of a template's content: its serialisation up to its own end tag (a
+    fragment's first node serialises its following siblings with it)."""
+    html = node.html or ""
+    depth = 0
+    for m in _TEMPLATE_TAG_RE.finditer(html):
+        depth += -1 if m.group(1) else 1
+        if depth == 0:
+            return html[html.find(">") + 1 : m.start()]
+    return html[html.find(">") + 1 :]
+
+
+def _plain(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: Stack) -> None:
+    """A block on lines of its own, an inline wrapper, or an element the sanitizer unwraps."""
+    if tag in BLOCKS:
+        w.breaks(2)
+        stack.append(lambda w: w.breaks(2))
+    elif tag in _WRAPS and tag in ELEMENTS and not (w.code or w.inline_code):
+        before, after = _WRAPS[tag]
+        w.emit("inline", before)
+        stack.append(lambda w: w.emit("inline", after))
+    _push(stack, node.child)
+
+
+def _image(node: LexborNode, w: _Writer) -> None:
+    src = node.attributes.get("src") or ""
+    alt = node.attributes.get("alt") or ""
+    if shown_target("img", "src", src):
+        w.emit("inline", "![")
+        w.emit("hidden", alt)
+        w.emit("inline", "](")
+        w.emit("target", src)
+        w.emit("inline", ")")
+        _attributes(node, "img", w, skip=("src", "alt"))
+    else:
+        _attributes(node, "img", w)
+
+
+def _link(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: Stack) -> None:
+    if node.attributes.get("class") == "footnote-backref":
+        return  # cmark-gfm's "↩" back to the reference
+    if target is not None:
+        w.emit("inline", "[")
+
+        def leave(w: _Writer) -> None:
+            w.emit("inline", "](")
+            w.emit("target", target)
+            w.emit("inline", ")")
+
+        stack.append(leave)
+    _push(stack, node.child)
+
+
+def _sup(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: Stack) -> None:
+    if node.attributes.get("class") == "footnote-ref":
+        w.emit("markup", f"[^{text_of(node).strip()}]")
+    else:
+        _plain(node, tag, target, w, stack)
+
+
+def _heading(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: Stack) -> None:
+    w.breaks(2)
+    if tag not in ("h7", "h8"):  # allowed, but no browser knows them: a block of text
+        w.emit("markup", "#" * int(tag[1]) + " ")
+        w.fresh = True
+    stack.append(lambda w: w.breaks(2))
+    _push(stack, node.child)
+
+
+def _quote(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: Stack) -> None:
+    w.breaks(2)
+    w.prefixes.append("> ")
+
+    def leave(w: _Writer) -> None:
+        w.prefixes.pop()
+        w.breaks(2)
+
+    stack.append(leave)
+    _push(stack, node.child)
+
+
+def _list(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: Stack) -> None:
+    w.breaks(1 if w.counters else 2)  # a list in a list item starts on the next line
+    start = node.attributes.get("start") or "1"
+    w.counters.append(None if tag == "ul" else int(start) if start.isdigit() else 1)
+
+    def leave(w: _Writer) -> None:
+        w.counters.pop()
+        w.breaks(2)
+
+    stack.append(leave)
+    _push(stack, node.child)
+
+
+def _item(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: Stack) -> None:
+    number = w.counters[-1] if w.counters else None
+    if number is None:
+        mark = "- "
+    else:
+        mark = f"{number}. "
+        w.counters[-1] = number + 1
+    w.breaks(1)
+    w.emit("markup", mark)
+    w.fresh = True
+    w.prefixes.append(" " * len(mark))
+    box = node.child
+    if box is not None and box.tag == "input" and box.attributes.get("type") == "checkbox":
+        w.emit("markup", "[x] " if "checked" in box.attributes else "[ ] ")
+        w.fresh = True
+
+    def leave(w: _Writer) -> None:
+        w.prefixes.pop()
+        w.breaks(1)
+
+    stack.append(leave)
+    _push(stack, node.child)
+
+
+def _code_block(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: Stack) -> None:
+    w.breaks(2)
+    lang = node.attributes.get("lang") or ""
+    w.emit("markup", "```")  # made longer than any backtick run inside when the block ends
+    start = len(w.pieces) - 1
+    w.emit("code", lang)
+    w.newline()
+    w.code += 1
+
+    def leave(w: _Writer) -> None:
+        w.code -= 1
+        runs = [
+            len(m) for k, t in w.pieces[start:] if k == "code" for m in _BACKTICKS_RE.findall(t)
+        ]
+        fence = "`" * max(3, max(runs, default=0) + 1)
+        w.pieces[start] = ("markup", fence)
+        if not w.at_line_start:
+            w.newline()
+        w.emit("markup", fence)
+        w.breaks(2)
+
+    stack.append(leave)
+    _push(stack, node.child)
+
+
+def _inline_code(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: Stack) -> None:
+    if w.code:
+        _push(stack, node.child)
+        return
+    w.emit("inline", "`")
+    start = len(w.pieces) - 1
+    w.inline_code += 1
+
+    def leave(w: _Writer) -> None:
+        w.inline_code -= 1
+        texts = [t for k, t in w.pieces[start + 1 :] if k == "code"]
+        runs = [len(m) for t in texts for m in _BACKTICKS_RE.findall(t)]
+        ticks = "`" * (max(runs, default=0) + 1)
+        pad = " " if texts and (texts[0].startswith("`") or texts[-1].endswith("`")) else ""
+        w.pieces[start] = ("inline", ticks + pad)
+        w.emit("inline", pad + ticks)
+
+    stack.append(leave)
+    _push(stack, node.child)
+
+
+def _table_row(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: Stack) -> None:
+    w.breaks(1)
+    w.emit("markup", "|")
+    header = node.parent is not None and node.parent.tag == "thead"
+    cells = 0
+    child = node.child
+    while child is not None:
+        cells += child.tag in ("td", "th")
+        child = child.next
+
+    def leave(w: _Writer) -> None:
+        if header:
+            w.newline()
+            w.emit("markup", "|" + " --- |" * cells)
+        w.breaks(1)
+
+    stack.append(leave)
+    _push(stack, node.child)
+
+
+def _cell(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: Stack) -> None:
+    w.emit("markup", " ")
+    w.cells += 1
+
+    def leave(w: _Writer) -> None:
+        w.cells -= 1
+        w.emit("markup", " |")
+
+    stack.append(leave)
+    _push(stack, node.child)
+
+
+def _details(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: Stack) -> None:
+    w.breaks(2)
+    stack.append(lambda w: w.breaks(2))
+    if "open" in node.attributes:
+        _push(stack, node.child)
+        return
+    # Collapsed: the first <summary> child shows; the rest is one click away.
+    children = []
+    child = node.child
+    while child is not None:
+        children.append(child)
+        child = child.next
+    summary = next((c for c in children if c.tag == "summary"), None)
+    rest = [c for c in children if c is not summary]
+    stack.append(lambda w: w.emit("close", "\u27e7"))
+    stack.extend(reversed(rest))
+    stack.append(lambda w: w.emit("open", "\u27e6collapsed: "))
+    if summary is not None:
+        stack.append(summary)
+
+
+def _hidden_content(
+    node: LexborNode, tag: str, target: str | None, w: _Writer, stack: Stack
+) -> None:
+    w.emit("hidden", text_of(node))  # <rp>: only browsers without ruby show it
+
+
+def _nothing(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: Stack) -> None:
+    return  # <input> (a task box is written by its item), <wbr>
+
+
+def _line_break(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: Stack) -> None:
+    w.newline()
+
+
+def _rule(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: Stack) -> None:
+    w.breaks(2)
+    w.emit("markup", "---")
+    w.breaks(2)
+
+
+_HANDLERS: dict[str, Handler] = {
+    "a": _link, "sup": _sup, "blockquote": _quote, "ul": _list, "ol": _list, "li": _item,
+    "pre": _code_block, "code": _inline_code, "tr": _table_row, "td": _cell, "th": _cell,
+    "details": _details, "rp": _hidden_content, "input": _nothing, "wbr": _nothing,
+    "br": _line_break, "hr": _rule,
+    **{f"h{n}": _heading for n in range(1, 9)},
+}  # fmt: skip
