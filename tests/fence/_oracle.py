@@ -5,10 +5,16 @@ HTML, footnotes, and GitHub's extensions table, strikethrough, autolink, tagfilt
 parses the HTML with a real HTML5 parser (lexbor through ``selectolax``), applies GitHub's
 sanitizer allowlist, and returns the text a browser then displays.
 
+``targets(markdown)`` are the link targets and image sources the sanitizer keeps.
+
 ``generate(rng)`` builds one document from :data:`PIECES` (each ``{t}`` a fresh token,
 ``{l}`` the document's one shared label), each piece under a container prefix, and
-``leaks(doc, tokens)`` names the tokens GitHub hides that the fence leaves visible: a bug.
-Marking more than GitHub hides is allowed.
+``leaks(doc, tokens)`` names the tokens whose occurrences the fence's view places wrongly, per
+occurrence: every occurrence GitHub hides is inside a hidden (or collapsed) mark, every one it
+shows is outside one, and every target occurrence is in a link or image target.
+
+The oracle is an independent walk of its own; it uses the fence only in ``leaks``, to read
+the view under test.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ __all__ = [
     "render",
     "shown",
     "shown_in_html",
+    "targets",
 ]
 
 # GitHub's sanitizer: html-pipeline's SanitizationFilter ALLOWLIST (v2.14, the last public
@@ -55,7 +62,8 @@ _ELEMENTS = """
 GITHUB_ELEMENTS = frozenset(_ELEMENTS.split())
 REMOVED_WITH_CONTENT = frozenset({"script", "style"})
 
-_OPTIONS = Options.CMARK_OPT_UNSAFE | Options.CMARK_OPT_FOOTNOTES
+# GitHub's options for a comment: a single newline is a line break there (hard breaks).
+_OPTIONS = Options.CMARK_OPT_UNSAFE | Options.CMARK_OPT_FOOTNOTES | Options.CMARK_OPT_HARDBREAKS
 
 
 def render(markdown: str) -> str:
@@ -74,12 +82,36 @@ def shown_in_html(html: str) -> str:
     HTML5 parse, without comments or attributes, without the content of removed elements, of
     ``<rp>`` (shown only by browsers without ruby support) and of collapsed ``<details>``
     (without ``open``; its first ``<summary>`` child shows), plus ``<pre lang>`` values."""
-    parts: list[str] = []
+    parts: list[str | tuple[str]] = []
     _walk_fragment(html, parts)
-    return " ".join(parts)
+    return " ".join(p for p in parts if isinstance(p, str))
 
 
-def _walk_fragment(html: str, parts: list[str]) -> None:
+_SCHEMES = {"a": ("href", ("http", "https", "mailto")), "img": ("src", ("http", "https"))}
+
+
+def targets(markdown: str) -> list[str]:
+    """The href of each link and the src of each image that GitHub's sanitizer keeps, where
+    a reader sees them (not inside an ``<rp>`` or a collapsed ``<details>``)."""
+    parts: list[str | tuple[str]] = []
+    _walk_fragment(render(markdown), parts)
+    return [p[0] for p in parts if isinstance(p, tuple)]
+
+
+def _target(node: LexborNode) -> str | None:
+    rule = _SCHEMES.get(node.tag or "")
+    if rule is None or "data-footnote-ref" in node.attributes:
+        return None
+    if node.attributes.get("class") == "footnote-backref":
+        return None
+    value = node.attributes.get(rule[0])
+    if value is None:
+        return None
+    scheme = value.split(":", 1)[0].lower() if ":" in value.split("/", 1)[0] else None
+    return value if scheme is None or scheme in rule[1] else None
+
+
+def _walk_fragment(html: str, parts: list[str | tuple[str]]) -> None:
     # As a fragment, the way GitHub's pipeline parses a comment's HTML and a browser parses it
     # inside the page's comment element: a document parse would move a leading <template> to
     # the head and let <frameset> replace the body, which neither does.
@@ -89,14 +121,14 @@ def _walk_fragment(html: str, parts: list[str]) -> None:
             _visit(node, parts)
 
 
-def _walk(node: LexborNode, parts: list[str]) -> None:
+def _walk(node: LexborNode, parts: list[str | tuple[str]]) -> None:
     child = node.child
     while child is not None:
         _visit(child, parts)
         child = child.next
 
 
-def _visit(node: LexborNode, parts: list[str]) -> None:
+def _visit(node: LexborNode, parts: list[str | tuple[str]]) -> None:
     tag = node.tag
     if tag == "-text":
         parts.append(node.text_content or "")
@@ -121,6 +153,9 @@ def _visit(node: LexborNode, parts: list[str]) -> None:
                 return
             child = child.next
         return
+    target = _target(node)
+    if target is not None:
+        parts.append((target,))
     if tag == "pre":
         lang = node.attributes.get("lang")
         if lang:
@@ -235,14 +270,38 @@ def generate(rng: random.Random, pieces: Sequence[str] = PIECES, size: int = 8) 
     return Document("".join(out), tuple(tokens), tuple(origin))
 
 
+def view_classes(view: uf.View) -> tuple[str, str, str]:
+    """The view's shown text, its hidden and collapsed text, and its targets, each joined by
+    newlines (no token runs across two pieces)."""
+    shown_parts, hidden_parts, target_parts = [], [], []
+    collapsed = 0
+    for kind, text in view.pieces:
+        if kind == "open":
+            collapsed += 1
+        elif kind == "close":
+            collapsed -= 1
+        elif kind == "target":
+            target_parts.append(text)
+        elif kind == "hidden" or (collapsed and kind not in ("markup", "inline", "mark")):
+            hidden_parts.append(text)
+        elif kind not in ("markup", "inline", "mark"):
+            shown_parts.append(text)
+    return "\n".join(shown_parts), "\n".join(hidden_parts), "\n".join(target_parts)
+
+
 def leaks(text: str, tokens: Sequence[str]) -> tuple[list[str], list[str]]:
-    """The tokens of ``text`` GitHub hides, and those of them the fence leaves visible."""
+    """The tokens of ``text`` GitHub hides, and the tokens the view places wrongly: shown more
+    or fewer times than GitHub shows them, or in fewer targets than GitHub keeps."""
     seen = shown(text)
-    hidden = [t for t in tokens if t in text and t not in seen]
-    if not hidden:
-        return [], []
-    visible = uf.visible_text(text)
-    return hidden, [t for t in hidden if t in visible]
+    kept = "\n".join(targets(text))
+    view_shown, _, view_targets = view_classes(uf.render(text))
+    hidden = [t for t in tokens if t in text and t not in seen and t not in kept]
+    wrong = [
+        t
+        for t in dict.fromkeys(tokens)
+        if view_shown.count(t) != seen.count(t) or view_targets.count(t) < kept.count(t)
+    ]
+    return hidden, wrong
 
 
 def minimise(text: str, leaked: Sequence[str]) -> str:

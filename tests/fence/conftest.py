@@ -66,7 +66,7 @@ def forbidden_in(body: str) -> list[str]:
 def views(body: str) -> list[str]:
     """The detection views of section 7: casefold, NFD minus marks, lookalike fold,
     entity-decoded, visible projection, each also with separators removed."""
-    base = [body, html.unescape(body), uf.visible_text(body)]
+    base = [body, html.unescape(body), visible(body)]
     out = []
     for v in base:
         demarked = "".join(
@@ -75,6 +75,14 @@ def views(body: str) -> list[str]:
         for w in (v.casefold(), demarked.casefold(), fold(v)):
             out += [w, _COMPACT.sub("", w)]
     return out
+
+
+_MARK = re.compile("\u27e6hidden: [^\u27e6\u27e7]*\u27e7")
+
+
+def visible(body: str) -> str:
+    """``body`` with every hidden mark cut out: what a reader on GitHub saw."""
+    return _MARK.sub("", body)
 
 
 def hidden_parts(body: str) -> list[str]:
@@ -107,10 +115,29 @@ def check_fenced(fenced: uf.Fenced) -> None:
     assert body.splitlines() == (body.split("\n") if body else [])
     assert unicodedata2.normalize("NFKC", body) == body
     assert not uf.has_marker(body)
-    assert body.count(uf.HIDDEN_OPEN) == body.count(uf.HIDDEN_CLOSE)
+    assert body.count(uf.HIDDEN_OPEN[0]) == body.count(uf.HIDDEN_CLOSE)
     for part in hidden_parts(body):
         assert uf.HIDDEN_OPEN not in part
     text.encode("utf-8", errors="strict")
+
+
+def classes(text: str) -> tuple[str, str, str, str]:
+    """What the view of ``text`` shows, hides, collapses and links to, each joined by
+    newlines (a token never runs across two pieces)."""
+    shown, hidden, collapsed, targets = [], [], [], []
+    depth = 0
+    for kind, piece in uf.render(text).pieces:
+        if kind == "open":
+            depth += 1
+        elif kind == "close":
+            depth -= 1
+        elif kind == "hidden":
+            hidden.append(piece)
+        elif kind == "target":
+            targets.append(piece)
+        elif kind not in ("markup", "inline", "mark"):
+            (collapsed if depth else shown).append(piece)
+    return "\n".join(shown), "\n".join(hidden), "\n".join(collapsed), "\n".join(targets)
 
 
 @pytest.fixture
@@ -131,6 +158,11 @@ def unescape() -> Callable[[str], str]:
 @pytest.fixture
 def parts_hidden() -> Callable[[str], list[str]]:
     return hidden_parts
+
+
+@pytest.fixture
+def shown() -> Callable[[str], str]:
+    return visible
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ import regex  # type: ignore[import-untyped]
 import unicodedata2  # type: ignore[import-not-found]
 
 from untrusted_fence import UNICODE_VERSION, _tables, is_forbidden, is_unassigned
-from untrusted_fence._chars import _COMMON, BRACKETS
 
 MAX = 0x110000
 _DI = regex.compile(r"\p{Default_Ignorable_Code_Point}")
@@ -54,17 +53,6 @@ def test_noncharacter_table_is_the_66_noncharacters() -> None:
         plane << 16 | low for plane in range(17) for low in (0xFFFE, 0xFFFF)
     }
     assert expected == _expand(_tables.NONCHARACTER)
-
-
-def test_common_fast_path_class_holds_only_assigned_allowed_plain_code_points() -> None:
-    fast = regex.compile(f"[{_COMMON}]")
-    special = {0x2028, 0x2029, 0x0085, 0x2800, 0x1680} | {ord(c) for c in BRACKETS}
-    wrong = [
-        f"U+{cp:04X}"
-        for cp in range(MAX)
-        if fast.match(chr(cp)) and (is_forbidden(cp) or is_unassigned(cp) or cp in special)
-    ]
-    assert wrong == []
 
 
 def test_confusables_map_lookalikes_of_marker_letters() -> None:
