@@ -8,6 +8,8 @@ import random
 from datetime import UTC, datetime, timedelta
 from typing import Literal
 
+import msgspec
+
 from comment_wake._limits import NOTICE_TEXT_LIMIT
 from comment_wake.wake import build_notices
 from review_monitor import Author, BadgeItem, InlineComment, ItemDetail, PrRef, PrStatus
@@ -119,3 +121,26 @@ def test_many_comments_merged_stay_under_the_limit_with_every_url_once() -> None
         [len(t) <= NOTICE_TEXT_LIMIT for t in built],
         found,
     )
+
+
+def _inline_source(**lines: object) -> str:
+    note = InlineComment("RC_1", None, "src/parser.py", None, None, "Use a dict here.", "u")
+    note = msgspec.structs.replace(note, **lines)
+    item = BadgeItem("review", "PRR_1", 1, T0, Author("alice"))
+    detail = ItemDetail("PRR_1", "review", "", url_of(1), inline=(note,))
+    (text,) = texts((item, detail))
+    return next(line for line in text.splitlines() if line.startswith("source: "))
+
+
+def test_an_inline_comment_on_several_lines_names_its_first_and_last_line() -> None:
+    expected = "source: @alice on src/parser.py:40-42"
+    assert expected == _inline_source(line=42, start_line=40, original_line=42)
+
+
+def test_an_inline_comment_on_one_line_names_that_line() -> None:
+    assert "source: @alice on src/parser.py:7" == _inline_source(line=7, original_line=7)
+
+
+def test_an_outdated_inline_comment_names_the_lines_it_was_on_and_says_so() -> None:
+    expected = "source: @alice on src/parser.py:10-12 (outdated)"
+    assert expected == _inline_source(original_line=12, original_start_line=10, outdated=True)

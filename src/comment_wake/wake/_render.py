@@ -10,6 +10,7 @@ from comment_wake._limits import NOTICE_TEXT_LIMIT
 from review_monitor import (
     NOTICE_VERSION,
     BadgeItem,
+    InlineComment,
     ItemDetail,
     Notice,
     NoticeItem,
@@ -17,7 +18,7 @@ from review_monitor import (
     PrStatus,
     notice_key,
 )
-from untrusted_fence import fence, one_line, shows_nothing
+from untrusted_fence import View, fence, one_line, render
 
 from ._prompt import NOTICE_HEADER, NOTICE_INSTRUCTION
 
@@ -58,30 +59,46 @@ def _first_line(items: Sequence[BadgeItem], status: PrStatus) -> str:
     return f"{noun} from {who} on {one_line_title(status.title)} ({ref})."
 
 
-def _fences(
-    item: BadgeItem,
-    detail: ItemDetail,
-    status: PrStatus,
-    rng: random.Random | None,
-    max_chars: int,
-) -> list[str]:
+# One text to fence: its view (rendered once, cut as often as the fit needs), the fence's
+# source line and GitHub's URL of it.
+_Text = tuple[View, str, str]
+
+
+def _texts(item: BadgeItem, detail: ItemDetail) -> list[_Text]:
+    """The comment's texts a reader sees anything of, each rendered once."""
     login = f"@{item.author.login}" if item.author is not None else "@ghost"
-    parts: list[str] = []
-    if not shows_nothing(detail.body):
-        source = login if item.kind == "comment" else f"{login}, review"
-        parts.append(_fence(detail.body, source, detail.url, status, rng, max_chars))
+    texts: list[_Text] = []
+    view = render(detail.body)
+    if view.shows_anything:
+        texts.append((view, login if item.kind == "comment" else f"{login}, review", detail.url))
     for inline in detail.inline:
-        if shows_nothing(inline.body):
+        view = render(inline.body)
+        if not view.shows_anything:
             continue
-        line = inline.line if inline.line is not None else inline.original_line
-        where = inline.path if line is None else f"{inline.path}:{line}"
-        source = f"{login} on {where}"
-        parts.append(_fence(inline.body, source, inline.url, status, rng, max_chars))
-    return parts
+        texts.append((view, f"{login} on {_where(inline)}", inline.url))
+    return texts
+
+
+def _where(inline: InlineComment) -> str:
+    """``path:line``, ``path:first-last`` for a comment on several lines, the lines it was
+    on when the diff has changed since (then ``(outdated)``)."""
+    line, start = inline.line, inline.start_line
+    if inline.outdated or line is None:
+        line, start = inline.original_line, inline.original_start_line
+    where = inline.path
+    if line is not None:
+        where += f":{start}-{line}" if start is not None and start != line else f":{line}"
+    return where + (" (outdated)" if inline.outdated else "")
+
+
+def _fences(
+    texts: Sequence[_Text], status: PrStatus, rng: random.Random | None, max_chars: int
+) -> list[str]:
+    return [_fence(view, source, url, status, rng, max_chars) for view, source, url in texts]
 
 
 def _fence(
-    text: str,
+    text: View,
     source: str,
     url: str,
     status: PrStatus,
@@ -124,8 +141,9 @@ def _fitted(
 ) -> list[str]:
     """The comment's fences, cut until a notice of it alone fits ``NOTICE_TEXT_LIMIT``."""
     max_chars = _COMMENT_MAX
+    texts = _texts(item, detail)
     while True:
-        parts = _fences(item, detail, status, rng, max_chars)
+        parts = _fences(texts, status, rng, max_chars)
         over = len(_text([item], status, parts)) - NOTICE_TEXT_LIMIT
         if over <= 0 or max_chars <= _MIN_CUT:
             return parts
