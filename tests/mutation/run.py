@@ -60,6 +60,12 @@ PERMISSIONS = "monitor/src/review_monitor/_permissions.py"
 SEEN = "monitor/src/review_monitor/_seen.py"
 NOTICES = "monitor/src/review_monitor/_notices.py"
 SWEEP_BOOK = "monitor/src/review_monitor/_sweep_book.py"
+FENCE_WRITER = "fence/src/untrusted_fence/_writer.py"
+FENCE_RENDER = "fence/src/untrusted_fence/_render.py"
+FENCE_SETTLE = "fence/src/untrusted_fence/_settle.py"
+FENCE_CLEAN = "fence/src/untrusted_fence/_clean.py"
+FENCE_MARKERS = "fence/src/untrusted_fence/_markers.py"
+FENCE_FENCE = "fence/src/untrusted_fence/_fence.py"
 
 WAKE_SUITES = ("tests/wake", "tests/replay")
 OWNPOST_SUITES = ("tests/ownpost", "tests/replay")
@@ -68,6 +74,7 @@ TRUST_SUITES = ("tests/wake", "tests/service")
 NOTICES_SUITES = ("tests/monitor/notices",)
 EXPLAIN_SUITES = ("tests/daemon/test_records.py",)
 SWEEP_SUITES = ("tests/monitor/sweep", "tests/monitor/e2e/test_sweep_e2e.py")
+FENCE_SUITES = ("tests/fence",)
 # Source roots put ahead of the editable install when running on a scratch copy.
 SOURCE_ROOTS = ("src", "monitor/src", "fence/src")
 PYTEST_TIMEOUT_S = 1200
@@ -214,8 +221,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "rate-limit-removed",
         "seed: removing the rate limit fails four tests, including the loop cap",
         CORE,
-        "    release = release_at(wakes, ctx.config)\n",
-        "    release = None\n",
+        "    release = release_at(wakes, ctx.config)\n    limited = ",
+        "    release = None\n    limited = ",
         WAKE_SUITES,
     ),
     Mutation(
@@ -278,8 +285,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "rules-trace-dropped",
         "issue: a decision carries the trace of the rules its comment passed",
         CORE,
-        "            passed.append(rule.name)\n",
-        "            pass\n",
+        "        if verdict is None:\n            passed.append(rule.name)\n",
+        "        if verdict is None:\n            pass\n",
         WAKE_SUITES,
     ),
     Mutation(
@@ -354,6 +361,214 @@ MUTATIONS: tuple[Mutation, ...] = (
         "        if swept != look.badge:\n",
         "        if swept.updated_at != look.badge.updated_at:\n",
         SWEEP_SUITES,
+    ),
+    Mutation(
+        "fence-comment-shown",
+        "fence: an HTML comment is hidden from readers, so the view puts it in a hidden mark",
+        FENCE_WRITER,
+        '        w.emit("hidden", serialised[: serialised.find("-->", 4) + 3])\n',
+        '        w.emit("text", serialised[: serialised.find("-->", 4) + 3])\n',
+        FENCE_SUITES,
+    ),
+    Mutation(
+        "fence-rp-content-shown",
+        "fence: <rp> content shows only in browsers without ruby: hidden",
+        FENCE_WRITER,
+        '    w.emit("hidden", text_of(node))  # <rp>: only browsers without ruby show it\n',
+        '    w.emit("text", text_of(node))  # <rp>: only browsers without ruby show it\n',
+        FENCE_SUITES,
+    ),
+    Mutation(
+        "fence-collapsed-details-shown-open",
+        "fence: a collapsed <details>'s content is marked collapsed, not shown as if open",
+        FENCE_WRITER,
+        '    if "open" in node.attributes:\n        _push(stack, node.child)\n        return\n',
+        "    if True:\n        _push(stack, node.child)\n        return\n",
+        FENCE_SUITES,
+    ),
+    Mutation(
+        "fence-attributes-never-hidden",
+        "fence: an attribute no reader sees (a title, a class) is shown in a hidden mark",
+        FENCE_WRITER,
+        "        if rule is None or not rule.fullmatch(value):\n",
+        "        if False:\n",
+        FENCE_SUITES,
+    ),
+    Mutation(
+        "fence-cmark-attribute-value-unchecked",
+        "fence: an attribute cmark-gfm writes is structure only with cmark-gfm's own value",
+        FENCE_WRITER,
+        "        if rule is None or not rule.fullmatch(value):\n",
+        "        if rule is None:\n",
+        FENCE_SUITES,
+    ),
+    Mutation(
+        "fence-script-text-shown",
+        "fence: <script> and <style> go with their content: their text is hidden",
+        FENCE_WRITER,
+        '        _attributes(node, tag, w)\n        w.emit("hidden", text_of(node))\n',
+        '        _attributes(node, tag, w)\n        w.emit("text", text_of(node))\n',
+        FENCE_SUITES,
+    ),
+    Mutation(
+        "fence-notes-shown",
+        "fence: what cmark-gfm or the HTML parser dropped (a definition) is put back hidden",
+        FENCE_WRITER,
+        '        w.emit("hidden", w.texts[int(tag[len(w.notes) + 1 :])])\n',
+        '        w.emit("text", w.texts[int(tag[len(w.notes) + 1 :])])\n',
+        FENCE_SUITES,
+    ),
+    Mutation(
+        "fence-definitions-dropped",
+        "fence: link-reference and footnote definitions cmark-gfm consumes are shown hidden",
+        FENCE_RENDER,
+        '    definitions = _definitions(text, positioned) if "]:" in text else {}\n',
+        "    definitions: dict[int, str] = {}\n",
+        FENCE_SUITES,
+    ),
+    Mutation(
+        "fence-info-words-and-extra-cells-dropped",
+        "fence: a code fence's info words after the first and a row's extra cells are hidden",
+        FENCE_RENDER,
+        '        if tag.kept and tag.name in ("pre", "tr") and 0 < tag.line <= len(lines):\n',
+        "        if False:\n",
+        FENCE_SUITES,
+    ),
+    Mutation(
+        "fence-parser-dropped-tokens-lost",
+        "fence: a doctype or a duplicate attribute the HTML parser drops is shown hidden",
+        FENCE_RENDER,
+        "    if _RAW_TAG_RE.search(text):\n        out = _dropped_tokens(out, note)\n",
+        "    if False:\n        out = _dropped_tokens(out, note)\n",
+        FENCE_SUITES,
+    ),
+    Mutation(
+        "fence-markers-looked-for-only-in-the-view",
+        "fence: markers are looked for in the plain text too (E**N**D, E<!-- -->ND read END)",
+        FENCE_SETTLE,
+        '    found = marker_spans("".join([_part(k, t) for k, t in pieces]))\n',
+        "    found = []\n",
+        FENCE_SUITES,
+    ),
+    Mutation(
+        "fence-hidden-fragments-not-decoded",
+        "fence: a hidden fragment is searched entity-decoded and tag-cut (&#69;ND in a comment)",
+        FENCE_SETTLE,
+        '        if kind in ("hidden", "raw", "target"):\n',
+        "        if False:\n",
+        FENCE_SUITES,
+    ),
+    Mutation(
+        "fence-mark-brackets-replaced",
+        "fence: a marker's replacement never takes a mark's bracket (the marks stay balanced)",
+        FENCE_SETTLE,
+        "        if kind in _BRACKETS:\n            while",
+        "        if False:\n            while",
+        FENCE_SUITES,
+    ),
+    Mutation(
+        "fence-cleaning-hidden-part-shown",
+        "fence: what cleaning finds hidden (tag characters, concealed ANSI) is in a hidden mark",
+        FENCE_SETTLE,
+        '            if kind == "hidden" or part_kind == "hidden":\n',
+        '            if kind == "hidden":\n',
+        FENCE_SUITES,
+    ),
+    Mutation(
+        "fence-concealed-ansi-shown",
+        "fence: ANSI text in its own background colour is hidden",
+        FENCE_CLEAN,
+        '        out += [("shown", _chars(ansi.text[pos:s], code)), ("hidden", _chars(',
+        '        out += [("shown", _chars(ansi.text[pos:s], code)), ("shown", _chars(',
+        FENCE_SUITES,
+    ),
+    Mutation(
+        "fence-blank-prefix-match",
+        "issue 24: blank is only white space and invisible characters (not any text's prefix)",
+        FENCE_CLEAN,
+        "    return _BLANK_RE.fullmatch(text) is not None\n",
+        "    return _BLANK_RE.match(text) is not None\n",
+        FENCE_SUITES,
+    ),
+    Mutation(
+        "fence-markers-not-decoded",
+        "fence: markers are looked for with entities decoded and tags cut (&#69;ND, E<b>N</b>D)",
+        FENCE_MARKERS,
+        "    if decode:\n        for edits in _edit_lists(text):\n",
+        "    if False:\n        for edits in _edit_lists(text):\n",
+        FENCE_SUITES,
+    ),
+    Mutation(
+        "fence-markers-across-lines-missed",
+        "fence: the fence's own syntax is found across separators and line breaks",
+        FENCE_MARKERS,
+        "    return [(s, e) for s, e in spans if e > s] + _cross_spans(rules, view)\n",
+        "    return [(s, e) for s, e in spans if e > s]\n",
+        FENCE_SUITES,
+    ),
+    Mutation(
+        "fence-markers-lookalikes-missed",
+        "fence: markers are looked for in the lookalike fold too (Cyrillic, outlined letters)",
+        FENCE_MARKERS,
+        "_ALL = (_CASEFOLD, _FOLD)\n",
+        "_ALL = (_CASEFOLD,)\n",
+        FENCE_SUITES,
+    ),
+    Mutation(
+        "fence-line-markers-only-on-the-first-line",
+        "fence: a whole-line marker (a role line, END OF COMMENT) is found on any line",
+        FENCE_MARKERS,
+        "    spans += [(m.start() + 1, m.end()) for m in rules.next_lines.finditer(view)]\n",
+        "",
+        FENCE_SUITES,
+    ),
+    Mutation(
+        "fence-nonce-never-redrawn",
+        "seed: the nonce is drawn again while the body holds it",
+        FENCE_FENCE,
+        "    return not any(n in v for v in views for n in needles)\n",
+        "    return True\n",
+        FENCE_SUITES,
+    ),
+    Mutation(
+        "fence-nonce-lookalikes-unchecked",
+        "fence: the nonce is drawn again while a casefold or lookalike view of the body holds it",
+        FENCE_FENCE,
+        "    views = [v.translate(_SEPARATORS) for v in (casefold(body), fold(body))]\n",
+        "    views = [body]\n",
+        FENCE_SUITES,
+    ),
+    Mutation(
+        "fence-cut-splits-hidden-mark",
+        "fence: a cut never falls inside a hidden mark (its close would be lost)",
+        FENCE_FENCE,
+        '        if kind == "mark" and text == HIDDEN_OPEN:\n',
+        "        if False:\n",
+        FENCE_SUITES,
+    ),
+    Mutation(
+        "fence-cut-leaves-collapsed-open",
+        "fence: a cut inside collapsed content closes the collapsed mark",
+        FENCE_FENCE,
+        '    out += [("close", "\\u27e7")] * opened\n',
+        "",
+        FENCE_SUITES,
+    ),
+    Mutation(
+        "fence-cut-not-settled",
+        "fence: a cut can complete a marker: the cut view is settled again",
+        FENCE_FENCE,
+        "        kept = list(settle(kept))\n",
+        "        pass\n",
+        FENCE_SUITES,
+    ),
+    Mutation(
+        "fence-source-line-not-settled",
+        "fence: the source line and the view can make a marker: the body is settled again",
+        FENCE_FENCE,
+        "        pieces = list(settle(pieces))\n",
+        "        pass\n",
+        FENCE_SUITES,
     ),
 )
 
