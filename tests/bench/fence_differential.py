@@ -1,8 +1,9 @@
-"""Differential run (a script, not a test): N generated documents through GitHub's renderer
-(cmark-gfm, an HTML5 parser and GitHub's sanitizer allowlist: tests/fence/_oracle.py) and
-through the fence; prints JSON figures: documents, tokens GitHub hides, documents with a leak
-(a hidden token the fence leaves visible), seconds, leaked tokens by the piece that made them,
-and the first leaks minimised.
+"""Differential run (a script, not a test): N generated documents through the oracle's
+independent walk of GitHub's rendering (cmark-gfm, an HTML5 parser and GitHub's sanitizer
+allowlist: tests/fence/_oracle.py) and through the fence's view; prints JSON figures:
+documents, tokens GitHub hides, documents with a token placed wrongly (shown more or fewer
+times than GitHub shows it, or missing from a target GitHub keeps), seconds, those tokens by
+the piece that made them, and the first such documents minimised.
 
     .venv/bin/python tests/bench/fence_differential.py [N] [SEED]
 
@@ -34,25 +35,25 @@ def main() -> None:
     start = time.perf_counter()
     for _ in range(n):
         doc = generate(rng, PIECES)
-        hidden, leaked = leaks(doc.text, doc.tokens)
+        hidden, wrong = leaks(doc.text, doc.tokens)
         hidden_tokens += len(hidden)
-        if leaked:
-            found.append((doc.text, leaked))
-            by_piece.update(doc.origin[doc.tokens.index(t)] for t in leaked)
+        if wrong:
+            found.append((doc.text, wrong))
+            by_piece.update(doc.origin[doc.tokens.index(t)] for t in wrong)
     seconds = time.perf_counter() - start
     first = [
-        {"doc": text, "leaked": leaked, "minimal": minimise(text, leaked)}
-        for text, leaked in found[:8]
+        {"doc": text, "misplaced": wrong, "minimal": minimise(text, wrong)}
+        for text, wrong in found[:8]
     ]
     result = {
         "documents": n,
         "seed": seed,
         "pieces": len(PIECES),
         "tokens_github_hides": hidden_tokens,
-        "documents_with_a_leak": len(found),
+        "documents_with_a_misplaced_token": len(found),
         "seconds": round(seconds, 1),
-        "leaked_tokens_by_piece": dict(by_piece.most_common()),
-        "first_leaks": first,
+        "misplaced_tokens_by_piece": dict(by_piece.most_common()),
+        "first_misplaced": first,
     }
     print(json.dumps(result, ensure_ascii=False, indent=1))
 

@@ -1,39 +1,37 @@
 """Benchmark of untrusted_fence.fence (a script, not a test): prints one JSON line last.
 
-    .venv/bin/python tests/bench/fence_speed.py [SIZE_KIB]
+    .venv/bin/python tests/bench/fence_speed.py [--baseline COMMIT] [--calls N]
 
-SIZE_KIB (default 1024) is the small input's size; the large one is twice that.
+Each family is one fragment repeated to 16, 32 and 64 KiB (code points; GitHub caps a comment
+at 65,536 characters), fenced whole (max_chars above the size: nothing is cut, which the
+script checks).  Comment families and the plain comment use kind="comment"; the CI-log and
+check-output families use kind="check-output".  A figure is the fastest of N cold calls
+(CPU time): on a shared host a mean takes in the neighbours' load.
 
-Plain: realistic Markdown comment text and CI log text.  Adversarial families: N and 2N whole
-repetitions of one pathological fragment, N the most that fit in 1 MiB.  Sizes count code
-points (2**20 per MiB).
-
-Honest work: fence() drops raw input beyond max(8 * max_chars, 65536) characters before doing
-anything, so every call here passes max_chars = 8 * len(text) (the raw cap is then 64 times the
-input) and the script checks that nothing was truncated: every character is processed.  A sample
-calls the text (for a family, its two sizes in turns) until each has used at least 0.5 s of CPU
-time; each figure is the best of five samples, and linearity is the median over the rounds of
-t(2N)/t(N), the two measured side by side in the round, all in this one run.  Every call is
-cold: the fence remembers the views and scans of the last few long texts (one call asks for
-them several times), and a call on an equal text would find them, so they are emptied
-before each call (``untrusted_fence._recent.forget``; a repeated text measured 5.6 MiB/s on
-the plain comment where a fresh one measured 3.8).  The JSON keys
-the issue asks for are computed from CPU time (``time.process_time``), which load on a shared
-machine moves less than the wall clock; the same figures from the wall clock are under ``"wall"``,
-and ``"plain_fastest_call"`` is the plain texts' fastest single call (a mean over half a
-second takes in whatever the host's neighbours do meanwhile).
+The baseline is the fence of COMMIT (default e7f093a, the hand-written model) on the plain
+64 KiB comment, measured in a subprocess from a ``git archive`` of that commit, in turns with
+this tree's plain figure (A B A B A B), so both see the same load.  The targets: every family
+at 64 KiB at most 50 times the baseline, the plain comment at most 2 times.  ``linearity`` is
+the largest t(64 KiB) / t(32 KiB) over the families (2 is linear), printed, not gated.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
+import subprocess
 import sys
+import tarfile
+import tempfile
 import time
-from dataclasses import dataclass
+from io import BytesIO
+from pathlib import Path
 
-from untrusted_fence import _recent, fence
+from untrusted_fence import fence
 
-MIB = 1 << 20
+KIB = 1024
+SIZES = (16, 32, 64)
+REPO = Path(__file__).resolve().parents[2]
 COMMENT = (
     "Looks good overall! A few notes on `src/app.py`:\n\n"
     "- please rename `fetch_all` before merging; see [the docs](https://example.com/d).\n"
@@ -47,171 +45,142 @@ CI_LOG = (
     "2026-01-01T10:00:02.000Z \x1b[31mFAILED\x1b[0m tests/test_x.py::test_y - assert 1 == 2\n"
     "##[group]Details\nE   AssertionError: expected 1, got 2\n##[endgroup]\n"
 )
-FAMILIES = {
+# Each family: its fragment, the kind it is fenced as, and a prefix (nesting families build
+# the whole text, not a repetition).
+FAMILIES: dict[str, str] = {
+    "link_close": "](",
+    "link": "[a](",
+    "image": "![a](",
+    "link_close_escape": "](\\",
+    "tilde": "~a",
+    "star": "*a",
+    "underscore": "_a",
+    "backtick": "`",
+    "nested_quote": ">",
+    "quote_space": "> ",
+    "nested_list": "- ",
+    "nested_div": "<div>",
+    "nested_details": "<details>",
+    "s_comment_lines": "<s><!-->\n",
     "html_comment_open": "<!--",
     "bracket": "[",
     "image_open": "![",
     "entity_open": "&#",
-    "esc_bracket": "\x1b[",
-    "backtick": "`",
     "footnote_open": "[^",
-    "blockquote": ">",
-    "mixed_invisible": "\u200b\u2062\U000e0041\ufe0f\u202e\u00ad\u3164",
-    # The four super-linear paths of issue 12 (the regional indicators are a cut: see _run).
+    "entity_tag_chars": "&#xE0041;",
+    "definitions": "[a]: /u\n",
     "end_then_equals": "=",
-    "s_comment_lines": "<s><!-->\n",
-    "s_comment_one_line": "<s><!-->",
-    "regional_cut": "\U0001f1ea",
-    # Texts full of markers: every line goes through the rewrite.
     "role_lines": "Human: x\n",
     "own_syntax": "<<<untrusted-comment-end 0123>>>\n",
     "split_by_markup": "E<b>N</b>D UNTRUSTED\n",
     "entity_split": "EN&shy;D UNTRUSTED\n",
     "angle": "<",
+    "mixed_invisible": "\u200b\u2062\U000e0041\ufe0f\u202e\u00ad\u3164",
+    "esc_bracket": "\x1b[",
+    "ci_log": CI_LOG,
 }
-# Families measured with a prefix, and the one measured as a cut (max_chars half the text).
-PREFIX = {"end_then_equals": "end\n"}
-CUT = {"regional_cut"}
+CHECK_OUTPUT = {"esc_bracket", "ci_log"}
 
 
-def _fill(fragment: str, size: int) -> str:
-    return (fragment * (size // len(fragment) + 1))[:size]
+def _table(size: int, columns: int = 2000) -> str:
+    header = "|" + "a|" * columns + "\n|" + "-|" * columns + "\n"
+    return header + "x\n" * ((size - len(header)) // 2)
 
 
-def _family(name: str, size: int, times: int = 1) -> str:
-    """The family's prefix and ``times`` x N whole repetitions of its fragment, N the most
-    that fit in ``size`` with the prefix.  Whole repetitions, as the issue writes the families
-    (``"<s><!-->\n" * N``): a text cut inside a fragment ends in a different tail at each size
-    (an unclosed ``<!--`` at one size, a visible ``<!-`` at the other), which can send the
-    two sizes down different paths, and their ratio would not measure linearity."""
-    prefix, fragment = PREFIX.get(name, ""), FAMILIES[name]
-    return prefix + fragment * ((size - len(prefix)) // len(fragment) * times)
+BUILT = {"table_2000_columns": _table}
 
 
-MAX_CHARS_FACTOR = 8
-# A sample repeats the call until it has taken this much CPU time, and the figure of a text is
-# the best of SAMPLES samples: a 0.1 s call alone is at the mercy of one scheduler hiccup.
-MIN_SAMPLE_S = 0.5
-SAMPLES = 5
+def _text(name: str, size: int) -> str:
+    if name in BUILT:
+        return BUILT[name](size * KIB)
+    fragment = FAMILIES[name]
+    return fragment * (size * KIB // len(fragment))
 
 
-@dataclass(frozen=True)
-class Timing:
-    """Seconds per call: CPU time of this process and wall-clock time."""
-
-    cpu: float
-    wall: float
+def _kind(name: str) -> str:
+    return "check-output" if name in CHECK_OUTPUT else "comment"
 
 
-def _run(text: str) -> None:
-    if text[:1] == "\U0001f1ea":
-        # The cut family: max_chars is half the text (the raw cap, 8 x max_chars, keeps all).
-        if not fence(text, kind="check-output", max_chars=len(text) // 2).truncated:
-            raise SystemExit("the cut family was not cut")
-        return
-    fenced = fence(text, kind="check-output", max_chars=len(text) * MAX_CHARS_FACTOR)
-    if fenced.truncated:
-        raise SystemExit("input was truncated: the figures would not measure all of it")
+def _fastest(text: str, kind: str, calls: int) -> float:
+    best = float("inf")
+    for _ in range(calls):
+        start = time.process_time()
+        fenced = fence(text, kind=kind, max_chars=len(text) * 8)  # type: ignore[arg-type]
+        best = min(best, time.process_time() - start)
+        if fenced.truncated:
+            raise SystemExit("a text was truncated: the figure would not measure all of it")
+    return best * 1000
 
 
-def _rounds(*texts: str) -> tuple[list[list[Timing]], list[float]]:
-    """SAMPLES rounds; in each, the texts are called in turns (A B, B A, A B, ...) until every
-    text has used MIN_SAMPLE_S of CPU time, and each text's figure is its mean per call.  Calls
-    side by side see the same load, so a ratio of two texts' figures in one round compares
-    like with like (samples taken one after the other can pair a quiet second with a busy
-    one).  Also the CPU time of each text's fastest single call over all rounds."""
-    rounds = []
-    fastest = [float("inf")] * len(texts)
-    for _ in range(SAMPLES):
-        cpu, wall, calls = [0.0] * len(texts), [0.0] * len(texts), 0
-        while min(cpu) < MIN_SAMPLE_S:
-            order = range(len(texts)) if calls % 2 == 0 else reversed(range(len(texts)))
-            for i in order:
-                _recent.forget()  # each call pays for its own views (see the docstring)
-                cpu0, wall0 = time.process_time(), time.perf_counter()
-                _run(texts[i])
-                spent = time.process_time() - cpu0
-                cpu[i] += spent
-                fastest[i] = min(fastest[i], spent)
-                wall[i] += time.perf_counter() - wall0
-            calls += 1
-        rounds.append([Timing(c / calls, w / calls) for c, w in zip(cpu, wall, strict=True)])
-    return rounds, fastest
+_BASELINE_SCRIPT = """
+import sys, time
+from untrusted_fence import _recent, fence
+text, calls = sys.stdin.read(), int(sys.argv[1])
+best = float("inf")
+for _ in range(calls):
+    _recent.forget()
+    start = time.process_time()
+    fence(text, kind="comment", max_chars=len(text) * 8)
+    best = min(best, time.process_time() - start)
+print(best * 1000)
+"""
 
 
-def _best(rounds: list[list[Timing]], i: int) -> Timing:
-    return Timing(min(r[i].cpu for r in rounds), min(r[i].wall for r in rounds))
+def _baseline_tree(commit: str, into: Path) -> Path:
+    archive = subprocess.run(
+        ["git", "-C", str(REPO), "archive", commit, "fence/src"], check=True, capture_output=True
+    ).stdout
+    with tarfile.open(fileobj=BytesIO(archive)) as tar:
+        tar.extractall(into, filter="data")
+    return into / "fence" / "src"
 
 
-def _figures(
-    clock: str, plain: dict[str, Timing], families: dict[str, list[list[Timing]]]
-) -> dict[str, object]:
-    fams: dict[str, dict[str, float]] = {}
-    for name, rounds in families.items():
-        t1, t2 = getattr(_best(rounds, 0), clock), getattr(_best(rounds, 1), clock)
-        # Linearity from the two sizes measured side by side in the same round (the median
-        # over the rounds): a ratio of two best times can pair a quiet moment with a busy one.
-        ratios = sorted(getattr(r[1], clock) / getattr(r[0], clock) for r in rounds)
-        fams[name] = {
-            "mib_per_s": round(1 / t1, 2),
-            "t_1mib_s": round(t1, 4),
-            "t_2mib_s": round(t2, 4),
-            "linearity": round(ratios[len(ratios) // 2], 3),
-        }
-    plain_rates = {name: round(1 / getattr(t, clock), 2) for name, t in plain.items()}
-    return {
-        "mib_per_s_plain": min(plain_rates.values()),
-        "mib_per_s_adversarial": min(f["mib_per_s"] for f in fams.values()),
-        "linearity": max(f["linearity"] for f in fams.values()),
-        "families": fams,
-        "plain": plain_rates,
-    }
+def _baseline(src: Path, text: str, calls: int) -> float:
+    done = subprocess.run(
+        [sys.executable, "-c", _BASELINE_SCRIPT, str(calls)],
+        input=text,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PYTHONPATH": str(src), "PATH": "/usr/bin:/bin"},
+    )
+    return float(done.stdout.strip())
 
 
 def main() -> None:
-    # Optional: the size of the small input in KiB (default 1 MiB), for a quicker run; the
-    # figures are still MiB/s and t(2x)/t(x).
-    size = int(sys.argv[1]) * 1024 if len(sys.argv) > 1 else MIB
-    scale = size / MIB
-    print(
-        f"max_chars = {MAX_CHARS_FACTOR} x input size: no raw input is dropped and no output "
-        f"truncated (checked), so every character is processed; each figure is the best of "
-        f"{SAMPLES} samples of at least {MIN_SAMPLE_S} s CPU time"
-    )
-    plain = {}
-    fastest_plain = {}
-    for name, sample in (("comment", COMMENT), ("ci_log", CI_LOG)):
-        rounds, fastest = _rounds(_fill(sample, size))
-        best = _best(rounds, 0)
-        plain[name] = Timing(best.cpu / scale, best.wall / scale)
-        fastest_plain[name] = round(scale / fastest[0], 2)
-        print(
-            f"plain {name}: {1 / plain[name].cpu:.2f} MiB/s cpu, {1 / plain[name].wall:.2f} wall; "
-            f"fastest single call {fastest_plain[name]:.2f} cpu"
-        )
-    families = {}
-    for name in FAMILIES:
-        small = _family(name, size)
-        rounds, _ = _rounds(small, _family(name, size, times=2))
-        # Seconds per MiB of the small text (a fragment or so short of ``size``).
-        per = len(small) / MIB
-        families[name] = [[Timing(t.cpu / per, t.wall / per) for t in r] for r in rounds]
-        one = _best(families[name], 0)
-        ratios = sorted(r[1].cpu / r[0].cpu for r in families[name])
-        print(
-            f"{name}: {1 / one.cpu:.2f} MiB/s cpu ({1 / one.wall:.2f} wall), "
-            f"t(2 MiB)/t(1 MiB) per round (cpu) {[round(x, 3) for x in ratios]}"
-        )
-    # The issue's keys come from CPU time (stable on a shared machine); "wall" has the same
-    # figures from the wall clock.
-    result = _figures("cpu", plain, families)
-    result["clock"] = "process_time"
-    # (The fastest single call, as timeit's documentation reads a minimum: what the code costs
-    # when nothing interferes.  On a shared host, identical cold calls have been seen to take
-    # from 10.6 to 21 ms within seconds, so the means above include the neighbours' load.)
-    result["plain_fastest_call"] = fastest_plain
-    result["wall"] = _figures("wall", plain, families)
-    result["max_chars_factor"] = MAX_CHARS_FACTOR
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--baseline", default="e7f093a")
+    parser.add_argument("--calls", type=int, default=7)
+    args = parser.parse_args()
+    plain = (COMMENT * (64 * KIB // len(COMMENT) + 1))[: 64 * KIB]
+    ours, theirs = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        src = _baseline_tree(args.baseline, Path(tmp))
+        for _ in range(3):  # in turns: both see the same load
+            ours.append(_fastest(plain, "comment", args.calls))
+            theirs.append(_baseline(src, plain, args.calls))
+    plain_ms, baseline_ms = min(ours), min(theirs)
+    print(f"plain 64 KiB: {plain_ms:.1f} ms; baseline {args.baseline}: {baseline_ms:.1f} ms")
+    families: dict[str, dict[str, float]] = {}
+    for name in [*FAMILIES, *BUILT]:
+        figures = {f"{size}k": round(_fastest(_text(name, size), _kind(name), args.calls), 2)
+                   for size in SIZES}  # fmt: skip
+        families[name] = figures
+        print(f"{name}: {figures}")
+    worst = max(families, key=lambda n: families[n]["64k"])
+    linearity = max(f["64k"] / max(f["32k"], 1e-3) for f in families.values())
+    result = {
+        "baseline": args.baseline,
+        "baseline_plain_ms_64k": round(baseline_ms, 2),
+        "plain_ms_64k": round(plain_ms, 2),
+        "worst_family": worst,
+        "worst_family_ms_64k": families[worst]["64k"],
+        "plain_over_baseline": round(plain_ms / baseline_ms, 2),
+        "worst_over_baseline": round(families[worst]["64k"] / baseline_ms, 1),
+        "targets_met": plain_ms <= 2 * baseline_ms and families[worst]["64k"] <= 50 * baseline_ms,
+        "linearity": round(linearity, 2),
+        "families": families,
+    }
     print(json.dumps(result))
 
 
