@@ -9,6 +9,7 @@ seeded documents of the oracle's PIECES; tests/bench/fence_differential.py runs 
 from __future__ import annotations
 
 import random
+import re
 
 from _oracle import (
     CONTAINERS,
@@ -148,3 +149,32 @@ def test_an_rp_whose_close_follows_a_block_start_hides_the_rest() -> None:
 def test_a_details_close_in_indented_code_closes_nothing() -> None:
     # cmark-gfm escapes the indented "</details": the collapsed body runs to the end.
     assert (["tok1q"], []) == leaks("q<details>\n\n    </details\ntok1q", ["tok1q"])
+
+
+def _outside_marks(view: uf.View) -> str:
+    """The view with its hidden and collapsed marks removed, content and all, and its link
+    targets (which GitHub shows as links, not text)."""
+    out, depth = [], 0
+    for kind, text in view.pieces:
+        if kind == "open" or (kind == "mark" and text == uf.HIDDEN_OPEN):
+            depth += 1
+        elif kind == "close" or (kind == "mark" and text == uf.HIDDEN_CLOSE):
+            depth -= 1
+        elif depth == 0 and kind != "target":
+            out.append(text)
+    return "".join(out)
+
+
+def test_the_view_without_its_marks_renders_back_to_what_github_shows_in_2000_documents() -> None:
+    # The round trip: rendered again, the view shows the same tokens as the original does.
+    rng = random.Random(SEED + 1)
+    found = []
+    for _ in range(2_000):
+        doc = generate(rng)
+        view = uf.render(doc.text)
+        again = shown(_outside_marks(view))
+        if sorted(re.findall(r"tok\d+q", shown(doc.text))) != sorted(re.findall(r"tok\d+q", again)):
+            found.append((doc.text, view.text))
+        if len(found) == 3:
+            break
+    assert [] == found

@@ -213,3 +213,18 @@ def test_a_cut_keeps_a_hidden_mark_whole_after_its_content_was_replaced() -> Non
     assert ["a", "[truncated: 124 more characters not shown]"] == uf.fence(
         view, max_chars=30
     ).body.split("\n")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("# \n\ntext", "# \n\ntext"),
+        ("- \n\n> q", "- \n>\n> q"),
+        ("~~~ `a\nx\n~~~", "~~~`a\nx\n~~~"),
+        ("<pre><a href='https://e.com/u'>link</a></pre>", "```\nlink <https://e.com/u>\n```"),
+    ],
+)
+def test_an_empty_block_or_a_code_block_keeps_the_structure_github_shows(
+    text: str, expected: str
+) -> None:
+    assert expected == uf.render(text).text

@@ -69,7 +69,7 @@ CMARK_ATTRIBUTES: dict[str, re.Pattern[str]] = {
     "data-footnotes": re.compile(r""),
     "data-footnote-ref": re.compile(r""),
     "data-footnote-backref": re.compile(r""),
-    "data-footnote-backref-idx": re.compile(r"\d+"),
+    "data-footnote-backref-idx": re.compile(r"\d+(?:-\d+)?"),
     "aria-label": re.compile(r"Back to reference \d+(?:-\d+)?"),
 }
 

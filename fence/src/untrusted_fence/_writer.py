@@ -45,6 +45,7 @@ _LAYOUT = frozenset(
 _SPACE = " \t\n\r\f"  # HTML's white space: what a browser collapses (not U+2028 or U+00A0)
 _HTML_SPACE_RE = re.compile("[ \t\n\r\f]+")
 _BACKTICKS_RE = re.compile("`+")
+_RUNS = {"`": _BACKTICKS_RE, "~": re.compile("~+")}
 
 
 @dataclass
@@ -254,7 +255,7 @@ def _plain(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: St
 def _image(node: LexborNode, w: _Writer) -> None:
     src = node.attributes.get("src") or ""
     alt = node.attributes.get("alt") or ""
-    if shown_target("img", "src", src):
+    if shown_target("img", "src", src) and not w.code:
         w.emit("inline", "![")
         w.emit("hidden", alt)
         w.emit("inline", "](")
@@ -269,12 +270,13 @@ def _link(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: Sta
     if node.attributes.get("class") == "footnote-backref":
         return  # cmark-gfm's "↩" back to the reference
     if target is not None:
-        w.emit("inline", "[")
+        # In a code block a link's syntax would read as text: its target follows it.
+        w.emit("inline", "" if w.code else "[")
 
         def leave(w: _Writer) -> None:
-            w.emit("inline", "](")
+            w.emit("inline", " <" if w.code else "](")
             w.emit("target", target)
-            w.emit("inline", ")")
+            w.emit("inline", ">" if w.code else ")")
 
         stack.append(leave)
     _push(stack, node.child)
@@ -292,7 +294,12 @@ def _heading(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: 
     if tag not in ("h7", "h8"):  # allowed, but no browser knows them: a block of text
         w.emit("markup", "#" * int(tag[1]) + " ")
         w.fresh = True
-    stack.append(lambda w: w.breaks(2))
+
+    def leave(w: _Writer) -> None:
+        w.fresh = False  # an empty heading: what follows is no part of it
+        w.breaks(2)
+
+    stack.append(leave)
     _push(stack, node.child)
 
 
@@ -339,6 +346,7 @@ def _item(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: Sta
 
     def leave(w: _Writer) -> None:
         w.prefixes.pop()
+        w.fresh = False  # an empty item: what follows starts on a line of its own
         w.breaks(1)
 
     stack.append(leave)
@@ -348,7 +356,9 @@ def _item(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: Sta
 def _code_block(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: Stack) -> None:
     w.breaks(2)
     lang = node.attributes.get("lang") or ""
-    w.emit("markup", "```")  # made longer than any backtick run inside when the block ends
+    # Backticks, or tildes when the info word holds a backtick (a backtick fence's cannot).
+    mark = "~" if "`" in lang else "`"
+    w.emit("markup", mark * 3)  # made longer than any run inside when the block ends
     start = len(w.pieces) - 1
     w.emit("code", lang)
     w.newline()
@@ -356,10 +366,8 @@ def _code_block(node: LexborNode, tag: str, target: str | None, w: _Writer, stac
 
     def leave(w: _Writer) -> None:
         w.code -= 1
-        runs = [
-            len(m) for k, t in w.pieces[start:] if k == "code" for m in _BACKTICKS_RE.findall(t)
-        ]
-        fence = "`" * max(3, max(runs, default=0) + 1)
+        runs = [len(m) for k, t in w.pieces[start:] if k == "code" for m in _RUNS[mark].findall(t)]
+        fence = mark * max(3, max(runs, default=0) + 1)
         w.pieces[start] = ("markup", fence)
         if not w.at_line_start:
             w.newline()
