@@ -219,12 +219,30 @@ def test_a_cut_keeps_a_hidden_mark_whole_after_its_content_was_replaced() -> Non
     ("text", "expected"),
     [
         ("# \n\ntext", "# \n\ntext"),
-        ("- \n\n> q", "- \n>\n> q"),
+        ("- \n\n> q", "- \n\n> q"),
         ("~~~ `a\nx\n~~~", "~~~`a\nx\n~~~"),
         ("<pre><a href='https://e.com/u'>link</a></pre>", "```\nlink <https://e.com/u>\n```"),
     ],
 )
 def test_an_empty_block_or_a_code_block_keeps_the_structure_github_shows(
+    text: str, expected: str
+) -> None:
+    assert expected == uf.render(text).text
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("1. a\n\n> q\n\nafter", "1. a\n\n> q\n\nafter"),
+        ("> a\n>\n> > b\n>\n> c", "> a\n>\n> > b\n>\n> c"),
+        ("- a\n\n  > q", "- a\n\n  > q"),
+        (
+            "<details><summary>L</summary>\n\n```\nx\n```\n\n</details>",
+            "L\n\n⟦collapsed: \n\n```\nx\n```\n⟧",
+        ),
+    ],
+)
+def test_a_blank_line_between_blocks_belongs_to_the_containers_both_are_in(
     text: str, expected: str
 ) -> None:
     assert expected == uf.render(text).text

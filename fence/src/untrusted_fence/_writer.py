@@ -57,6 +57,7 @@ class _Writer:
     counters: list[int | None] = field(default_factory=list)  # per list: next number, or None
     at_line_start: bool = True
     pending: int = 0  # 1: a line break before the next output, 2: a blank line
+    outer: int = 0  # how many prefixes the blank line keeps: those open where it was asked
     fresh: bool = False  # right after a list marker or a heading's "#": no break before content
     code: int = 0  # inside <pre>
     inline_code: int = 0
@@ -80,7 +81,7 @@ class _Writer:
         if self.pending and kind != "close":
             pending, self.pending = self.pending, 0
             if self.pieces:
-                self.newline(blank=pending == 2)
+                self.newline(blank=pending == 2, outer=self.outer)
             elif self.prefixes:
                 self.pieces.append(("markup", "".join(self.prefixes)))
         if self.cells and kind == "text":
@@ -90,19 +91,21 @@ class _Writer:
             self.at_line_start = False
             self.fresh = False
 
-    def newline(self, blank: bool = False) -> None:
+    def newline(self, blank: bool = False, outer: int | None = None) -> None:
         if self.pieces and self.pieces[-1][0] in ("text", "cell"):
             kind, text = self.pieces[-1]
             self.pieces[-1] = (kind, text.rstrip(" "))
-        prefix = "".join(self.prefixes)
-        if blank:
-            self.pieces.append(("markup", "\n" + prefix.rstrip()))
-        self.pieces.append(("markup", "\n" + prefix))
+        if blank:  # (between two blocks: inside the containers both are in)
+            self.pieces.append(("markup", "\n" + "".join(self.prefixes[:outer]).rstrip()))
+        self.pieces.append(("markup", "\n" + "".join(self.prefixes)))
         self.at_line_start = True
 
     def breaks(self, level: int) -> None:
         """A line break (1) or a blank line (2) before whatever comes next."""
         if not self.fresh:
+            self.outer = (
+                len(self.prefixes) if not self.pending else min(self.outer, len(self.prefixes))
+            )
             self.pending = max(self.pending, level)
 
     def text(self, node: LexborNode) -> None:
@@ -120,7 +123,7 @@ class _Writer:
         if not text:
             parent = node.parent
             layout = parent is None or parent.tag in _LAYOUT
-            if raw and not layout and not self.at_line_start and not self.pending:
+            if raw and not (layout or self.at_line_start or self.pending or self.fresh):
                 self.emit("text", " ")
             return
         text = _HTML_SPACE_RE.sub(" ", text)
@@ -445,11 +448,18 @@ def _details(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: 
         child = child.next
     summary = next((c for c in children if c.tag == "summary"), None)
     rest = [c for c in children if c is not summary]
-    stack.append(lambda w: w.emit("close", "\u27e7"))
+    stack.append(_close_collapsed)
     stack.extend(reversed(rest))
     stack.append(lambda w: w.emit("open", "\u27e6collapsed: "))
     if summary is not None:
         stack.append(summary)
+
+
+def _close_collapsed(w: _Writer) -> None:
+    if w.pending:  # after a block (a code fence): on a line of its own
+        w.pending = 0
+        w.newline()
+    w.emit("close", "\u27e7")
 
 
 def _hidden_content(
