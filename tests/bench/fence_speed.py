@@ -69,6 +69,7 @@ FAMILIES: dict[str, str] = {
     "footnote_open": "[^",
     "entity_tag_chars": "&#xE0041;",
     "definitions": "[a]: /u\n",
+    "definition_paragraphs": "[a]: /u\ntext\n\n",
     "end_then_equals": "=",
     "role_lines": "Human: x\n",
     "own_syntax": "<<<untrusted-comment-end 0123>>>\n",

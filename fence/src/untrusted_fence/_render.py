@@ -235,9 +235,13 @@ def _put_back(text: str, out: str, note: _Notes) -> str:
     lines = text.split("\n")
     definitions = _definitions(text, positioned) if "]:" in text else {}
     notes: dict[int, list[str]] = {}  # by where each goes: after its tag's name
+    pending = sorted(definitions)  # each goes before the first tag from its line on
+    placed = 0
     for tag in _tags(out, positioned):
         here = notes.setdefault(tag.at + 1 + len(tag.name), [])
-        here += [definitions.pop(n) for n in sorted(n for n in definitions if n <= tag.line)]
+        while placed < len(pending) and pending[placed] <= tag.line:
+            here.append(definitions.pop(pending[placed]))
+            placed += 1
         if tag.kept and tag.name in ("pre", "tr") and 0 < tag.line <= len(lines):
             rest = lines[tag.line - 1].encode()[tag.column - 1 :].decode(errors="replace")
             dropped = _info_words(rest) if tag.name == "pre" else _extra_cells(rest, tag.kept)
