@@ -68,7 +68,7 @@ def is_blank_item(detail: ItemDetail) -> bool:
 
 def shows_nothing_item(detail: ItemDetail) -> bool:
     """A reader on GitHub sees none of its text: only hidden parts (an HTML comment, a
-    link-reference definition).  This cleans and fences, so only a writer's comment gets it."""
+    link-reference definition).  This renders the text, so only a writer's comment gets it."""
     return all(shows_nothing(text) for text in item_texts(detail))
 
 
