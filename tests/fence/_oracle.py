@@ -270,23 +270,31 @@ def generate(rng: random.Random, pieces: Sequence[str] = PIECES, size: int = 8) 
     return Document("".join(out), tuple(tokens), tuple(origin))
 
 
-def view_classes(view: uf.View) -> tuple[str, str, str]:
-    """The view's shown text, its hidden and collapsed text, and its targets, each joined by
-    newlines (no token runs across two pieces)."""
-    shown_parts, hidden_parts, target_parts = [], [], []
-    collapsed = 0
-    for kind, text in view.pieces:
+def view_classes(view: uf.View) -> tuple[str, str, str, str]:
+    """What ``view`` shows, hides, collapses and links to, each joined by newlines (a token
+    never runs across two pieces)."""
+    shown_parts: list[str] = []
+    hidden: list[str] = []
+    collapsed: list[str] = []
+    targets: list[str] = []
+    depth = 0
+    for kind, piece in view.pieces:
         if kind == "open":
-            collapsed += 1
+            depth += 1
         elif kind == "close":
-            collapsed -= 1
+            depth -= 1
+        elif kind == "hidden":
+            hidden.append(piece)
         elif kind == "target":
-            target_parts.append(text)
-        elif kind == "hidden" or (collapsed and kind not in ("markup", "inline", "mark")):
-            hidden_parts.append(text)
+            targets.append(piece)
         elif kind not in ("markup", "inline", "mark"):
-            shown_parts.append(text)
-    return "\n".join(shown_parts), "\n".join(hidden_parts), "\n".join(target_parts)
+            (collapsed if depth else shown_parts).append(piece)
+    return (
+        "\n".join(shown_parts),
+        "\n".join(hidden),
+        "\n".join(collapsed),
+        "\n".join(targets),
+    )
 
 
 def leaks(text: str, tokens: Sequence[str]) -> tuple[list[str], list[str]]:
@@ -294,7 +302,7 @@ def leaks(text: str, tokens: Sequence[str]) -> tuple[list[str], list[str]]:
     or fewer times than GitHub shows them, or in fewer targets than GitHub keeps."""
     seen = shown(text)
     kept = "\n".join(targets(text))
-    view_shown, _, view_targets = view_classes(uf.render(text))
+    view_shown, _, _, view_targets = view_classes(uf.render(text))
     hidden = [t for t in tokens if t in text and t not in seen and t not in kept]
     wrong = [
         t

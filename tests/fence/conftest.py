@@ -23,6 +23,8 @@ from untrusted_fence._chars import fold
 # import mode (importlib) does not put it on the path.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _oracle import view_classes
+
 settings.register_profile(
     "fence",
     max_examples=int(os.environ.get("FENCE_EXAMPLES", "40")),
@@ -122,22 +124,8 @@ def check_fenced(fenced: uf.Fenced) -> None:
 
 
 def classes(text: str) -> tuple[str, str, str, str]:
-    """What the view of ``text`` shows, hides, collapses and links to, each joined by
-    newlines (a token never runs across two pieces)."""
-    shown, hidden, collapsed, targets = [], [], [], []
-    depth = 0
-    for kind, piece in uf.render(text).pieces:
-        if kind == "open":
-            depth += 1
-        elif kind == "close":
-            depth -= 1
-        elif kind == "hidden":
-            hidden.append(piece)
-        elif kind == "target":
-            targets.append(piece)
-        elif kind not in ("markup", "inline", "mark"):
-            (collapsed if depth else shown).append(piece)
-    return "\n".join(shown), "\n".join(hidden), "\n".join(collapsed), "\n".join(targets)
+    """What the view of ``text`` shows, hides, collapses and links to."""
+    return view_classes(uf.render(text))
 
 
 @pytest.fixture

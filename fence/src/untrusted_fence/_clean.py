@@ -19,12 +19,13 @@ from . import _tables
 from ._ansi import strip_ansi
 from ._chars import clean_chars
 
-__all__ = ["WHITESPACE", "Cleaned", "clean_text", "is_blank"]
+__all__ = ["SPACE_RUN_CAP", "WHITESPACE", "Cleaned", "clean_text", "is_blank"]
 
 Cleaned = list[tuple[Literal["shown", "hidden"], str]]
 
 _TAG_RUN_RE = re.compile("[\U000e0000-\U000e007f]++")
-_LONG_SPACE_RE = re.compile(r"[ \t]{33,}+")
+SPACE_RUN_CAP = 32
+_LONG_SPACE_RE = re.compile(rf"[ \t]{{{SPACE_RUN_CAP + 1},}}+")
 
 
 def _tag_note(run: str) -> str:
@@ -61,7 +62,7 @@ def _without_tags(text: str, code: bool) -> Cleaned:
 def _chars(text: str, code: bool) -> str:
     text = clean_chars(text)
     if not code and "  " in text:
-        text = _LONG_SPACE_RE.sub(lambda m: m.group()[:32], text)
+        text = _LONG_SPACE_RE.sub(lambda m: m.group()[:SPACE_RUN_CAP], text)
     return text
 
 

@@ -30,7 +30,7 @@ from itertools import accumulate
 
 from ._chars import ASCII_EXPANDING, casefold, delete_chars, fold, is_forbidden
 
-__all__ = ["REPLACEMENT", "has_marker", "marker_spans", "neutralise"]
+__all__ = ["REPLACEMENT", "has_marker", "marker_spans", "merge", "neutralise"]
 
 REPLACEMENT = "[fence-like marker removed]"
 
@@ -474,7 +474,8 @@ class _Edited:
 # -- the API ---------------------------------------------------------------------------------------
 
 
-def _merge(spans: list[Span]) -> list[Span]:
+def merge(spans: list[Span]) -> list[Span]:
+    """``spans`` sorted, overlapping and touching ones joined."""
     out: list[Span] = []
     for s, e in sorted(spans):
         if out and s <= out[-1][1]:
@@ -493,7 +494,7 @@ def marker_spans(text: str, decode: bool = False) -> list[Span]:
         for edits in _edit_lists(text):
             edited = _Edited(text, edits)
             spans += [edited.back(span) for span in _plain_spans(edited.joined)]
-    return _merge(spans)
+    return merge(spans)
 
 
 def has_marker(text: str, decode: bool = False) -> bool:

@@ -20,8 +20,8 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 
-from ._clean import Cleaned, clean_text
-from ._markers import REPLACEMENT, marker_spans, neutralise
+from ._clean import SPACE_RUN_CAP, Cleaned, clean_text
+from ._markers import REPLACEMENT, marker_spans, merge, neutralise
 
 __all__ = ["HIDDEN_CLOSE", "HIDDEN_OPEN", "Piece", "settle", "written"]
 
@@ -34,11 +34,12 @@ HIDDEN_CLOSE = "\u27e7"
 _EXACT = frozenset({"text", "cell", "code", "raw", "marker", "markup"})
 _BRACKETS = frozenset({"mark", "open", "close"})
 _PASSES = 8
-_LONG_SPACE = " " * 33
+_LONG_SPACE = " " * (SPACE_RUN_CAP + 1)  # a run the cleaning would cap
 
 # Shown text that would read as structure in the view, escaped with a backslash.
-_ANYWHERE_RE = re.compile(r"[\\`*~\[\]]|<(?=[A-Za-z/!?])|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
-_CELL_RE = re.compile(r"[\\`*~\[\]|]|<(?=[A-Za-z/!?])|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+_ESCAPED = r"[\\`*~\[\]%s]|<(?=[A-Za-z/!?])|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])"
+_ANYWHERE_RE = re.compile(_ESCAPED % "")
+_CELL_RE = re.compile(_ESCAPED % "|")  # in a table cell, a pipe too
 _LINE_START_RE = re.compile(r"([ \t]*)(?:([#>+=|-])|(\d{1,9})([.)]))")
 
 
@@ -52,6 +53,11 @@ def _escape(text: str, kind: str, line_start: bool) -> str:
             else:
                 text = f"{m.group(1)}{m.group(3)}\\{text[m.end(3) :]}"
     return text
+
+
+def _marked(hidden: str) -> list[Piece]:
+    """A hidden fragment between the hidden mark's brackets."""
+    return [("mark", HIDDEN_OPEN), ("hidden", hidden), ("mark", HIDDEN_CLOSE)]
 
 
 def written(pieces: Iterable[Piece]) -> list[Piece]:
@@ -69,7 +75,7 @@ def written(pieces: Iterable[Piece]) -> list[Piece]:
             parts = clean_text(raw, code=kind == "code")
         for part_kind, text in parts:
             if kind == "hidden" or part_kind == "hidden":
-                out += [("mark", HIDDEN_OPEN), ("hidden", text), ("mark", HIDDEN_CLOSE)]
+                out += _marked(text)
                 continue
             if kind in ("text", "cell"):
                 text = _escape(text, kind, line_start)
@@ -110,14 +116,7 @@ def _spans(pieces: Sequence[Piece]) -> list[tuple[int, int]]:
             last = _to_view(e - 1, plain_starts, view_starts, index, pieces, end=True)
             spans.append((first, last))
     spans += _raw_spans(pieces)
-    spans.sort()
-    merged: list[tuple[int, int]] = []
-    for s, e in spans:
-        if merged and s <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], e))
-        else:
-            merged.append((s, e))
-    return merged
+    return merge(spans)
 
 
 # Raw fragments are searched together, joined by a line no marker runs across (cleaning
@@ -204,7 +203,7 @@ def settle(pieces: Iterable[Piece]) -> tuple[Piece, ...]:
         if kind == "raw":
             for part_kind, part in clean_text(text):
                 if part_kind == "hidden":
-                    current += [("mark", HIDDEN_OPEN), ("hidden", part), ("mark", HIDDEN_CLOSE)]
+                    current += _marked(part)
                 else:
                     current.append(("raw", part))
         else:

@@ -171,6 +171,12 @@ def text_of(node: LexborNode) -> str:
     return "".join(parts)
 
 
+def _inside(stack: Stack, node: LexborNode, leave: Action) -> None:
+    """Enter ``node``'s children, then run ``leave``."""
+    stack.append(leave)
+    _push(stack, node.child)
+
+
 def _push(stack: Stack, first: LexborNode | None) -> None:
     """Push ``first`` and its following siblings, to be entered in document order."""
     nodes = []
@@ -302,8 +308,7 @@ def _heading(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: 
         w.fresh = False  # an empty heading: what follows is no part of it
         w.breaks(2)
 
-    stack.append(leave)
-    _push(stack, node.child)
+    _inside(stack, node, leave)
 
 
 def _quote(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: Stack) -> None:
@@ -314,8 +319,7 @@ def _quote(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: St
         w.prefixes.pop()
         w.breaks(2)
 
-    stack.append(leave)
-    _push(stack, node.child)
+    _inside(stack, node, leave)
 
 
 def _list(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: Stack) -> None:
@@ -327,8 +331,7 @@ def _list(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: Sta
         w.counters.pop()
         w.breaks(2)
 
-    stack.append(leave)
-    _push(stack, node.child)
+    _inside(stack, node, leave)
 
 
 def _item(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: Stack) -> None:
@@ -352,8 +355,7 @@ def _item(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: Sta
         w.fresh = False  # an empty item: what follows starts on a line of its own
         w.breaks(1)
 
-    stack.append(leave)
-    _push(stack, node.child)
+    _inside(stack, node, leave)
 
 
 def _code_block(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: Stack) -> None:
@@ -377,8 +379,7 @@ def _code_block(node: LexborNode, tag: str, target: str | None, w: _Writer, stac
         w.emit("markup", fence)
         w.breaks(2)
 
-    stack.append(leave)
-    _push(stack, node.child)
+    _inside(stack, node, leave)
 
 
 def _inline_code(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: Stack) -> None:
@@ -398,8 +399,7 @@ def _inline_code(node: LexborNode, tag: str, target: str | None, w: _Writer, sta
         w.pieces[start] = ("inline", ticks + pad)
         w.emit("inline", pad + ticks)
 
-    stack.append(leave)
-    _push(stack, node.child)
+    _inside(stack, node, leave)
 
 
 def _table_row(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: Stack) -> None:
@@ -418,8 +418,7 @@ def _table_row(node: LexborNode, tag: str, target: str | None, w: _Writer, stack
             w.emit("markup", "|" + " --- |" * cells)
         w.breaks(1)
 
-    stack.append(leave)
-    _push(stack, node.child)
+    _inside(stack, node, leave)
 
 
 def _cell(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: Stack) -> None:
@@ -430,8 +429,7 @@ def _cell(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: Sta
         w.cells -= 1
         w.emit("markup", " |")
 
-    stack.append(leave)
-    _push(stack, node.child)
+    _inside(stack, node, leave)
 
 
 def _details(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: Stack) -> None:
