@@ -414,8 +414,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "fence-notes-shown",
         "fence: what cmark-gfm or the HTML parser dropped (a definition) is put back hidden",
         FENCE_WRITER,
-        '        w.emit("hidden", w.texts[int(tag[len(w.notes) + 1 :])])\n',
-        '        w.emit("text", w.texts[int(tag[len(w.notes) + 1 :])])\n',
+        '                w.emit("hidden", w.texts[int(number)])\n',
+        '                w.emit("text", w.texts[int(number)])\n',
         FENCE_SUITES,
     ),
     Mutation(
@@ -438,8 +438,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "fence-parser-dropped-tokens-lost",
         "fence: a doctype or a duplicate attribute the HTML parser drops is shown hidden",
         FENCE_RENDER,
-        "    if _RAW_TAG_RE.search(text):\n        out = _dropped_tokens(out, note)\n",
-        "    if False:\n        out = _dropped_tokens(out, note)\n",
+        "    out = _dropped_tokens(out, note)\n",
+        "    pass\n",
         FENCE_SUITES,
     ),
     Mutation(
