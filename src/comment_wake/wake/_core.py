@@ -82,6 +82,7 @@ from ._model import (
     Connection,
     Decision,
     Facts,
+    FloodGap,
     GapNeed,
     LogLine,
     Needs,
@@ -299,8 +300,11 @@ def _baseline(ctx: _Ctx, mark: WakeMark, skip: frozenset[str] | set[str] = froze
         floor=floor,
         handled=kept,
         comments_seen_to=_newest(status.comments, None),
-        listed_at=ctx.now,
         reviews_seen_to=_newest(status.reviews, None),
+        comments_proven_at=ctx.now,
+        reviews_proven_at=ctx.now,
+        comments_listed=tuple(i.id for i in status.comments),
+        reviews_listed=tuple(i.id for i in status.reviews),
         active=ctx.eligible,
         own_posts=_own_post_state(ctx, mark),
         wakes=mark.wakes,  # a watch started again keeps the PR's rate-limit windows
@@ -332,7 +336,8 @@ def _oldest_if_full(items: Sequence[BadgeItem], page: PageInfo) -> datetime | No
 
 
 def _look(ctx: _Ctx, mark: WakeMark, rng: random.Random | None) -> Step:
-    listing, gap_needs, whole_from, pushed, hits = _listing(ctx, mark)
+    look = _listing(ctx, mark)
+    listing, whole_from = look.items, look.whole_from
     known = {h.id for h in mark.handled}
     known |= {h.item.id for h in mark.held} | {p.item.id for p in mark.pending}
     legacy = set(mark.legacy_ids)
@@ -348,7 +353,7 @@ def _look(ctx: _Ctx, mark: WakeMark, rng: random.Random | None) -> Step:
     due_held = _due_held(ctx, mark)
     rechecked = [(h, _recheck(h, ctx)) for h in due_held]
     needs = _needs(
-        gap_needs,
+        look.needs,
         [j for _, j in judged],
         [j for _, j in retried if j is not None],
         [j for _, j in rechecked],
@@ -383,41 +388,50 @@ def _look(ctx: _Ctx, mark: WakeMark, rng: random.Random | None) -> Step:
 
     open_items = [h.item for h in held] + [p.item for p in pending]
     decided_now = [i for i, j in judged if not isinstance(j, _Gone)]
+    gap_spent = _gap_spent(ctx, mark, look.flood_pages)
+    gaps: tuple[FloodGap, ...] = ()
     if whole_from is not None and (floor is None or whole_from > floor):
-        if hits:
-            hour = sum(g.pages for g in _gap_spent(ctx, mark))
-            ctx.logs.extend(_bound_line(ctx, h, hour) for h in hits)
+        if look.hits:
+            hour = sum(g.pages for g in gap_spent)
+            ctx.logs.extend(_bound_line(ctx, h, hour) for h in look.hits)
         else:
             ctx.logs.append(_flood_line(floor, whole_from))
+        gaps = _flood_gaps(ctx, floor, look)
         if decided_now:
             whole_from = min(whole_from, min(i.created_at for i in decided_now) - _TICK)
     else:
         whole_from = None
     handled = [*mark.handled, *relearned, *(Handled(i.id, i.created_at) for i in finished)]
-    raises = (_lag_floor(handled, ctx.config), whole_from)
+    lagged = _lag_floor(handled, ctx.config)
+    raises = (lagged if look.hold is None else _min_time(lagged, look.hold), whole_from)
     new_floor, kept = _settle(floor, raises, handled, open_items, ctx.config)
     new_mark = WakeMark(
         baseline_done=True,
         floor=new_floor,
         handled=kept,
         comments_seen_to=_newest(ctx.status.comments, mark.comments_seen_to),
-        listed_at=ctx.now,
         reviews_seen_to=_newest(ctx.status.reviews, mark.reviews_seen_to),
-        comments_pushed_before=_max_time(mark.comments_pushed_before, pushed.get("comments")),
-        reviews_pushed_before=_max_time(mark.reviews_pushed_before, pushed.get("reviews")),
+        comments_proven_at=ctx.now if "comments" in look.proven else mark.comments_proven_at,
+        reviews_proven_at=ctx.now if "reviews" in look.proven else mark.reviews_proven_at,
+        comments_listed=tuple(i.id for i in ctx.status.comments),
+        reviews_listed=tuple(i.id for i in ctx.status.reviews),
+        late_checked_at=ctx.now if look.late_checked else mark.late_checked_at,
+        comments_pushed_before=_max_time(mark.comments_pushed_before, look.pushed.get("comments")),
+        reviews_pushed_before=_max_time(mark.reviews_pushed_before, look.pushed.get("reviews")),
         wakes=wakes,
         held=tuple(held),
         held_until=held_until,
         pending=tuple(pending),
         active=ctx.eligible,
         own_posts=_own_post_state(ctx, mark),
-        gap_spent=_gap_spent(ctx, mark),
+        gap_spent=gap_spent,
     )
     return Step(
         mark=new_mark,
         decisions=_ordered(ctx.decisions),
         notices=tuple(notices),
         logs=tuple(ctx.logs),
+        gaps=gaps,
     )
 
 
@@ -452,78 +466,186 @@ def _hour_spent(ctx: _Ctx, mark: WakeMark) -> tuple[GapSpend, ...]:
     return tuple(g for g in mark.gap_spent if g.at > ctx.now - _HOUR)
 
 
-def _gap_spent(ctx: _Ctx, mark: WakeMark) -> tuple[GapSpend, ...]:
-    """The mark's hourly ledger of gap pages, with what this look read."""
+def _gap_spent(ctx: _Ctx, mark: WakeMark, pages: int) -> tuple[GapSpend, ...]:
+    """The mark's hourly ledger of flood pages, with the ``pages`` this look read."""
     kept = _hour_spent(ctx, mark)
-    pages = sum(g.pages for g in ctx.facts.gaps.values())
     return (*kept, GapSpend(ctx.now, pages)) if pages else kept
 
 
-def _listing(
-    ctx: _Ctx, mark: WakeMark
-) -> tuple[
-    list[BadgeItem], list[GapNeed], datetime | None, dict[Connection, datetime], list[_BoundHit]
-]:
-    """The items to look at (badge plus gap reads), the gap reads still needed, from
-    when the listing is whole when that leaves a gap nobody will read, that time per
-    connection whose own full window left the gap, and the gap reads whose bound left it."""
+def _flood_gaps(ctx: _Ctx, floor: datetime | None, look: _Listing) -> tuple[FloodGap, ...]:
+    """The spans this look leaves unread, one a connection pushed out (a badge without
+    page info names no connection: its comments stand for both)."""
+    hits = {h.connection: h for h in look.hits}
+    pushed: dict[Connection, datetime | None] = {**look.pushed}
+    if not pushed:
+        pushed["comments"] = look.whole_from
+    out = []
+    for name, end in pushed.items():
+        if end is None or (floor is not None and end <= floor):
+            continue
+        hit = hits.get(name)
+        out.append(
+            FloodGap(
+                at=ctx.now,
+                pr=ctx.status.pr,
+                connection=name,
+                start=hit.stop if hit is not None else floor,
+                end=end,
+                pages_read=hit.pages if hit is not None else 0,
+                pages_allowed=hit.bound if hit is not None else 0,
+            )
+        )
+    return tuple(out)
+
+
+@dataclass(slots=True)
+class _Listing:
+    """What one look lists, once the gap reads it asked for are in."""
+
+    items: list[BadgeItem]  # the badge's and the gap reads' items
+    needs: list[GapNeed]  # the gap reads still needed
+    # From when the listing is whole, when that leaves a gap nobody will read.
+    whole_from: datetime | None = None
+    pushed: dict[Connection, datetime] = field(default_factory=dict)  # per connection
+    hits: list[_BoundHit] = field(default_factory=list)  # reads whose bound left a gap
+    proven: set[Connection] = field(default_factory=set)  # whole back to the last proof
+    flood_pages: int = 0  # pages read after a flood (the hourly cap counts these)
+    late_checked: bool = False  # this look read the late-listing check's page
+    # Where a deferred late-listing check will read back to: the floor waits there, so a
+    # comment listed late in the meantime is still above it when the check comes.
+    hold: datetime | None = None
+
+
+def _listing(ctx: _Ctx, mark: WakeMark) -> _Listing:
+    """The items to look at (badge plus gap reads) and what the look proved of them.
+
+    Per connection, a full window that does not reach back to what the last proof saw
+    (``_continuous``) is one of two things.  It shares an id with the last look's
+    listing: nothing was pushed out since, and only a comment GitHub listed late can hide
+    behind it, so the late-listing check reads one page behind it, at most once per
+    ``floor_lag`` on the PR, and spends nothing of the hourly cap (a steady conversation
+    never does).  Or it shares none: a flood, read back within ``gap_pages`` and what is
+    left of ``gap_pages_per_hour``.  Whatever neither read covers is pushed out and
+    becomes a ``FloodGap``.
+    """
     status = ctx.status
+    out = _Listing([], [])
     items: dict[str, BadgeItem] = {}
-    needs: list[GapNeed] = []
-    whole: list[datetime] = []
-    pushed: dict[Connection, datetime] = {}
-    hits: list[_BoundHit] = []
     scaled = _gap_pages(ctx)
     # What the hourly cap leaves; the connections are read one after the other, in this
     # order, and each is allowed what the ones before it left.
     left = ctx.config.gap_pages_per_hour - sum(g.pages for g in _hour_spent(ctx, mark))
-    views: tuple[tuple[Connection, tuple[BadgeItem, ...], PageInfo, datetime | None], ...] = (
-        ("comments", status.comments, status.comments_page, mark.comments_seen_to),
-        ("reviews", status.reviews, status.reviews_page, mark.reviews_seen_to),
-    )
-    for name, listed, page, seen_to in views:
+    views = _views(ctx, mark)
+    late_turn = _late_turn(ctx, mark, views)
+    whole: list[datetime] = []
+    for view in views:
+        name, listed, page = view.connection, view.listed, view.page
         gap = ctx.facts.gaps.get(name)
         for item in (*(gap.items if gap is not None else ()), *listed):
             items[item.id] = item
         oldest = _oldest_if_full(listed, page)
-        settled = None if mark.listed_at is None else mark.listed_at - ctx.config.floor_lag
-        if oldest is None or _continuous(oldest, mark.floor, seen_to, settled):
+        if oldest is None or _continuous(oldest, mark.floor, view.seen_to, view.settled):
+            out.proven.add(name)
             continue
-        # Below ``seen_to`` and ``settled`` the last look saw everything; above either,
+        # Below ``seen_to`` and ``settled`` the last proof saw everything; above either,
         # a comment pushed out or listed late may hide behind the full window.
-        stop = _max_time(mark.floor, _min_time(seen_to, settled) if settled else None)
-        bound = max(0, min(scaled, left))
+        stop = _max_time(mark.floor, _min_time(view.seen_to, view.settled))
+        readable = mark.floor is not None and ctx.config.gap_pages > 0 and page.start_cursor
+        if view.late and not readable:
+            out.proven.add(name)  # no read can look behind it (the seed's behaviour)
+            continue
+        if view.late and name != late_turn:
+            out.hold = _min_time(out.hold, stop)  # a later check reads back to ``stop``
+            continue
+        bound = 1 if view.late else max(0, min(scaled, left))
         if gap is not None:
-            left -= gap.pages
-            if not gap.complete:
+            if view.late:
+                out.late_checked = True
+            else:
+                left -= gap.pages
+                out.flood_pages += gap.pages
+            if gap.complete:
+                out.proven.add(name)
+            else:
                 reached = min((i.created_at for i in gap.items), default=oldest)
-                pushed[name] = min(gap.reached or reached, reached, oldest)
-                whole.append(pushed[name])
+                out.pushed[name] = min(gap.reached or reached, reached, oldest)
                 assert stop is not None  # a gap is asked for only with a floor
-                hits.append(
+                out.hits.append(
                     _BoundHit(name, bound, gap.pages, len(gap.items), gap.reached, stop, oldest)
                 )
-        elif mark.floor is not None and ctx.config.gap_pages > 0 and page.start_cursor:
+        elif readable:
             assert stop is not None
-            if needs:
+            assert page.start_cursor is not None
+            if out.needs:
                 continue  # asked for once the read before it is done
             if bound > 0:
-                needs.append(GapNeed(name, page.start_cursor, stop, bound))
+                out.needs.append(GapNeed(name, page.start_cursor, stop, bound))
             else:
-                pushed[name] = oldest
-                whole.append(oldest)
-                hits.append(_BoundHit(name, 0, 0, 0, None, stop, oldest))
+                out.pushed[name] = oldest
+                out.hits.append(_BoundHit(name, 0, 0, 0, None, stop, oldest))
         else:
-            pushed[name] = oldest
-            whole.append(oldest)
+            out.pushed[name] = oldest
+    out.proven |= out.pushed.keys()  # the floor rises over what was pushed out
+    whole.extend(out.pushed.values())
     if not status.comments_page.has_previous_page and not status.reviews_page.has_previous_page:
         # A badge without page info: trust its own "whole from" time, as the seed did.
         pcf = status.person_comments_from
         seen = _max_time(mark.comments_seen_to, mark.reviews_seen_to)
-        settled = None if mark.listed_at is None else mark.listed_at - ctx.config.floor_lag
+        settled = _min_time(views[0].settled, views[1].settled)
         if pcf is not None and not _continuous(pcf, mark.floor, seen, settled):
             whole.append(pcf)
-    return list(items.values()), needs, max(whole, default=None), pushed, hits
+    out.items = list(items.values())
+    out.whole_from = max(whole, default=None)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class _View:
+    """One connection as the badge lists it, with what the mark knows of it."""
+
+    connection: Connection
+    listed: tuple[BadgeItem, ...]
+    page: PageInfo
+    seen_to: datetime | None
+    settled: datetime | None  # the last proof's time less ``floor_lag``
+    # A full window past the last proof that shares an id with the last look's listing:
+    # nothing was pushed out since, only a comment listed late can hide behind it.
+    late: bool
+
+
+def _views(ctx: _Ctx, mark: WakeMark) -> tuple[_View, _View]:
+    status, lag = ctx.status, ctx.config.floor_lag
+    connections: tuple[tuple[Connection, tuple[BadgeItem, ...], PageInfo, datetime | None], ...] = (
+        ("comments", status.comments, status.comments_page, mark.comments_seen_to),
+        ("reviews", status.reviews, status.reviews_page, mark.reviews_seen_to),
+    )
+    proofs = (mark.comments_proven_at, mark.reviews_proven_at)
+    lasts = (mark.comments_listed, mark.reviews_listed)
+    views = []
+    for (name, listed, page, seen_to), proven_at, last in zip(
+        connections, proofs, lasts, strict=True
+    ):
+        settled = None if proven_at is None else proven_at - lag
+        oldest = _oldest_if_full(listed, page)
+        late = (
+            oldest is not None
+            and not _continuous(oldest, mark.floor, seen_to, settled)
+            and not set(last).isdisjoint(i.id for i in listed)
+        )
+        views.append(_View(name, listed, page, seen_to, settled, late))
+    return views[0], views[1]
+
+
+def _late_turn(ctx: _Ctx, mark: WakeMark, views: Sequence[_View]) -> Connection | None:
+    """The connection whose late-listing check may read its page in this look: at most one
+    a ``floor_lag`` on a PR, the one proven longest ago (so neither waits for ever)."""
+    last = mark.late_checked_at
+    if last is not None and last <= ctx.now < last + ctx.config.floor_lag:
+        return None
+    late = [v for v in views if v.late]
+    if not late:
+        return None
+    return min(late, key=lambda v: (v.settled is not None, v.settled or ctx.now)).connection
 
 
 def _continuous(

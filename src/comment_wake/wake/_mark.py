@@ -1,8 +1,11 @@
 """The wake's mark: what it remembers about one PR between polls.
 
-Stored as an opaque blob in the monitor's per-listener marks.  Version 1 is the
-struct below; version 0 is the seed's earlier mark, a JSON list of handled comment
-ids (or an object whose ``comments`` key holds that list), which still loads.
+Stored as an opaque blob in the monitor's per-listener marks.  Version 2 is the
+struct below.  Version 1 kept one ``listed_at`` per PR where version 2 keeps each
+connection's ``proven_at`` and last listing ids; it loads with both times set to its
+``listed_at`` and no ids (the next full listing then reads its gap once).  Version 0 is
+the seed's earlier mark, a JSON list of handled comment ids (or an object whose
+``comments`` key holds that list), which still loads.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ __all__ = [
     "encode_mark",
 ]
 
-MARK_VERSION = 1
+MARK_VERSION = 2
 """The version the wake mark is stored with; older marks still load."""
 
 
@@ -77,9 +80,19 @@ class WakeMark(msgspec.Struct, frozen=True, kw_only=True):
     # whole back to these is continuous with what was seen before.
     comments_seen_to: datetime | None = None
     reviews_seen_to: datetime | None = None
-    # When that step looked.  GitHub may list a comment up to ``floor_lag`` late, so a
-    # full window is continuous with that look only below ``listed_at - floor_lag``.
-    listed_at: datetime | None = None
+    # Per connection: when a look last proved its listing whole back to what came before
+    # (a listing that reached back by time, a finished gap read or the late-listing
+    # check).  GitHub may list a comment up to ``floor_lag`` late, so a full window is
+    # continuous by time only below ``proven_at - floor_lag``.
+    comments_proven_at: datetime | None = None
+    reviews_proven_at: datetime | None = None
+    # Per connection: the ids of the last look's listing.  A full listing that shares one
+    # with it is continuous with it: nothing was pushed out between the two looks, and
+    # only a comment GitHub listed late can hide behind it (the late-listing check).
+    comments_listed: tuple[str, ...] = ()
+    reviews_listed: tuple[str, ...] = ()
+    # When the late-listing check last read its page on this PR (once per ``floor_lag``).
+    late_checked_at: datetime | None = None
     # Per connection: where a full listing that nobody could read behind began.  An item
     # of that connection created before it was pushed out unseen and is never delivered,
     # even when the flood is deleted and it is listed again; the PR's one floor may stay
@@ -122,15 +135,24 @@ def decode_mark(data: bytes) -> WakeMark:
     if not isinstance(raw, dict):
         raise MarkError("a wake mark is neither a list of ids nor an object")
     version = raw.get("version")
-    if version != MARK_VERSION:
+    if version not in (1, MARK_VERSION):
         raise MarkError(
-            f"a wake mark has version {version!r}; this build reads versions 0 and "
+            f"a wake mark has version {version!r}; this build reads versions 0 to "
             f"{MARK_VERSION} (a newer comment-wake wrote it?)"
         )
     try:
+        if version == 1:
+            return _from_version_1(raw)
         return _decoder.decode(data)
     except msgspec.ValidationError as exc:
-        raise MarkError(f"a version-{MARK_VERSION} wake mark is malformed: {exc}") from None
+        raise MarkError(f"a version-{version} wake mark is malformed: {exc}") from None
+
+
+def _from_version_1(raw: dict[str, Any]) -> WakeMark:
+    # Version 1's one ``listed_at`` proved both connections; it kept no listing ids.
+    listed_at = raw.pop("listed_at", None)
+    raw.update(version=MARK_VERSION, comments_proven_at=listed_at, reviews_proven_at=listed_at)
+    return _decoder.decode(msgspec.json.encode(raw))
 
 
 def _from_plain_ids(ids: list[Any]) -> WakeMark:

@@ -107,6 +107,22 @@ class LogLine(msgspec.Struct, frozen=True):
     message: str
 
 
+class FloodGap(msgspec.Struct, frozen=True, kw_only=True):
+    """A span of one connection that no look read: a flood pushed comments out of the
+    listing, and the gap read could not reach back over it (its bound, the hourly cap, or
+    the read turned off).  A comment created in it and never listed is never decided
+    (the floor rule); this record is what ``status`` and ``explain`` show for it."""
+
+    at: datetime
+    pr: PrRef
+    connection: Connection
+    start: datetime | None  # where the read had to reach back to; None: unknown
+    end: datetime  # the listing is whole from here
+    pages_read: int
+    pages_allowed: int
+    reason: Literal["flood-gap"] = "flood-gap"
+
+
 class GapNeed(msgspec.Struct, frozen=True):
     """Read ``connection`` backwards from ``cursor`` until ``stop`` or ``max_pages`` pages."""
 
@@ -172,6 +188,7 @@ class Step(msgspec.Struct, frozen=True):
     decisions: tuple[Decision, ...] = ()
     notices: tuple[Notice, ...] = ()
     logs: tuple[LogLine, ...] = ()
+    gaps: tuple[FloodGap, ...] = ()
     needs: Needs = Needs()
 
     @property

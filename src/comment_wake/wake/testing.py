@@ -33,7 +33,7 @@ from review_monitor import (
 from ._config import WakeConfig
 from ._core import finish, next_due, step
 from ._mark import WakeMark, decode_mark, encode_mark
-from ._model import Binding, Decision, Facts, GapNeed, LogLine, Step
+from ._model import Binding, Decision, Facts, FloodGap, GapNeed, LogLine, Step
 
 __all__ = ["OwnVerdict", "SimItem", "WakeSim"]
 
@@ -77,6 +77,7 @@ class WakeSim:
     rereads: list[str] = field(default_factory=list)  # held ids read again at release
     reread_failures: int = 0  # the next re-reads that fail (the service commits nothing)
     gap_reads: list[GapNeed] = field(default_factory=list)
+    flood_gaps: list[FloodGap] = field(default_factory=list)  # the spans no read covered
     # The poll interval in force, as the budget governor reports it (None: the configured).
     interval: timedelta | None = None
     last_status: PrStatus | None = None
@@ -243,6 +244,7 @@ class WakeSim:
         self.decisions += result.decisions
         self.notices += result.notices
         self.logs += result.logs
+        self.flood_gaps += result.gaps
 
     def _read(self, result: Step, facts: Facts, now: datetime) -> Facts:
         needs = result.needs
