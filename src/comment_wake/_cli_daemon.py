@@ -43,6 +43,7 @@ from comment_wake.daemon import Daemon
 from comment_wake.daemon._doctor import run_checks
 from comment_wake.hints import WebhookSecretError, load_secret
 from comment_wake.registry import Registry
+from comment_wake.service import read_gaps
 from comment_wake.store import open_sync_store, outcomes
 from review_monitor import PrRef, StoreError, TokenNotFoundError
 from review_monitor.github import find_token as _find_token
@@ -214,13 +215,14 @@ def _explain(args: argparse.Namespace) -> int:
         records = find_records(store, pr, comment)
         ids = {r.comment for r in records}
         addressed = [o for o in outcomes(store, pr=pr) if o.subject_id in ids]
+        gaps = () if records else read_gaps(store, pr)
     finally:
         store.close()
     if args.json:
         out = [{"record": r, "rules": explain_records(r), "outcomes": addressed} for r in records]
         sys.stdout.write(msgspec.json.encode(out).decode() + "\n")
     else:
-        sys.stdout.write(render(pr, comment, records, addressed))
+        sys.stdout.write(render(pr, comment, records, addressed, gaps))
     return 0 if records else 1
 
 

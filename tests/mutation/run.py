@@ -261,8 +261,34 @@ MUTATIONS: tuple[Mutation, ...] = (
         "gap-read-removed",
         "issue: after a flood, read the gap back to the floor (never asked for)",
         CORE,
-        "        elif mark.floor is not None and ctx.config.gap_pages > 0 and page.start_cursor:\n",
+        "        elif readable:\n",
         "        elif False:\n",
+        WAKE_SUITES,
+    ),
+    Mutation(
+        "flood-continuity-by-time",
+        "issue 25: a listing that overlaps the last one by id needs no flood read (a trickle "
+        "drained the hourly pages)",
+        CORE,
+        "            and not set(last).isdisjoint(i.id for i in listed)\n",
+        "            and False\n",
+        WAKE_SUITES,
+    ),
+    Mutation(
+        "late-check-floor-not-held",
+        "issue 25: the floor waits for a deferred late-listing check (a comment listed late "
+        "fell below it)",
+        CORE,
+        "    raises = (lagged if look.hold is None else _min_time(lagged, look.hold), whole_from)\n",
+        "    raises = (lagged, whole_from)\n",
+        WAKE_SUITES,
+    ),
+    Mutation(
+        "flood-gap-not-recorded",
+        "issue 25: what no read covered is a recorded flood-gap",
+        CORE,
+        "        gaps = _flood_gaps(ctx, floor, look)\n",
+        "        gaps = ()\n",
         WAKE_SUITES,
     ),
     Mutation(

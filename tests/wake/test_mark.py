@@ -73,3 +73,12 @@ def test_plain_ids_under_a_comments_key_load() -> None:
 def test_unreadable_mark_raises_mark_error(data: bytes) -> None:
     with pytest.raises(MarkError):
         decode_mark(data)
+
+
+def test_a_version_1_mark_loads_with_its_listed_at_as_both_connections_proof() -> None:
+    v1 = msgspec.json.decode(encode_mark(_full_mark()))
+    v1.update(version=1, listed_at="2025-06-02T09:00:00Z")
+    for key in ("comments_proven_at", "reviews_proven_at", "comments_listed", "reviews_listed"):
+        v1.pop(key)
+    expected = msgspec.structs.replace(_full_mark(), comments_proven_at=T, reviews_proven_at=T)
+    assert expected == decode_mark(msgspec.json.encode(v1))

@@ -13,9 +13,10 @@ from typing import Literal
 
 import msgspec
 
-from comment_wake.service._records import DecisionRecord, decode_record, namespace_of
+from comment_wake.service import DecisionRecord, decode_record, describe_gap, namespace_of
 from comment_wake.store import CommentOutcome, read_records
 from comment_wake.wake import RULES as TRUST_RULES
+from comment_wake.wake import FloodGap
 from review_monitor import PrRef
 from review_monitor.store import SyncStore
 
@@ -241,10 +242,12 @@ def render(
     comment: str,
     records: Sequence[DecisionRecord],
     addressed: Sequence[CommentOutcome] = (),
+    gaps: Sequence[FloodGap] = (),
 ) -> str:
     """``explain``'s text: the latest outcome and its reason first, then what the
     comment is, what its worker says became of it once delivered (``addressed``), then
-    each decision with its rule walk."""
+    each decision with its rule walk.  With no decision, the PR's flood ``gaps``: the
+    comment may have been created in one and never listed."""
     if not records:
         hint = ""
         if "#discussion_r" in comment:
@@ -252,10 +255,16 @@ def render(
                 "; a review comment is decided with its review: give the review's URL "
                 "(#pullrequestreview-ID) or id"
             )
-        return (
+        lines = [
             f"no decision about {comment} on {pr} is recorded (not seen yet, decided by "
-            f"a dry run, or pruned){hint}\n"
-        )
+            f"a dry run, or pruned){hint}"
+        ]
+        if gaps:
+            lines.append(
+                f"{pr} has {len(gaps)} recorded flood gap(s); a comment in one was skipped:"
+            )
+            lines.extend(f"  {describe_gap(g)}" for g in gaps)
+        return "\n".join(lines) + "\n"
     first = records[-1]
     # The spelling GitHub gave (``nameWithOwner``), as the decision recorded it.
     shown = first.pr if first.pr else str(pr)

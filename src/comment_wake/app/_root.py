@@ -50,7 +50,7 @@ from comment_wake.events import (
 )
 from comment_wake.hints import HintListener, load_secret, matching_watch
 from comment_wake.registry import Registry
-from comment_wake.service import DECISIONS, BindingSource, CommentWake
+from comment_wake.service import DECISIONS, GAPS, BindingSource, CommentWake
 from comment_wake.store import (
     APP_TABLES,
     prune_outcomes,
@@ -342,13 +342,15 @@ class App:
 
     async def prune(self, now: datetime) -> int:
         """Delete what is older than ``prune_after``: finished notices with their attempts,
-        finished reactions, decision records, comment outcomes.  Returns how many rows went."""
+        finished reactions, decision and flood-gap records, comment outcomes.  Returns how
+        many rows went."""
         before = now - self.config.prune_after
         store = self.monitor.store
         try:
             notices = await store.call(SyncStore.prune, before=before)
             reactions = await store.call(prune_reactions, before=before)
             records = await store.call(prune_records, DECISIONS, before=before)
+            records += await store.call(prune_records, GAPS, before=before)
             addressed = await store.call(prune_outcomes, before=before)
         except Exception as exc:
             self._store_fault("pruning", exc)

@@ -16,12 +16,14 @@ from comment_wake.registry import InboxSpec, PublisherSpec, Registry
 from comment_wake.service import (
     LISTENER_NAME,
     decode_record,
+    describe_gap,
     latest_by_comment,
     namespace_of,
     rate_evidence,
+    read_gaps,
 )
 from comment_wake.store import OutcomeSummary, outcome_summary, outcomes, reactions, read_records
-from comment_wake.wake import MarkError, WakeConfig, decode_mark
+from comment_wake.wake import FloodGap, MarkError, WakeConfig, decode_mark
 from review_monitor import PrRef, format_duration
 from review_monitor.store import SyncStore
 from untrusted_fence import one_line
@@ -108,6 +110,8 @@ class PrStatusLine(msgspec.Struct, frozen=True, kw_only=True):
     # What became of the comments delivered on it (the workers' ``comment_addressed``).
     outcomes: OutcomeSummary = OutcomeSummary()
     comments: tuple[CommentLine, ...] = ()
+    # Spans a flood pushed out of the listing that no read covered (until pruned).
+    gaps: tuple[FloodGap, ...] = ()
 
 
 class StatusReport(msgspec.Struct, frozen=True, kw_only=True):
@@ -261,6 +265,7 @@ def _pr_line(
             )
             for o in delivered
         ),
+        gaps=read_gaps(store, pr),
     )
 
 
@@ -335,6 +340,8 @@ def _pr_lines(pr: PrStatusLine, now: datetime) -> list[str]:
             f"  delivered {o.delivered}: {o.done} done, {o.declined} declined, "
             f"{o.handed_off} handed off, {o.failed} failed, {o.open} open"
         )
+    if pr.gaps:
+        lines.append(f"  flood gaps {len(pr.gaps)}; the last: {describe_gap(pr.gaps[-1])}")
     shown = pr.comments[-_COMMENTS_SHOWN:]
     if len(pr.comments) > len(shown):
         lines.append(f"    ({len(pr.comments) - len(shown)} earlier: status --json)")

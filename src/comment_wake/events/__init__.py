@@ -12,6 +12,7 @@ from ._logger import EventLogger
 from ._model import (
     CommentDecided,
     Event,
+    FloodGap,
     Noted,
     NoticeBusy,
     NoticeDelivered,
@@ -31,6 +32,7 @@ __all__ = [
     "EventsLost",
     "Fault",
     "FaultKind",
+    "FloodGap",
     "Noted",
     "NoticeBusy",
     "NoticeDelivered",

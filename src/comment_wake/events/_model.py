@@ -15,11 +15,13 @@ from typing import Literal
 
 import msgspec
 
+from comment_wake.wake import FloodGap
 from review_monitor import Fault, PollRound, PrRef
 
 __all__ = [
     "CommentDecided",
     "Event",
+    "FloodGap",
     "Noted",
     "NoticeBusy",
     "NoticeDelivered",
@@ -119,6 +121,7 @@ Event = (
     | NoticeHandedOff
     | NoticeParked
     | Noted
+    | FloodGap
 )
 """Everything the app tells its subscribers."""
 

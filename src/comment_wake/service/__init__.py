@@ -3,9 +3,11 @@
 ``CommentWake`` is a ``review_monitor`` listener named ``"comment-wake"``; its ``run()``
 task serves the permission-retry and rate-limit timers.  Bindings and transcripts come
 from a ``BindingSource``; each look commits its mark, notices and ``DecisionRecord``s in
-one transaction and then publishes its events (``comment_wake.events``).
+one transaction, with the ``FloodGap`` records of what no read covered, and then
+publishes its events (``comment_wake.events``).
 """
 
+from ._gaps import GAPS, describe_gap, gap_row, read_gaps
 from ._ports import BindingSource
 from ._records import (
     DECISIONS,
@@ -21,6 +23,7 @@ from ._service import LISTENER_NAME, CommentWake
 
 __all__ = [
     "DECISIONS",
+    "GAPS",
     "LISTENER_NAME",
     "BindingSource",
     "CommentWake",
@@ -28,7 +31,10 @@ __all__ = [
     "PermissionEvidence",
     "RateEvidence",
     "decode_record",
+    "describe_gap",
+    "gap_row",
     "latest_by_comment",
     "namespace_of",
     "rate_evidence",
+    "read_gaps",
 ]

@@ -82,6 +82,7 @@ from review_monitor.github import GitHubApi, read_details, read_gap
 from review_monitor.poll import DetailReader
 from review_monitor.store import Mark, Store, SyncStore, WriteTx, describe_fault
 
+from ._gaps import gap_row
 from ._ports import BindingSource
 from ._records import (
     DecisionRecord,
@@ -318,9 +319,11 @@ class CommentWake:
         blob = encode_mark(result.mark)
         items = _known_items(status, facts, before)
         records = [self._record(d, items, facts, result, now) for d in result.decisions]
-        if stored is None or stored.blob != blob or result.notices or records or released:
+        changed = result.notices or records or result.gaps or released
+        if stored is None or stored.blob != blob or changed:
             put = putting_records(
                 [(namespace_of(pr), record_key(r), encode_record(r)) for r in records]
+                + [gap_row(g) for g in result.gaps]
             )
             clear = clearing_release(pr) if released else None
 
@@ -422,6 +425,8 @@ class CommentWake:
                     at=now, pr=pr, worker=notice.worker, notice_key=notice.key, comments=woken
                 )
             )
+        for gap in result.gaps:
+            self._publish(gap)
         for line in result.logs:
             # The core's log lines never carry an author or text (LogLine's contract).
             _log.log(

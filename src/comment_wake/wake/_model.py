@@ -107,7 +107,7 @@ class LogLine(msgspec.Struct, frozen=True):
     message: str
 
 
-class FloodGap(msgspec.Struct, frozen=True, kw_only=True):
+class FloodGap(msgspec.Struct, frozen=True, kw_only=True, tag="flood-gap"):
     """A span of one connection that no look read: a flood pushed comments out of the
     listing, and the gap read could not reach back over it (its bound, the hourly cap, or
     the read turned off).  A comment created in it and never listed is never decided
