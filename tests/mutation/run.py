@@ -179,8 +179,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "flood-gap-floor-removed",
         "seed: removing the flood-gap floor fails the flood-skip test (gap_pages = 0)",
         CORE,
-        "    raises = (_lag_floor(handled, ctx.config), whole_from)\n",
-        "    raises = (_lag_floor(handled, ctx.config), None)\n",
+        "    raises = (lagged if look.hold is None else _min_time(lagged, look.hold), whole_from)\n",
+        "    raises = (lagged if look.hold is None else _min_time(lagged, look.hold), None)\n",
         WAKE_SUITES,
     ),
     Mutation(
