@@ -28,8 +28,11 @@ _KEYS = {
     "wake": ["type", "at", "pr", "worker", "comments", "notice"],
     "notice": ["type", "at", "pr", "worker", "kind", "items"],
     "log": ["type", "at", "level", "pr", "message"],
-}
-_RANK = {"decision": 0, "wake": 1, "notice": 2, "log": 3}
+    "gap": [
+        "type", "at", "pr", "connection", "start", "end", "pages_read", "pages_allowed", "reason"
+    ],
+}  # fmt: skip
+_RANK = {"decision": 0, "wake": 1, "notice": 2, "log": 3, "gap": 4}
 _SKIP_REASONS = {
     "baseline", "old", "unbound", "pr-closed", "no-author", "minimized", "bot", "verdict",
     "blank", "rereview-command", "own-post", "not-writer", "lookup-failed", "invalid-login",
@@ -171,6 +174,8 @@ def check_expectations(expect: Mapping[str, Any], result: ReplayResult) -> list[
             differ("permission lookups", want, _lookups(result))
         elif key == "gap_requests":
             differ("gap requests", want, _count(result, "gap"))
+        elif key == "flood_gaps":
+            differ("flood gaps", want, [g["connection"] for g in lines if g["type"] == "gap"])
         elif key == "max_wakes_within":
             # One wake may be several notices (each fits a hook), all made at one time.
             times = sorted({datetime.fromisoformat(w["at"]) for w in wakes})

@@ -11,7 +11,7 @@ from typing import Any
 __all__ = ["Line", "format_json", "format_timeline", "iso", "sort_lines"]
 
 # Within one instant: decisions, then wakes, then the monitor's notices, then logs.
-_RANK = {"decision": 0, "wake": 1, "notice": 2, "log": 3}
+_RANK = {"decision": 0, "wake": 1, "notice": 2, "log": 3, "gap": 4}
 
 
 def iso(t: datetime) -> str:
@@ -70,6 +70,12 @@ def format_timeline(lines: Sequence[Line]) -> str:
         elif line.type == "notice":
             ids = ", ".join(f["items"])
             out.append(f"{head}  {f['pr']}  worker {f['worker']} gets {f['kind']} ({ids})")
+        elif line.type == "gap":
+            start = f["start"] or "the last look"
+            out.append(
+                f"{head}  {f['pr']}  {f['connection']} between {start} and {f['end']} unread "
+                f"({f['pages_read']} of {f['pages_allowed']} pages): {f['reason']}"
+            )
         else:
             where = f"  {f['pr']}" if f["pr"] else ""
             out.append(f"{head}{where}  {f['level']}: {f['message']}")

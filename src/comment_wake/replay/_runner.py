@@ -37,7 +37,7 @@ from review_monitor.store import OutboxStatus, Store, run_inline
 from review_monitor.testing import FakeGitHub, RecordedRequest, VirtualClock
 from review_monitor.testing import Fault as FakeFault
 
-from ._output import Line, sort_lines
+from ._output import Line, iso, sort_lines
 from ._scenario import Event, Scenario, WorkerSpec
 
 __all__ = ["ReplayResult", "run_scenario", "run_scenario_sync"]
@@ -93,6 +93,17 @@ class _Sink:
         elif isinstance(event, events.Noted):
             fields = {"level": event.level, "pr": None if event.pr is None else str(event.pr)}
             self._add("log", event.at, {**fields, "message": event.message})
+        elif isinstance(event, events.FloodGap):
+            fields = {
+                "pr": str(event.pr),
+                "connection": event.connection,
+                "start": None if event.start is None else iso(event.start),
+                "end": iso(event.end),
+                "pages_read": event.pages_read,
+                "pages_allowed": event.pages_allowed,
+                "reason": event.reason,
+            }
+            self._add("gap", event.at, fields)
         elif isinstance(event, events.Fault):
             fields = {"level": "warning", "pr": None if event.pr is None else str(event.pr)}
             self._add("log", event.at, {**fields, "message": event.detail})

@@ -403,7 +403,9 @@ def _look(ctx: _Ctx, mark: WakeMark, rng: random.Random | None) -> Step:
         whole_from = None
     handled = [*mark.handled, *relearned, *(Handled(i.id, i.created_at) for i in finished)]
     lagged = _lag_floor(handled, ctx.config)
-    raises = (lagged if look.hold is None else _min_time(lagged, look.hold), whole_from)
+    if lagged is not None and look.hold is not None:
+        lagged = min(lagged, look.hold)  # the floor waits for a deferred late check
+    raises = (lagged, whole_from)
     new_floor, kept = _settle(floor, raises, handled, open_items, ctx.config)
     new_mark = WakeMark(
         baseline_done=True,
