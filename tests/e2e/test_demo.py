@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from comment_wake._cli_demo import _summary
+from comment_wake.cli._demo import _summary
 from comment_wake.demo import DemoResult, StoryError, load_story, parse_story
 
 _MINIMAL = """

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from comment_wake._cli_mcp import mcp_instructions
 from comment_wake.cli import main
+from comment_wake.cli._mcp import mcp_instructions
 from comment_wake.delivery import DeliveryConfig
 from comment_wake.tools import TOOL_NAMES
 

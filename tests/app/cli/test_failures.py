@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from comment_wake._cli_errors import failure_line
 from comment_wake.cli import main
+from comment_wake.cli._errors import failure_line
 from comment_wake.registry import InboxSpec, Registry
 from review_monitor import StoreLockedError
 
@@ -86,7 +86,7 @@ def test_a_bug_keeps_its_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
     def broken(_args: Any) -> int:
         raise ExceptionGroup("tasks", [ZeroDivisionError("a bug")])
 
-    monkeypatch.setattr("comment_wake._cli_transcripts._scan", broken)
+    monkeypatch.setattr("comment_wake.cli._transcripts._scan", broken)
     with pytest.raises(ExceptionGroup):
         main(["transcripts", "scan", "x"])
 
@@ -97,7 +97,7 @@ def test_ctrl_c_in_a_command_is_exit_130_without_a_traceback(
     def interrupted(_args: Any) -> int:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("comment_wake._cli_transcripts._scan", interrupted)
+    monkeypatch.setattr("comment_wake.cli._transcripts._scan", interrupted)
     assert (130, "") == (main(["transcripts", "scan", "x"]), capsys.readouterr().err)
 
 

@@ -11,8 +11,8 @@ from typing import Any
 
 import anyio
 
-from comment_wake._cli_common import add_location_options, load_location
 from comment_wake._mcp_names import SERVER_NAME, TOOL_NAMES
+from comment_wake.cli._common import add_location_options, load_location
 
 __all__ = ["mcp_instructions", "register"]
 

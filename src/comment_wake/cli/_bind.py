@@ -15,9 +15,9 @@ from typing import Any
 
 import msgspec
 
-from comment_wake._cli_common import add_location_options, load_location, open_registry
-from comment_wake._cli_mcp import mcp_instructions
 from comment_wake._paths import resolve_state_dir
+from comment_wake.cli._common import add_location_options, load_location, open_registry
+from comment_wake.cli._mcp import mcp_instructions
 from comment_wake.config import AppConfig, ConfigError
 from comment_wake.registry import (
     ClaudeSession,

@@ -21,13 +21,6 @@ from typing import Any
 import anyio
 import msgspec
 
-from comment_wake._cli_common import (
-    add_location_options,
-    load_location,
-    open_registry,
-    registered,
-)
-from comment_wake._cli_errors import failure_line
 from comment_wake._logging import configure_logging
 from comment_wake._paths import inbox_root, store_path
 from comment_wake.app._explain import (
@@ -38,6 +31,13 @@ from comment_wake.app._explain import (
     render,
 )
 from comment_wake.app._status import read_status, render_status
+from comment_wake.cli._common import (
+    add_location_options,
+    load_location,
+    open_registry,
+    registered,
+)
+from comment_wake.cli._errors import failure_line
 from comment_wake.config import AppConfig, ConfigError
 from comment_wake.daemon import Daemon
 from comment_wake.daemon._doctor import run_checks

@@ -8,8 +8,8 @@ import argparse
 from collections.abc import Collection
 from pathlib import Path
 
-from comment_wake._cli_errors import CliError
 from comment_wake._paths import resolve_state_dir
+from comment_wake.cli._errors import CliError
 from comment_wake.config import AppConfig, find_config, load_config
 from comment_wake.registry import OrchestratorRecord, Registry, WorkerRecord
 

@@ -10,9 +10,9 @@ from typing import Any
 
 import msgspec
 
-from comment_wake._cli_common import add_location_options, load_location, open_registry, registered
 from comment_wake._limits import NOTICE_TEXT_LIMIT
 from comment_wake._paths import inbox_root
+from comment_wake.cli._common import add_location_options, load_location, open_registry, registered
 from comment_wake.delivery import take
 from comment_wake.registry import InboxSpec, OrchestratorRecord, WorkerRecord
 from review_monitor import Notice

@@ -15,8 +15,8 @@ import sys
 from datetime import UTC, datetime
 from typing import Any
 
-from comment_wake._cli_common import add_location_options, load_location
 from comment_wake._paths import store_path
+from comment_wake.cli._common import add_location_options, load_location
 from comment_wake.config import ConfigError
 from comment_wake.service import LISTENER_NAME
 from comment_wake.store import open_sync_store, request_release

@@ -12,20 +12,20 @@ import sys
 from collections.abc import Sequence
 from importlib import metadata
 
-from comment_wake._cli_errors import INTERRUPTED, failure_line, leaves
+from comment_wake.cli._errors import INTERRUPTED, failure_line, leaves
 
 __all__ = ["build_parser", "main"]
 
 # Modules with a ``register(subparsers: argparse._SubParsersAction) -> None``.
 _COMMANDS: tuple[str, ...] = (
-    "comment_wake._cli_inbox",
-    "comment_wake._cli_bind",
-    "comment_wake._cli_transcripts",
-    "comment_wake._cli_replay",
-    "comment_wake._cli_daemon",
-    "comment_wake._cli_release",
-    "comment_wake._cli_demo",
-    "comment_wake._cli_mcp",
+    "comment_wake.cli._inbox",
+    "comment_wake.cli._bind",
+    "comment_wake.cli._transcripts",
+    "comment_wake.cli._replay",
+    "comment_wake.cli._daemon",
+    "comment_wake.cli._release",
+    "comment_wake.cli._demo",
+    "comment_wake.cli._mcp",
 )
 
 
@@ -83,7 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """``comment-wake COMMAND ...``: run one command; returns the exit status.
 
-    An expected failure (``comment_wake._cli_errors``) is one line on stderr and exit 1
+    An expected failure (``comment_wake.cli._errors``) is one line on stderr and exit 1
     or 2, even inside an ``ExceptionGroup``; Ctrl-C is exit 130 without a traceback.
     """
     args: argparse.Namespace | None = None
