@@ -58,6 +58,7 @@ READERS = "src/comment_wake/ownpost/_readers.py"
 MATCH = "src/comment_wake/ownpost/_match.py"
 PERMISSIONS = "monitor/src/review_monitor/_permissions.py"
 SEEN = "monitor/src/review_monitor/_seen.py"
+BADGE = "monitor/src/review_monitor/_badge.py"
 NOTICES = "monitor/src/review_monitor/_notices.py"
 SWEEP_BOOK = "monitor/src/review_monitor/_sweep_book.py"
 FENCE_WRITER = "fence/src/untrusted_fence/_writer.py"
@@ -90,7 +91,33 @@ class Mutation:
     suites: tuple[str, ...]
 
 
+STRANGER_COST = ("tests/service/test_strangers_cost_nothing.py",)
+
 MUTATIONS: tuple[Mutation, ...] = (
+    Mutation(
+        "stranger-review-read-in-full",
+        "issue 25: a stranger's review is read to its first page of inline comments only",
+        BADGE,
+        "            if review_id in first_page_only:\n",
+        "            if False:\n",
+        STRANGER_COST,
+    ),
+    Mutation(
+        "blank-stops-on-a-first-page",
+        "issue 25: a partial read can pass blank, never stop on it",
+        RULES,
+        "    if s.read.more_inline is not None:\n        return None\n",
+        "    if False:\n        return None\n",
+        STRANGER_COST,
+    ),
+    Mutation(
+        "writer-review-not-read-whole",
+        "issue 25: a writer's review is read whole after write-access",
+        RULES,
+        '        return Ask("rest", s.item.id)  # a writer\'s review: now read all of it\n',
+        "        pass\n",
+        STRANGER_COST,
+    ),
     Mutation(
         "blank-renders-before-write-access",
         "issue 24: the blank rule renders a stranger's text (a 64 KiB ']](' costs seconds)",

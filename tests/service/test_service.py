@@ -516,9 +516,9 @@ async def test_an_injected_detail_reader_serves_the_bodies_without_a_query_of_it
 
     asked: list[list[str]] = []
 
-    async def batch_reader(ids: Any) -> Any:
+    async def batch_reader(ids: Any, first_page_only: Any = ()) -> Any:
         asked.append(list(ids))
-        return await read_details(rig.client, ids)
+        return await read_details(rig.client, ids, first_page_only=first_page_only)
 
     rig.wake = CommentWake(
         store=rig.store,

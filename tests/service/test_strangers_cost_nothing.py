@@ -65,3 +65,56 @@ async def test_a_writers_comment_is_fenced(rig: ServiceRig) -> None:
 async def test_a_strangers_hidden_only_comment_is_not_writer_not_blank(rig: ServiceRig) -> None:
     await _decide(rig, "mallory", "<!-- only a hidden note -->")
     assert [("IC_1", "skip", "not-writer")] == rig.events.outcomes()
+
+
+async def _review_points(rig: ServiceRig, author: str, inline: int) -> int:
+    """The GraphQL points of detail reads spent deciding one review with ``inline`` inline
+    comments."""
+    await rig.poll()
+    await rig.clock.advance(timedelta(seconds=10))
+    rig.fake.post_review(
+        rig.pr,
+        author,
+        body="A few notes.",
+        inline=[("src/app.py", n, f"nit {n}") for n in range(1, inline + 1)],
+        node_id="PRR_1",
+    )
+    await rig.clock.advance(timedelta(minutes=1))
+    rig.fake.clear_requests()
+    await rig.poll()
+    return sum(r.cost for r in rig.fake.requests if r.kind == "detail")
+
+
+async def test_a_strangers_review_of_1100_inline_comments_costs_at_most_two_detail_points(
+    rig: ServiceRig,
+) -> None:
+    points = await _review_points(rig, "mallory", 1_100)
+    assert [("PRR_1", "skip", "not-writer")] == rig.events.outcomes()
+    assert points <= 2, f"{points} detail points"
+
+
+async def test_a_writers_review_is_read_in_full_before_it_wakes(rig: ServiceRig) -> None:
+    await _review_points(rig, "bob", 45)  # three pages of 20
+    [entry] = rig.store.sync.entries(statuses=("pending",))
+    assert ("nit 45" in entry.notice.text, [("PRR_1", "wake", "writer")]) == (
+        True,
+        rig.events.outcomes(),
+    )
+
+
+async def test_a_writers_review_blank_on_its_first_page_wakes_with_its_later_text(
+    rig: ServiceRig,
+) -> None:
+    await rig.poll()
+    await rig.clock.advance(timedelta(seconds=10))
+    blank_page = [("src/app.py", n, "\u200b") for n in range(1, 21)]  # the first 20: invisible
+    rig.fake.post_review(
+        rig.pr, "bob", body="", inline=[*blank_page, ("src/app.py", 21, "rename this")]
+    )
+    await rig.clock.advance(timedelta(minutes=1))
+    await rig.poll()
+    [entry] = rig.store.sync.entries(statuses=("pending",))
+    assert (["wake"], True) == (
+        [outcome for _, outcome, _ in rig.events.outcomes()],
+        "rename this" in entry.notice.text,
+    )

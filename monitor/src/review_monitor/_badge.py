@@ -8,7 +8,7 @@ readers only build a document (``_queries``), send it through a ``GitHubApi`` an
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -405,13 +405,21 @@ def parse_details(data: object, ids: Sequence[str]) -> tuple[dict[str, ItemDetai
 
 
 async def read_details(
-    api: GitHubApi, ids: Sequence[str], *, batch: int = 30, inline_window: int = 20
+    api: GitHubApi,
+    ids: Sequence[str],
+    *,
+    batch: int = 30,
+    inline_window: int = 20,
+    first_page_only: Collection[str] = (),
 ) -> dict[str, ItemDetail]:
     """Bodies of comments and reviews (and reviews' inline comments), by node id.
 
     ``ceil(len(ids) / batch)`` queries, plus one per further page of a review with more than
-    ``inline_window`` inline comments.  An id missing from the answer was deleted (or could
-    not be read this time)."""
+    ``inline_window`` inline comments, except for the reviews in ``first_page_only``: those
+    are read to their first page, and their ``more_inline`` holds the rest's cursor (a
+    stranger's review of 1,100 inline comments costs one point, not 51, before anyone
+    knows whether its author may write).  An id missing from the answer was deleted (or
+    could not be read this time)."""
     if not 1 <= batch <= 100:
         raise ValueError(f"batch must be from 1 to 100, not {batch}")
     unique = list(dict.fromkeys(ids))
@@ -422,9 +430,12 @@ async def read_details(
         result = await graphql_answer(api, document, variables)
         found, more = parse_details(result.data, chunk)
         for review_id, after in more.items():
-            found[review_id] = await _more_inline(
-                api, found[review_id], after, inline_window=inline_window
-            )
+            if review_id in first_page_only:
+                found[review_id] = msgspec.structs.replace(found[review_id], more_inline=after)
+            else:
+                found[review_id] = await _more_inline(
+                    api, found[review_id], after, inline_window=inline_window
+                )
         details.update(found)
     return details
 

@@ -258,6 +258,9 @@ class ItemDetail(msgspec.Struct, frozen=True):
     last_edited_at: datetime | None = None
     inline: tuple[InlineComment, ...] = ()
     is_minimized: bool = False  # a maintainer hid it (read with the body)
+    # A review read to its first page of inline comments only (``first_page_only``): the
+    # cursor of the rest.  None: every inline comment is here.
+    more_inline: str | None = None
 
 
 class SweepEntry(msgspec.Struct, frozen=True):

@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 import logging
 import random
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Collection, Coroutine, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -190,6 +190,9 @@ class _Prefetch:
     bodies of every item that is new since its previous badge of the same PR (up to
     ``detail_batch``, one query) and serves them to ``Monitor.read_details`` until the
     next batch.  A failed prefetch is dropped: the listeners then read for themselves.
+    Reviews the token's login did not write are read to their first page of inline
+    comments only (``read_details``' ``first_page_only``): a stranger's long review costs
+    one page until a listener has decided it wants the rest.
     """
 
     def __init__(self, client: GitHubClient, config: MonitorConfig) -> None:
@@ -201,12 +204,14 @@ class _Prefetch:
     async def after_read(self, result: BadgeBatch) -> None:
         self._bodies = {}
         fresh: list[str] = []
+        others: set[str] = set()
         for pr, status in result.statuses.items():
-            ids = [i.id for i in (*status.comments, *status.reviews)]
+            items = (*status.comments, *status.reviews)
             before = self._listed.get(pr)
-            self._listed[pr] = frozenset(ids)
+            self._listed[pr] = frozenset(i.id for i in items)
+            others.update(i.id for i in items if not i.viewer_did_author)
             if before is not None:
-                fresh.extend(i for i in ids if i not in before)
+                fresh.extend(i.id for i in items if i.id not in before)
         if not fresh:
             return
         c = self._config
@@ -216,6 +221,7 @@ class _Prefetch:
                 fresh[: c.detail_batch],
                 batch=c.detail_batch,
                 inline_window=c.inline_window,
+                first_page_only=others,
             )
         except GitHubError:
             self._bodies = {}
@@ -224,14 +230,25 @@ class _Prefetch:
         for pr in [pr for pr in self._listed if pr not in keep]:
             del self._listed[pr]
 
-    async def read(self, ids: Sequence[str]) -> dict[str, ItemDetail]:
-        found = {i: self._bodies[i] for i in ids if i in self._bodies}
+    async def read(
+        self, ids: Sequence[str], first_page_only: Collection[str] = ()
+    ) -> dict[str, ItemDetail]:
+        found = {
+            i: body
+            for i in ids
+            if (body := self._bodies.get(i)) is not None
+            and (body.more_inline is None or i in first_page_only)
+        }
         rest = [i for i in ids if i not in found]
         if rest:
             c = self._config
             found.update(
                 await read_details(
-                    self._client, rest, batch=c.detail_batch, inline_window=c.inline_window
+                    self._client,
+                    rest,
+                    batch=c.detail_batch,
+                    inline_window=c.inline_window,
+                    first_page_only=first_page_only,
                 )
             )
         return found
@@ -540,12 +557,16 @@ class Monitor:
         finally:
             self._tally.report()
 
-    async def read_details(self, ids: Sequence[str]) -> dict[str, ItemDetail]:
+    async def read_details(
+        self, ids: Sequence[str], first_page_only: Collection[str] = ()
+    ) -> dict[str, ItemDetail]:
         """Bodies by node id, like ``read_details`` on the monitor's client, but served
         from the bodies the monitor read for the current batch when it has them: a
         listener that reads its new items through here costs one detail query per batch
-        instead of one per busy PR."""
-        return await self._prefetch.read(ids)
+        instead of one per busy PR.  The reviews in ``first_page_only`` may come read to
+        their first page of inline comments (``ItemDetail.more_inline``); every other is
+        read in full."""
+        return await self._prefetch.read(ids, first_page_only)
 
     def poll_now(self, pr: PrRef) -> None:
         """Poll ``pr`` soon (a webhook saw activity), within ``hint_min_gap`` and the

@@ -1,15 +1,24 @@
-"""The service's seam: where bindings and transcripts come from."""
+"""The service's seams: where bindings and transcripts come from, and who reads bodies."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Protocol
 
 from comment_wake.ownpost import TranscriptSource
 from comment_wake.wake import Binding
-from review_monitor import PrRef
+from review_monitor import ItemDetail, PrRef
 
-__all__ = ["BindingSource"]
+__all__ = ["BindingSource", "DetailSource"]
+
+
+class DetailSource(Protocol):
+    """Bodies by node id (``Monitor.read_details``); the reviews in ``first_page_only`` may
+    come read to their first page of inline comments, every other in full."""
+
+    async def __call__(
+        self, ids: Sequence[str], first_page_only: Collection[str] = ()
+    ) -> Mapping[str, ItemDetail]: ...
 
 
 class BindingSource(Protocol):

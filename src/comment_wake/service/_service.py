@@ -79,11 +79,10 @@ from review_monitor import (
     Watch,
 )
 from review_monitor.github import GitHubApi, read_details, read_gap
-from review_monitor.poll import DetailReader
 from review_monitor.store import Mark, Store, SyncStore, WriteTx, describe_fault
 
 from ._gaps import gap_row
-from ._ports import BindingSource
+from ._ports import BindingSource, DetailSource
 from ._records import (
     DecisionRecord,
     encode_record,
@@ -128,7 +127,7 @@ class CommentWake:
         config: WakeConfig | None = None,
         monitor: MonitorConfig | None = None,
         rng: random.Random | None = None,
-        details: DetailReader | None = None,
+        details: DetailSource | None = None,
         interval: Callable[[], timedelta] | None = None,
     ) -> None:
         self._store = store
@@ -449,21 +448,39 @@ class CommentWake:
         details = dict(facts.details)
         gone = set(facts.gone)
         if needs.details:
+            # Reviews are read to their first page of inline comments, except the token's
+            # own (the re-review and own-post rules read every text): a stranger's long
+            # review costs one page; the rest is read once its author passes write-access.
+            items = _items(status, facts.gaps)
+            partial = {i for i in needs.details if i in items and not items[i].viewer_did_author}
             try:
                 found = (
-                    await self._details(needs.details)
+                    await self._details(needs.details, partial)
                     if self._details is not None
                     else await read_details(
                         self._api,
                         needs.details,
                         batch=self._monitor.detail_batch,
                         inline_window=self._monitor.inline_window,
+                        first_page_only=partial,
                     )
                 )
             except GitHubError as exc:
                 raise _ReadFailed("comment details", exc) from None
             details.update(found)
             gone.update(i for i in needs.details if i not in found)
+        if needs.rest:
+            try:
+                whole = await read_details(
+                    self._api,
+                    needs.rest,
+                    batch=self._monitor.detail_batch,
+                    inline_window=self._monitor.inline_window,
+                )
+            except GitHubError as exc:
+                raise _ReadFailed("a review's inline comments", exc) from None
+            details.update(whole)
+            gone.update(i for i in needs.rest if i not in whole)
         rereads: dict[str, ItemDetail | None] = dict(facts.rereads)
         if needs.rereads:
             # Held comments at their release: one fresh query for all of them, never the

@@ -120,6 +120,7 @@ class _Skip:
 @dataclass(frozen=True, slots=True)
 class _Need:
     details: str | None = None
+    rest: str | None = None
     own_post: str | None = None
     permission: str | None = None
     reread: str | None = None
@@ -702,6 +703,9 @@ def _run_rules(
     ``exists`` rule decides); the own-post rule passes as it did before.
     """
     passed = list(RULE_NAMES[:start])
+    if detail is not None and detail.more_inline is not None and not reread:
+        # A retry kept a review read to its first page: the whole read, once done, wins.
+        detail = ctx.facts.details.get(item.id, detail)
     for rule in RULES[start:]:
         if reread and "own-post" in rule.needs:
             passed.append(rule.name)
@@ -725,6 +729,8 @@ def _run_rules(
                 return None
             if verdict.need == "own-post":
                 return _Need(own_post=verdict.key)
+            if verdict.need == "rest":
+                return _Need(rest=verdict.key)
             return _Need(permission=verdict.key)
         else:
             assert isinstance(verdict, Failed)
@@ -816,6 +822,7 @@ def _needs(gaps: list[GapNeed], *groups: Iterable[_Judged]) -> Needs:
     wanted = [j for group in groups for j in group if isinstance(j, _Need)]
     return Needs(
         details=_unique(j.details for j in wanted),
+        rest=_unique(j.rest for j in wanted),
         own_posts=_unique(j.own_post for j in wanted),
         permissions=_unique(j.permission for j in wanted),
         gaps=tuple(gaps),

@@ -136,6 +136,9 @@ class Needs(msgspec.Struct, frozen=True):
     """The reads the service must still do before the step can finish."""
 
     details: tuple[str, ...] = ()  # item ids needing a detail read
+    # Item ids read to their first page of inline comments (``ItemDetail.more_inline``)
+    # whose whole text is needed now: a writer's review, after ``write-access``.
+    rest: tuple[str, ...] = ()
     own_posts: tuple[str, ...] = ()  # item ids needing an own-post verdict
     permissions: tuple[str, ...] = ()  # logins, lower-cased, needing a permission lookup
     gaps: tuple[GapNeed, ...] = ()
@@ -144,7 +147,14 @@ class Needs(msgspec.Struct, frozen=True):
     rereads: tuple[str, ...] = ()
 
     def __bool__(self) -> bool:
-        return bool(self.details or self.own_posts or self.permissions or self.gaps or self.rereads)
+        return bool(
+            self.details
+            or self.rest
+            or self.own_posts
+            or self.permissions
+            or self.gaps
+            or self.rereads
+        )
 
 
 class OwnPostVerdict(Protocol):

@@ -87,9 +87,11 @@ def is_rereview_command(detail: ItemDetail, commands: Iterable[str]) -> bool:
 
 # -- the rules table -----------------------------------------------------------------
 
-Need = Literal["details", "own-post", "permission"]
-"""A read a rule may ask for beyond the badge: the comment's detail (its body and inline
-comments), the own-post matcher's verdict, or the author's permission answer."""
+Need = Literal["details", "rest", "own-post", "permission"]
+"""A read a rule may ask for beyond the badge: the comment's detail (its body and the first
+page of a review's inline comments; all of them for the token's own login), the rest of a
+review's inline comments, the own-post matcher's verdict, or the author's permission
+answer."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,10 +191,16 @@ def _exists(s: Subject) -> Verdict:
 
 
 def _blank(s: Subject) -> Verdict:
+    # A review read to its first page only may pass here, never stop: what is unread may
+    # hold text.  ``shown`` decides it again on the whole text.
+    if s.read.more_inline is not None:
+        return None
     return Stop("blank") if is_blank_item(s.read) else None
 
 
 def _shown(s: Subject) -> Verdict:
+    if s.read.more_inline is not None:
+        return Ask("rest", s.item.id)  # a writer's review: now read all of it
     return Stop("blank", "nothing shown on GitHub") if shows_nothing_item(s.read) else None
 
 
@@ -267,12 +275,13 @@ RULES: tuple[Rule, ...] = (
         _write_access,
     ),
     # After write-access on purpose: seeing what GitHub shows means rendering the text, which
-    # a stranger must never make the daemon do (seed: "not blank"; docs/trust-rules.md).
+    # a stranger must never make the daemon do (seed: "not blank"; docs/trust-rules.md),
+    # and reading a long review's every page, which a stranger must never cost.
     Rule(
         "shown",
         ("blank",),
-        ("details",),
-        "a reader on GitHub sees some of its text",
+        ("details", "rest"),
+        "a reader on GitHub sees some of its text (read whole, for a long review)",
         _shown,
     ),
 )
