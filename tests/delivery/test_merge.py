@@ -75,12 +75,13 @@ def test_notices_for_another_worker_or_pr_or_a_handoff_do_not_merge(
     assert not can_merge(head, later)
 
 
-def test_notices_whose_merged_text_would_not_fit_a_hook_do_not_merge(
+def test_notices_whose_merged_text_would_not_fit_a_hook_with_a_hand_off_do_not_merge(
     make_notice: Callable[..., Notice],
 ) -> None:
+    # NOTICE_BUILD_LIMIT (8,500): room is left for a hand-off's header.
     head = make_notice(item_ids=("IC_1",), text="a" * 5_000)
-    later = make_notice(item_ids=("IC_2",), text="b" * 5_000)
-    fits = make_notice(item_ids=("IC_3",), text="c" * 4_000)
+    later = make_notice(item_ids=("IC_2",), text="b" * 3_600)
+    fits = make_notice(item_ids=("IC_3",), text="c" * 3_400)
     assert (False, True) == (can_merge(head, later), can_merge(head, fits))
 
 

@@ -348,6 +348,9 @@ class Monitor:
     the application's parts of the store it opens (``SyncStore.open``).  ``on_event``
     gets each ``PollRound`` and ``Fault`` (default: ``log_event``, one line per round).
     ``rng``: the client's retry jitter (a replay passes a seeded one).
+    ``notice_text_limit``: the most characters a notice of the monitor's own may hold (a
+    quoted review body or check summary is cut to fit, with a note); None: no bound but
+    the fence's own.
 
     Entering opens the store (``StoreLockedError`` when another daemon holds it) and
     builds the poller; leaving closes the GitHub client and the store it opened.  ``store``,
@@ -372,6 +375,7 @@ class Monitor:
         tables: Sequence[Tables] = (),
         on_event: EventSink | None = None,
         rng: random.Random | None = None,
+        notice_text_limit: int | None = None,
     ) -> None:
         if (store_path is None) == (store is None):
             raise ValueError("give the Monitor either store_path or an open store, not both")
@@ -383,6 +387,7 @@ class Monitor:
         self._lease = lease
         self._tables = tuple(tables)
         self._hint_delay = hint_delay
+        self._notice_text_limit = notice_text_limit
         chosen = token if token is not None else find_token(self.github_config.host)
         self.client = GitHubClient(
             chosen, self.github_config, transport=transport, clock=self.clock, retry=retry, rng=rng
@@ -431,6 +436,7 @@ class Monitor:
             read_checks=functools.partial(read_failing_checks, self.client),
             review_bots=c.review_bots,
             permission_retries=c.permission_retries,
+            text_limit=self._notice_text_limit,
         )
         self._build_poller()
         return self

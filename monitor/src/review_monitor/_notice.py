@@ -46,6 +46,10 @@ class Notice(msgspec.Struct, frozen=True):
     items: tuple[NoticeItem, ...]
     text: str
     created_at: datetime
+    # A wake too long for one notice goes out as several, each whole: this one is ``part``
+    # of ``parts`` (its first line says so too).  1 of 1 for every other notice.
+    part: int = 1
+    parts: int = 1
 
 
 def notice_key(worker: str, pr: PrRef, kind: str, item_ids: Iterable[str]) -> str:

@@ -123,10 +123,30 @@ class NoticesMark(msgspec.Struct, frozen=True, kw_only=True):
 _MARK_DECODER = msgspec.msgpack.Decoder(NoticesMark)
 
 
-def _fence(text: str, *, kind: untrusted_fence.Kind, source: str) -> str:
+_CUT_NOTE = "Cut to fit this notice: read the whole text at the link above."
+_MIN_CUT = 200
+
+
+def _quoted(
+    first: str, text: str, url: str, *, kind: untrusted_fence.Kind, source: str, limit: int | None
+) -> str:
+    """``first``, ``text`` fenced, then ``url``, as one notice text of at most ``limit``
+    characters: the fenced text is cut to fit (rendered once, cut again as needed), and a
+    note after the URL says where to read the whole."""
+    parts = [first]
+    if not text.strip():
+        return "\n\n".join([*parts, url])
     # Looked up at call time, so a test may stand in for the fence.
-    fenced: str = untrusted_fence.fence(text, kind=kind, source=source).text
-    return fenced
+    view = untrusted_fence.render(text)
+    max_chars = untrusted_fence.DEFAULT_MAX_CHARS
+    while True:
+        fenced = untrusted_fence.fence(view, kind=kind, source=source, max_chars=max_chars)
+        note = [_CUT_NOTE] if fenced.truncated else []
+        joined = "\n\n".join([*parts, fenced.text, url, *note])
+        over = 0 if limit is None else len(joined) - limit
+        if over <= 0 or max_chars <= _MIN_CUT:
+            return joined
+        max_chars = max(_MIN_CUT, max_chars - over - len(_CUT_NOTE) - 2)
 
 
 class _Draft(msgspec.Struct, frozen=True):
@@ -156,8 +176,10 @@ class MonitorNotices:
             timedelta(minutes=4),
         ),
         logger: logging.Logger | None = None,
+        text_limit: int | None = None,
     ) -> None:
         self._store = store
+        self._text_limit = text_limit
         self._permissions = permissions
         self._read_details = read_details
         self._read_checks = read_checks
@@ -246,7 +268,10 @@ class MonitorNotices:
         drafts: list[_Draft] = []
         if step.announce:
             details = await self._read_details([r.id for r, _ in step.announce])
-            drafts = [_review_draft(new, r, kind, details.get(r.id)) for r, kind in step.announce]
+            limit = self._text_limit
+            drafts = [
+                _review_draft(new, r, kind, details.get(r.id), limit) for r, kind in step.announce
+            ]
         return step.mark, drafts
 
     async def _checks(self, mark: NoticesMark, new: PrStatus) -> tuple[NoticesMark, list[_Draft]]:
@@ -258,7 +283,7 @@ class MonitorNotices:
             ), []
         failures = await self._read_checks(new.pr)
         fresh = [f for f in failures if f.id not in handled]
-        drafts = [_check_draft(new, f) for f in fresh]
+        drafts = [_check_draft(new, f, self._text_limit) for f in fresh]
         return msgspec.structs.replace(
             mark,
             checks_head=head,
@@ -389,7 +414,9 @@ def _header(new: PrStatus) -> str:
     return f"{untrusted_fence.one_line(new.title)} ({new.pr})"
 
 
-def _review_draft(new: PrStatus, review: BadgeItem, kind: str, detail: ItemDetail | None) -> _Draft:
+def _review_draft(
+    new: PrStatus, review: BadgeItem, kind: str, detail: ItemDetail | None, limit: int | None
+) -> _Draft:
     login = review.author.login if review.author else "ghost"
     if kind == "bot-review":
         state = (review.state or "").replace("_", " ").lower()
@@ -397,24 +424,20 @@ def _review_draft(new: PrStatus, review: BadgeItem, kind: str, detail: ItemDetai
     else:
         first = f"{_VERDICTS[review.state or '']} by @{login} on {_header(new)}."
     url = detail.url if detail else new.url
-    parts = [first]
     body = detail.body if detail else ""
-    if body.strip():
-        parts.append(_fence(body, kind="comment", source=f"@{login}"))
-    parts.append(url)
+    text = _quoted(first, body, url, kind="comment", source=f"@{login}", limit=limit)
     item = NoticeItem(review.id, review.database_id, url, login, "review")
-    return _Draft(kind, (item,), "\n\n".join(parts))
+    return _Draft(kind, (item,), text)
 
 
-def _check_draft(new: PrStatus, failure: CheckFailure) -> _Draft:
+def _check_draft(new: PrStatus, failure: CheckFailure, limit: int | None) -> _Draft:
     name = untrusted_fence.one_line(failure.name, 100)
     first = (
         f"Check {name} failed ({untrusted_fence.one_line(failure.conclusion, 40).lower()}) on "
         f"{new.head_ref_oid[:7]} of {_header(new)}."
     )
-    parts = [first]
-    if failure.summary.strip():
-        parts.append(_fence(failure.summary, kind="check-output", source=name))
-    parts.append(failure.url)
+    text = _quoted(
+        first, failure.summary, failure.url, kind="check-output", source=name, limit=limit
+    )
     item = NoticeItem(f"check:{new.head_ref_oid}:{failure.id}", None, failure.url, None, "check")
-    return _Draft("check-failed", (item,), "\n\n".join(parts))
+    return _Draft("check-failed", (item,), text)

@@ -35,6 +35,7 @@ import anyio.abc
 import anyio.to_thread
 import msgspec
 
+from comment_wake._limits import NOTICE_BUILD_LIMIT
 from comment_wake._paths import inbox_root, private_dir, store_path, tighten_tree
 from comment_wake.config import AppConfig
 from comment_wake.delivery import DeliveryLoop, NoticeCallback
@@ -472,6 +473,7 @@ async def open_app(
             tables=APP_TABLES,
             on_event=bus.publish,
             rng=rng,
+            notice_text_limit=NOTICE_BUILD_LIMIT,
         )
         await stack.enter_async_context(monitor)
         # One PR bound to two live workers under two spellings (an earlier build's store):

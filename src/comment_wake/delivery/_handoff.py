@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Final
 
+from comment_wake._limits import HANDOFF_HEADER_MAX
 from review_monitor import NOTICE_VERSION, Notice, PrRef, notice_key
 
 __all__ = [
@@ -24,11 +25,13 @@ WORKER_REPORT_KIND: Final = "worker-report"
 WORKER_KINDS: Final = frozenset({WORKER_MESSAGE_KIND, WORKER_REPORT_KIND})
 """The notices a worker sends its orchestrator: never merged, never handed off again."""
 _REASON_MAX = 200
+# How much of each name the header shows, so that it fits ``HANDOFF_HEADER_MAX``.
+_WORKER_MAX, _KIND_MAX, _REPO_MAX, _URL_MAX = 100, 40, 140, 300
 
 
-def _printable(text: str) -> str:
+def _printable(text: str, limit: int = _REASON_MAX) -> str:
     flat = " ".join("".join(ch if ch.isprintable() else " " for ch in text).split())
-    return flat[:_REASON_MAX]
+    return flat[:limit]
 
 
 def handoff_notice(original: Notice, orchestrator: str, why: str, *, at: datetime) -> Notice:
@@ -38,11 +41,15 @@ def handoff_notice(original: Notice, orchestrator: str, why: str, *, at: datetim
     owner, _, name = original.pr.repo.partition("/")
     pr = PrRef(owner=owner, name=name, number=original.pr.number, host=original.pr.host)
     reason = _printable(why) or "no reason given"
+    worker, kind = _printable(original.worker, _WORKER_MAX), _printable(original.kind, _KIND_MAX)
+    repo, url = _printable(original.pr.repo, _REPO_MAX), _printable(original.pr.url, _URL_MAX)
     header = (
-        f"comment-wake hand-off: worker {original.worker} cannot take a {original.kind} notice "
-        f"for {original.pr.repo}#{original.pr.number} ({original.pr.url}): {reason}. "
+        f"comment-wake hand-off: worker {worker} cannot take a {kind} notice "
+        f"for {repo}#{original.pr.number} ({url}): {reason}. "
         "The notice follows as it was written for the worker; please route it."
     )
+    # Every builder leaves this much free, so the hand-off never cuts the notice it carries.
+    assert len(header) + 2 <= HANDOFF_HEADER_MAX
     ids = [f"notice:{original.key}", *(item.id for item in original.items)]
     return Notice(
         version=NOTICE_VERSION,
@@ -53,4 +60,6 @@ def handoff_notice(original: Notice, orchestrator: str, why: str, *, at: datetim
         items=original.items,
         text=f"{header}\n\n{original.text}",
         created_at=at,
+        part=original.part,
+        parts=original.parts,
     )

@@ -7,7 +7,7 @@ with everything when it frees up.
 
 from __future__ import annotations
 
-from comment_wake._limits import NOTICE_TEXT_LIMIT
+from comment_wake._limits import NOTICE_BUILD_LIMIT
 from review_monitor import Notice, NoticeItem, PrRef, fold, notice_key
 
 from ._handoff import HANDOFF_KIND, WORKER_KINDS
@@ -32,14 +32,14 @@ def _same_pr(a: Notice, b: Notice) -> bool:
 
 def can_merge(head: Notice, later: Notice) -> bool:
     """Same worker, same pull request, neither is addressed to the orchestrator (a hand-off, a
-    worker's message or report), and the
-    merged text still fits ``NOTICE_TEXT_LIMIT`` (what a hook can hand over whole)."""
+    worker's message or report), and the merged text still fits ``NOTICE_BUILD_LIMIT``
+    (what a hook can hand over whole, with room for a hand-off's header)."""
     return (
         head.worker == later.worker
         and _same_pr(head, later)
         and head.kind not in _NEVER_MERGED
         and later.kind not in _NEVER_MERGED
-        and len(head.text.rstrip()) + 2 + len(later.text) <= NOTICE_TEXT_LIMIT
+        and len(head.text.rstrip()) + 2 + len(later.text) <= NOTICE_BUILD_LIMIT
     )
 
 
@@ -79,4 +79,7 @@ def merge_notices(head: Notice, later: Notice) -> Notice:
         items=items,
         text=text,
         created_at=head.created_at,
+        # Each text keeps its own first line, part label included; the struct keeps the head's.
+        part=head.part,
+        parts=head.parts,
     )

@@ -52,13 +52,16 @@ class CommentDecided(msgspec.Struct, frozen=True, kw_only=True, tag="decided"):
 
 
 class WorkerWoken(msgspec.Struct, frozen=True, kw_only=True, tag="woke"):
-    """A comment-wake notice was committed to the outbox for ``worker``."""
+    """A comment-wake notice was committed to the outbox for ``worker``.  A wake too long
+    for one notice is several of these at one time, ``part`` 1 to ``parts``: one wake."""
 
     at: datetime
     pr: PrRef
     worker: str
     notice_key: str
     comments: tuple[str, ...]
+    part: int = 1
+    parts: int = 1
 
 
 class NoticeDelivered(msgspec.Struct, frozen=True, kw_only=True, tag="delivered"):

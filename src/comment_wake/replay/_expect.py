@@ -25,7 +25,7 @@ __all__ = ["check_expectations"]
 # The output contract (docs/scenarios.md), checked on every scenario's output.
 _KEYS = {
     "decision": ["type", "at", "pr", "comment", "outcome", "reason", "detail"],
-    "wake": ["type", "at", "pr", "worker", "comments", "notice"],
+    "wake": ["type", "at", "pr", "worker", "comments", "part", "parts", "notice"],
     "notice": ["type", "at", "pr", "worker", "kind", "items"],
     "log": ["type", "at", "level", "pr", "message"],
     "gap": [

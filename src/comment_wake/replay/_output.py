@@ -65,7 +65,8 @@ def format_timeline(lines: Sequence[Line]) -> str:
             out.append(f"{head}  {f['pr']}  {f['comment']}: {f['outcome']} {f['reason']}{detail}")
         elif line.type == "wake":
             ids = ", ".join(f["comments"])
-            out.append(f"{head}  {f['pr']}  worker {f['worker']} woken for {ids}")
+            part = f" (part {f['part']} of {f['parts']})" if f["parts"] > 1 else ""
+            out.append(f"{head}  {f['pr']}  worker {f['worker']} woken for {ids}{part}")
             out.extend(f"    | {text}" for text in str(f["notice"]).splitlines())
         elif line.type == "notice":
             ids = ", ".join(f["items"])

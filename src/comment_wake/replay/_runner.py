@@ -89,7 +89,8 @@ class _Sink:
             text = "" if entry is None else entry.notice.text
             pr = f"{event.pr.repo}#{event.pr.number}"
             fields = {"pr": pr, "worker": event.worker, "comments": list(event.comments)}
-            self._add("wake", event.at, {**fields, "notice": text})
+            parts = {"part": event.part, "parts": event.parts}
+            self._add("wake", event.at, {**fields, **parts, "notice": text})
         elif isinstance(event, events.Noted):
             fields = {"level": event.level, "pr": None if event.pr is None else str(event.pr)}
             self._add("log", event.at, {**fields, "message": event.message})

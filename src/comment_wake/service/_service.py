@@ -421,7 +421,13 @@ class CommentWake:
             )
             self._publish(
                 WorkerWoken(
-                    at=now, pr=pr, worker=notice.worker, notice_key=notice.key, comments=woken
+                    at=now,
+                    pr=pr,
+                    worker=notice.worker,
+                    notice_key=notice.key,
+                    comments=woken,
+                    part=notice.part,
+                    parts=notice.parts,
                 )
             )
         for gap in result.gaps:

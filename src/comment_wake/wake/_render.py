@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
-from comment_wake._limits import NOTICE_TEXT_LIMIT
+from comment_wake._limits import NOTICE_BUILD_LIMIT
 from review_monitor import (
     NOTICE_VERSION,
     BadgeItem,
@@ -30,6 +31,7 @@ _TITLE_MAX = 100
 _URL_MAX = 500  # a GitHub comment URL: host, owner (39), repository (100), number, anchor
 _COMMENT_MAX = 8_000
 _MIN_CUT = 200  # a cut comment keeps at least this many characters
+_LABEL_MAX = len(" (part 999 of 999)")
 
 
 def one_line_title(title: str) -> str:
@@ -48,7 +50,7 @@ def _authors(items: Sequence[BadgeItem]) -> list[str]:
     return list(seen)
 
 
-def _first_line(items: Sequence[BadgeItem], status: PrStatus) -> str:
+def _first_line(items: Sequence[BadgeItem], status: PrStatus, label: str = "") -> str:
     names = _authors(items)
     who = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
     noun = "Comment" if len(items) == 1 else "Comments"
@@ -56,27 +58,46 @@ def _first_line(items: Sequence[BadgeItem], status: PrStatus) -> str:
     # (owner/repo#N), in parentheses as the verdict notices have it: the title before it is
     # anyone's text, and the parentheses keep it from running into the reference.
     ref = one_line(str(status.pr), _URL_MAX)
-    return f"{noun} from {who} on {one_line_title(status.title)} ({ref})."
+    # A wake in several notices says which part this is, at the end of the first line (an
+    # addition to the seed's sentence; docs/notice.md).
+    return f"{noun} from {who} on {one_line_title(status.title)} ({ref}){label}."
 
 
-# One text to fence: its view (rendered once, cut as often as the fit needs), the fence's
-# source line and GitHub's URL of it.
-_Text = tuple[View, str, str]
+@dataclass(frozen=True, slots=True)
+class _Text:
+    """One text of a comment: its view (rendered once, cut as often as the fit needs), the
+    fence's source line, GitHub's URL of it, and its notice item."""
+
+    view: View
+    source: str
+    url: str
+    item: NoticeItem
 
 
-def _texts(item: BadgeItem, detail: ItemDetail) -> list[_Text]:
-    """The comment's texts a reader sees anything of, each rendered once."""
-    login = f"@{item.author.login}" if item.author is not None else "@ghost"
-    texts: list[_Text] = []
-    view = render(detail.body)
-    if view.shows_anything:
-        texts.append((view, login if item.kind == "comment" else f"{login}, review", detail.url))
+def _texts(item: BadgeItem, detail: ItemDetail) -> tuple[NoticeItem, list[_Text]]:
+    """The comment's own notice item, and its texts (the body, then each inline comment, in
+    the notice items' order), each rendered once."""
+    author = item.author.login if item.author is not None else None
+    login = f"@{author or 'ghost'}"
+    own = NoticeItem(item.id, item.database_id, detail.url, author, item.kind)
+    texts = [
+        _Text(
+            render(detail.body),
+            login if item.kind == "comment" else f"{login}, review",
+            detail.url,
+            own,
+        )
+    ]
     for inline in detail.inline:
-        view = render(inline.body)
-        if not view.shows_anything:
-            continue
-        texts.append((view, f"{login} on {_where(inline)}", inline.url))
-    return texts
+        texts.append(
+            _Text(
+                render(inline.body),
+                f"{login} on {_where(inline)}",
+                inline.url,
+                NoticeItem(inline.id, inline.database_id, inline.url, author, "review-comment"),
+            )
+        )
+    return own, texts
 
 
 def _where(inline: InlineComment) -> str:
@@ -89,12 +110,6 @@ def _where(inline: InlineComment) -> str:
     if line is not None:
         where += f":{start}-{line}" if start is not None and start != line else f":{line}"
     return where + (" (outdated)" if inline.outdated else "")
-
-
-def _fences(
-    texts: Sequence[_Text], status: PrStatus, rng: random.Random | None, max_chars: int
-) -> list[str]:
-    return [_fence(view, source, url, status, rng, max_chars) for view, source, url in texts]
 
 
 def _fence(
@@ -119,36 +134,71 @@ def _fence(
     return "\n".join(line for line in lines if line)
 
 
-def _notice_items(item: BadgeItem, detail: ItemDetail) -> list[NoticeItem]:
-    author = item.author.login if item.author is not None else None
-    items = [NoticeItem(item.id, item.database_id, detail.url, author, item.kind)]
-    items += [
-        NoticeItem(i.id, i.database_id, i.url, author, "review-comment") for i in detail.inline
+@dataclass(frozen=True, slots=True)
+class _Block:
+    """One text of a comment, fenced, with its URL line: the unit a notice is split at (never
+    inside a fence).  ``items`` are the notice items it carries."""
+
+    comment: BadgeItem
+    items: tuple[NoticeItem, ...]
+    text: str
+
+
+def _blocks(
+    item: BadgeItem, detail: ItemDetail, status: PrStatus, rng: random.Random | None
+) -> list[_Block]:
+    """The comment's fenced texts, each cut until a notice of it alone fits.  A text a reader
+    sees nothing of is left out; its item, and the comment's own, go with the first block."""
+    own, texts = _texts(item, detail)
+    shown = [t for t in texts if t.view.shows_anything]
+    unshown = [t.item for t in texts if not t.view.shows_anything]
+    blocks = [
+        _Block(item, (t.item,), _fitted(t.view, t.source, t.url, item, status, rng)) for t in shown
     ]
-    return items
+    if not blocks:  # nothing shows (a comment edited empty before its release): the link
+        blocks.append(_Block(item, (), _link(detail.url) or _link(status.url)))
+    first = blocks[0]
+    carried = [own, *(i for i in unshown if i != own)] if own not in first.items else unshown
+    blocks[0] = _Block(item, (*carried, *first.items), first.text)
+    return blocks
 
 
-def _text(items: Sequence[BadgeItem], status: PrStatus, parts: Sequence[str]) -> str:
-    body = [_first_line(items, status), "", NOTICE_HEADER, ""]
+def _fitted(
+    view: View,
+    source: str,
+    url: str,
+    item: BadgeItem,
+    status: PrStatus,
+    rng: random.Random | None,
+) -> str:
+    """One text fenced, cut until a notice of it alone fits ``NOTICE_BUILD_LIMIT`` (a fence
+    is never split across notices: it is cut, with a note, instead)."""
+    max_chars = _COMMENT_MAX
+    while True:
+        fenced = _fence(view, source, url, status, rng, max_chars)
+        over = _length([item], status, [fenced]) - NOTICE_BUILD_LIMIT
+        if over <= 0 or max_chars <= _MIN_CUT:
+            return fenced
+        max_chars = max(_MIN_CUT, max_chars - over - 200)  # the cut note comes back too
+
+
+def _text(
+    items: Sequence[BadgeItem], status: PrStatus, parts: Sequence[str], label: str = ""
+) -> str:
+    body = [_first_line(items, status, label), "", NOTICE_HEADER, ""]
     for part in parts:
         body += [part, ""]
     body.append(NOTICE_INSTRUCTION)
     return "\n".join(body)
 
 
-def _fitted(
-    item: BadgeItem, detail: ItemDetail, status: PrStatus, rng: random.Random | None
-) -> list[str]:
-    """The comment's fences, cut until a notice of it alone fits ``NOTICE_TEXT_LIMIT``."""
-    max_chars = _COMMENT_MAX
-    texts = _texts(item, detail)
-    while True:
-        parts = _fences(texts, status, rng, max_chars)
-        over = len(_text([item], status, parts)) - NOTICE_TEXT_LIMIT
-        if over <= 0 or max_chars <= _MIN_CUT:
-            return parts
-        # Each cut part gives back about ``over / len(parts)``, plus the cut note.
-        max_chars = max(_MIN_CUT, max_chars - over // max(1, len(parts)) - 200)
+def _length(items: Sequence[BadgeItem], status: PrStatus, parts: Sequence[str]) -> int:
+    """A notice's length with the longest part label it could get."""
+    return len(_text(items, status, parts)) + _LABEL_MAX
+
+
+def _comments(blocks: Sequence[_Block]) -> list[BadgeItem]:
+    return list({b.comment.id: b.comment for b in blocks}.values())
 
 
 def build_notices(
@@ -160,41 +210,54 @@ def build_notices(
     rng: random.Random | None,
 ) -> tuple[Notice, ...]:
     """The notices for the comments woken together, oldest first, each of whose text fits
-    ``NOTICE_TEXT_LIMIT``: a comment too long is cut (its URL says where to read the rest),
-    and a batch too long for one notice becomes several, in order."""
-    groups: list[list[tuple[BadgeItem, ItemDetail, list[str]]]] = []
+    ``NOTICE_BUILD_LIMIT``: a text too long is cut (its URL says where to read the rest),
+    and a batch too long for one notice becomes several parts, split only between one
+    fence's URL line and the next fence (a review's inline comments may go in several).
+    Each part repeats the first line, with ``(part i of n)``, and the instruction."""
+    groups: list[list[_Block]] = [[]]
+    # The items' order in every part: as GitHub lists them, a review before its inline
+    # comments (an inline comment that shows nothing rides with the first block).
+    rank: dict[str, int] = {}
     for item, detail in comments:
-        parts = _fitted(item, detail, status, rng)
-        if groups:
-            joined = [*groups[-1], (item, detail, parts)]
-            if len(_text([g[0] for g in joined], status, _parts(joined))) <= NOTICE_TEXT_LIMIT:
+        for n in (item.id, *(i.id for i in detail.inline)):
+            rank.setdefault(n, len(rank))
+        for block in _blocks(item, detail, status, rng):
+            joined = [*groups[-1], block]
+            texts = [b.text for b in joined]
+            if groups[-1] and _length(_comments(joined), status, texts) > NOTICE_BUILD_LIMIT:
+                groups.append([block])
+            else:
                 groups[-1] = joined
-                continue
-        groups.append([(item, detail, parts)])
-    return tuple(_notice(worker, status, group, now) for group in groups)
-
-
-def _parts(group: Sequence[tuple[BadgeItem, ItemDetail, list[str]]]) -> list[str]:
-    return [part for _, _, parts in group for part in parts]
+    return tuple(
+        _notice(worker, status, group, now, part, len(groups), rank)
+        for part, group in enumerate(groups, 1)
+    )
 
 
 def _notice(
     worker: str,
     status: PrStatus,
-    group: Sequence[tuple[BadgeItem, ItemDetail, list[str]]],
+    group: Sequence[_Block],
     now: datetime,
+    part: int,
+    parts: int,
+    rank: Mapping[str, int],
 ) -> Notice:
-    items = [item for item, _, _ in group]
+    listed = [i for block in group for i in block.items]
+    items = tuple(sorted(listed, key=lambda i: rank[i.id]))
     pr = status.pr
+    label = f" (part {part} of {parts})" if parts > 1 else ""
     return Notice(
         version=NOTICE_VERSION,
         kind=NOTICE_KIND,
         key=notice_key(worker, pr, NOTICE_KIND, [i.id for i in items]),
         worker=worker,
         pr=NoticePr(pr.host, pr.repo, pr.number, status.url, one_line_title(status.title)),
-        items=tuple(n for item, detail, _ in group for n in _notice_items(item, detail)),
-        text=_text(items, status, _parts(group)),
+        items=items,
+        text=_text(_comments(group), status, [b.text for b in group], label),
         created_at=now,
+        part=part,
+        parts=parts,
     )
 
 
