@@ -34,6 +34,29 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     return realclient_cli.header_lines()
 
 
+@pytest.fixture(autouse=True)
+def _notices_fit_a_hook(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every notice enqueued in a test fits ``NOTICE_TEXT_LIMIT`` (issue 25, item 2): the
+    outbox's one insert refuses a longer one.  A test that enqueues one on purpose (an old
+    store's oversize notice) is marked ``oversize_notice``."""
+    if request.node.get_closest_marker("oversize_notice") is not None:
+        return
+    from comment_wake._limits import NOTICE_TEXT_LIMIT
+    from review_monitor._store import _outbox
+
+    insert = _outbox._insert
+
+    def checked(tx: Any, notice: Any) -> int | None:
+        if len(notice.text) > NOTICE_TEXT_LIMIT:
+            raise AssertionError(
+                f"a {notice.kind} notice of {len(notice.text)} characters was enqueued "
+                f"(NOTICE_TEXT_LIMIT is {NOTICE_TEXT_LIMIT})"
+            )
+        return insert(tx, notice)
+
+    monkeypatch.setattr(_outbox, "_insert", checked)
+
+
 @pytest.fixture
 def shared_dir() -> Path:
     """The project's reference data beside the clone; absent in a user's clone."""
