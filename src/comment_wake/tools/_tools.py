@@ -31,7 +31,7 @@ from comment_wake.store import (
 )
 from comment_wake.wake import NOTICE_KIND, WakeConfig, one_line_title
 from review_monitor import Clock, NoticeItem, NoticePr, PrRef
-from review_monitor.store import SyncStore
+from review_monitor.store import SyncStore, count_enqueued, enqueue_notices
 from untrusted_fence import is_blank, one_line
 
 from ._messages import WorkerKind, worker_notice
@@ -40,6 +40,7 @@ __all__ = ["ToolLimits", "ToolRefused", "Tools", "UnavailableTools", "WorkerTool
 
 _ADDRESSED: Final = get_args(Addressed)
 _ACTIONS: Final = ("status", "watch", "unwatch")
+_SENT_KINDS: Final = (WORKER_MESSAGE_KIND, WORKER_REPORT_KIND)  # the hourly cap counts both
 # A GraphQL node id as GitHub gives comments and reviews (IC_..., PRRC_..., PRR_...).
 _NODE_ID: Final = re.compile(r"[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_-]{4,200}")
 
@@ -207,16 +208,18 @@ class WorkerTools:
             at=now,
             rng=self._rng,
         )
-        sent = self._store.count_since(
-            record.pr, (WORKER_MESSAGE_KIND, WORKER_REPORT_KIND), now - timedelta(hours=1)
-        )
-        if sent >= self._limits.messages_per_hour and self._store.entry_by_key(notice.key) is None:
-            raise ToolRefused(
-                f"{sent} messages and reports in the last hour, the most a worker may "
-                "send; wait, or put what is left in one message"
-            )
-        if not self._store.enqueue([notice], at=now):
-            return f"already sent to orchestrator {record.orchestrator} (the same text)"
+        # Count and insert in one write transaction (BEGIN IMMEDIATE): servers running
+        # side by side cannot both see room for one more under the cap.  A refusal
+        # rolls the insert back; a repeated text (its key already there) is no new send.
+        with self._store.write(at=now) as tx:
+            sent = count_enqueued(tx, record.pr, _SENT_KINDS, now - timedelta(hours=1))
+            if not enqueue_notices(tx, [notice]):
+                return f"already sent to orchestrator {record.orchestrator} (the same text)"
+            if sent >= self._limits.messages_per_hour:
+                raise ToolRefused(
+                    f"{sent} messages and reports in the last hour, the most a worker may "
+                    "send; wait, or put what is left in one message"
+                )
         noun = "message" if kind == WORKER_MESSAGE_KIND else "report"
         return f"{noun} queued for orchestrator {record.orchestrator}"
 
