@@ -292,3 +292,47 @@ def test_unwatch_stops_the_watch_and_watch_starts_it_again(
 def test_unwatched_pr_is_not_bound_for_the_wake(tools: WorkerTools, registry: Registry) -> None:
     tools.pr_review_monitor("unwatch")
     assert False is registry.binding(PR).is_bound
+
+
+MOVED_TO = PrRef("octo", "repo", 9)
+
+
+def test_a_rebound_worker_cannot_address_its_old_prs_comment(
+    tools: WorkerTools, store: SyncStore, registry: Registry
+) -> None:
+    deliver(store, "w1", PR, COMMENT)
+    registry.bind("w1", MOVED_TO, orchestrator="lead", publisher=InboxSpec())
+    with pytest.raises(ToolRefused) as refused:
+        tools.comment_addressed([COMMENT.id], "done")
+    expected = (
+        f"{COMMENT.id!r} was delivered to worker w1 on octo/repo#7, not on its current PR "
+        "octo/repo#9; a tool acts only on the comments of the worker's current PR"
+    )
+    assert expected == str(refused.value)
+
+
+def test_a_rebound_worker_owes_no_reaction_on_its_old_pr(
+    tools: WorkerTools, store: SyncStore, registry: Registry
+) -> None:
+    deliver(store, "w1", PR, COMMENT)
+    registry.bind("w1", MOVED_TO, orchestrator="lead", publisher=InboxSpec())
+    with pytest.raises(ToolRefused):
+        tools.comment_addressed([COMMENT.url], "done")
+    assert ((), "open") == (reactions(store), outcomes(store, worker="w1")[0].outcome)
+
+
+def test_a_rebound_worker_cannot_report_on_its_old_prs_comment(
+    tools: WorkerTools, store: SyncStore, registry: Registry
+) -> None:
+    deliver(store, "w1", PR, COMMENT)
+    registry.bind("w1", MOVED_TO, orchestrator="lead", publisher=InboxSpec())
+    with pytest.raises(ToolRefused, match="not on its current PR octo/repo#9"):
+        tools.report("renamed as asked", [COMMENT.url])
+
+
+def test_rebinding_to_the_same_pr_keeps_its_delivered_comments(
+    tools: WorkerTools, store: SyncStore, registry: Registry
+) -> None:
+    deliver(store, "w1", PR, COMMENT)
+    registry.bind("w1", PR, orchestrator="lead", publisher=InboxSpec())
+    assert "owed" == tools.comment_addressed([COMMENT.id], "done")["reaction"]

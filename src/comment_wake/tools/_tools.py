@@ -1,6 +1,7 @@
 """``WorkerTools``: what a bound worker's notice tells it to use, over the state store.
 
-Each tool acts only for its own worker's PR and only on comments delivered to that worker;
+Each tool acts only for its own worker's PR (the registry's current binding) and only on
+comments delivered to that worker on that PR (not those of a PR it was bound to before);
 anything else raises ``ToolRefused`` with one line saying what to fix.  The tools write
 store rows only (an outbox entry, an outcome, an owed reaction, a watch); the daemon's
 delivery loop and acknowledger do the rest, so a crash anywhere loses and repeats nothing.
@@ -230,9 +231,15 @@ class WorkerTools:
             raise ToolRefused("name at least one comment (its node id, database id or URL)")
         if len(comment_ids) > self._limits.comment_ids_max:
             raise ToolRefused(f"name at most {self._limits.comment_ids_max} comments per call")
-        mine = outcomes(self._store, worker=self.worker)
-        by_node = {r.subject_id: r for r in mine}
-        by_db = {r.database_id: r for r in mine if r.database_id is not None}
+        # Every PR the worker was ever woken on, current first: a comment of an earlier
+        # binding is found, to be refused naming both PRs, never acted on.
+        mine = sorted(outcomes(self._store, worker=self.worker), key=lambda r: _pr(r) != record.pr)
+        by_node: dict[str, CommentOutcome] = {}
+        by_db: dict[int, CommentOutcome] = {}
+        for r in mine:
+            by_node.setdefault(r.subject_id, r)
+            if r.database_id is not None:
+                by_db.setdefault(r.database_id, r)
         found: dict[str, CommentOutcome] = {}
         for raw in comment_ids:
             node, database = comment_query(raw)
@@ -246,6 +253,12 @@ class WorkerTools:
                 raise ToolRefused(
                     f"{_shown(raw)} was not delivered to worker {self.worker} on "
                     f"{_name(record.pr)}; a tool acts only on its own worker's comments"
+                )
+            if _pr(row) != record.pr:
+                raise ToolRefused(
+                    f"{_shown(raw)} was delivered to worker {self.worker} on "
+                    f"{row.repo}#{row.number}, not on its current PR {_name(record.pr)}; "
+                    "a tool acts only on the comments of the worker's current PR"
                 )
             found[row.subject_id] = row
         return tuple(found.values())
@@ -310,6 +323,11 @@ def _public(row: CommentOutcome, outcome: str) -> dict[str, Any]:
         "delivered_at": _iso(row.delivered_at),
         "outcome": outcome,
     }
+
+
+def _pr(row: CommentOutcome) -> PrRef:
+    owner, _, name = row.repo.partition("/")
+    return PrRef(owner=owner, name=name, number=row.number, host=row.host)
 
 
 def _name(pr: PrRef) -> str:
