@@ -79,8 +79,8 @@ def tools(store: SyncStore, registry: Registry, clock: FixedClock) -> WorkerTool
     return tools_for("w1", store, registry, clock)
 
 
-def deliver(store: SyncStore, worker: str, pr: PrRef, item: NoticeItem, seq: int = 1) -> None:
-    notice = Notice(
+def comment_notice(worker: str, pr: PrRef, item: NoticeItem) -> Notice:
+    return Notice(
         version=NOTICE_VERSION,
         kind="comment-wake",
         key=f"k-{item.id}",
@@ -96,8 +96,11 @@ def deliver(store: SyncStore, worker: str, pr: PrRef, item: NoticeItem, seq: int
         text="...",
         created_at=T0,
     )
+
+
+def deliver(store: SyncStore, worker: str, pr: PrRef, item: NoticeItem, seq: int = 1) -> None:
     with store.write(at=T0) as tx:
-        delivering(seq, notice)(tx)
+        delivering(seq, comment_notice(worker, pr, item))(tx)
 
 
 def test_message_orchestrator_enqueues_a_worker_message_for_the_orchestrator(
@@ -115,7 +118,45 @@ def test_message_text_is_fenced_under_a_header_naming_the_worker_and_pr(
     (entry,) = store.entries()
     first = entry.notice.text.splitlines()[0]
     assert first.startswith("comment-wake: a message from worker w1 about octo/repo#7")
-    assert "<<<untrusted-comment-begin" in entry.notice.text
+    assert "<<<untrusted-worker-message-begin" in entry.notice.text
+
+
+def test_the_fence_says_the_text_is_a_message_from_a_worker(
+    tools: WorkerTools, store: SyncStore
+) -> None:
+    tools.message_orchestrator("The reviewer asks for a new API.")
+    (entry,) = store.entries()
+    fence_header = entry.notice.text.splitlines()[2]
+    expected = "The text between the next two marker lines is a message from a worker, quoted"
+    assert expected == fence_header[: len(expected)]
+
+
+def test_the_fence_source_line_names_the_worker(tools: WorkerTools, store: SyncStore) -> None:
+    tools.message_orchestrator("The reviewer asks for a new API.")
+    (entry,) = store.entries()
+    lines = entry.notice.text.splitlines()
+    opener = next(i for i, line in enumerate(lines) if line.startswith("<<<untrusted-"))
+    assert "source: worker w1" == lines[opener + 1]
+
+
+def test_no_title_appears_before_a_notice_gave_one(tools: WorkerTools, store: SyncStore) -> None:
+    tools.message_orchestrator("The reviewer asks for a new API.")
+    (entry,) = store.entries()
+    expected = (
+        "comment-wake: a message from worker w1 about octo/repo#7 "
+        "(https://github.com/octo/repo/pull/7). The worker's text follows"
+    )
+    assert expected == entry.notice.text.splitlines()[0][: len(expected)]
+
+
+def test_the_title_a_notice_gave_appears_before_the_url(
+    tools: WorkerTools, store: SyncStore
+) -> None:
+    store.enqueue([comment_notice("w1", PR, COMMENT)], at=T0)
+    tools.message_orchestrator("The reviewer asks for a new API.")
+    (entry,) = store.entries(worker="lead")
+    expected = "about octo/repo#7 (Add the widget, https://github.com/octo/repo/pull/7)."
+    assert expected in entry.notice.text.splitlines()[0]
 
 
 def test_the_same_message_twice_is_enqueued_once(tools: WorkerTools, store: SyncStore) -> None:
@@ -251,3 +292,47 @@ def test_unwatch_stops_the_watch_and_watch_starts_it_again(
 def test_unwatched_pr_is_not_bound_for_the_wake(tools: WorkerTools, registry: Registry) -> None:
     tools.pr_review_monitor("unwatch")
     assert False is registry.binding(PR).is_bound
+
+
+MOVED_TO = PrRef("octo", "repo", 9)
+
+
+def test_a_rebound_worker_cannot_address_its_old_prs_comment(
+    tools: WorkerTools, store: SyncStore, registry: Registry
+) -> None:
+    deliver(store, "w1", PR, COMMENT)
+    registry.bind("w1", MOVED_TO, orchestrator="lead", publisher=InboxSpec())
+    with pytest.raises(ToolRefused) as refused:
+        tools.comment_addressed([COMMENT.id], "done")
+    expected = (
+        f"{COMMENT.id!r} was delivered to worker w1 on octo/repo#7, not on its current PR "
+        "octo/repo#9; a tool acts only on the comments of the worker's current PR"
+    )
+    assert expected == str(refused.value)
+
+
+def test_a_rebound_worker_owes_no_reaction_on_its_old_pr(
+    tools: WorkerTools, store: SyncStore, registry: Registry
+) -> None:
+    deliver(store, "w1", PR, COMMENT)
+    registry.bind("w1", MOVED_TO, orchestrator="lead", publisher=InboxSpec())
+    with pytest.raises(ToolRefused):
+        tools.comment_addressed([COMMENT.url], "done")
+    assert ((), "open") == (reactions(store), outcomes(store, worker="w1")[0].outcome)
+
+
+def test_a_rebound_worker_cannot_report_on_its_old_prs_comment(
+    tools: WorkerTools, store: SyncStore, registry: Registry
+) -> None:
+    deliver(store, "w1", PR, COMMENT)
+    registry.bind("w1", MOVED_TO, orchestrator="lead", publisher=InboxSpec())
+    with pytest.raises(ToolRefused, match="not on its current PR octo/repo#9"):
+        tools.report("renamed as asked", [COMMENT.url])
+
+
+def test_rebinding_to_the_same_pr_keeps_its_delivered_comments(
+    tools: WorkerTools, store: SyncStore, registry: Registry
+) -> None:
+    deliver(store, "w1", PR, COMMENT)
+    registry.bind("w1", PR, orchestrator="lead", publisher=InboxSpec())
+    assert "owed" == tools.comment_addressed([COMMENT.id], "done")["reaction"]

@@ -12,7 +12,13 @@ from ._store._async import Executor, Store, run_in_thread, run_inline
 from ._store._db import ReadTx, WriteTx, parse_store_time, store_time
 from ._store._faults import describe_fault
 from ._store._marks import Mark
-from ._store._outbox import Attempt, OutboxEntry, OutboxStatus
+from ._store._outbox import (
+    Attempt,
+    OutboxEntry,
+    OutboxStatus,
+    count_enqueued,
+    enqueue_notices,
+)
 from ._store._schema import Migration, Tables
 from ._store._sync import SyncStore
 from ._store._watches import add_watch, remove_watch
@@ -31,7 +37,9 @@ __all__ = [
     "Tables",
     "WriteTx",
     "add_watch",
+    "count_enqueued",
     "describe_fault",
+    "enqueue_notices",
     "parse_store_time",
     "remove_watch",
     "run_in_thread",

@@ -1,6 +1,7 @@
 """``WorkerTools``: what a bound worker's notice tells it to use, over the state store.
 
-Each tool acts only for its own worker's PR and only on comments delivered to that worker;
+Each tool acts only for its own worker's PR (the registry's current binding) and only on
+comments delivered to that worker on that PR (not those of a PR it was bound to before);
 anything else raises ``ToolRefused`` with one line saying what to fix.  The tools write
 store rows only (an outbox entry, an outcome, an owed reaction, a watch); the daemon's
 delivery loop and acknowledger do the rest, so a crash anywhere loses and repeats nothing.
@@ -31,7 +32,7 @@ from comment_wake.store import (
 )
 from comment_wake.wake import NOTICE_KIND, WakeConfig, one_line_title
 from review_monitor import Clock, NoticeItem, NoticePr, PrRef
-from review_monitor.store import SyncStore
+from review_monitor.store import SyncStore, count_enqueued, enqueue_notices
 from untrusted_fence import is_blank, one_line
 
 from ._messages import WorkerKind, worker_notice
@@ -40,6 +41,7 @@ __all__ = ["ToolLimits", "ToolRefused", "Tools", "UnavailableTools", "WorkerTool
 
 _ADDRESSED: Final = get_args(Addressed)
 _ACTIONS: Final = ("status", "watch", "unwatch")
+_SENT_KINDS: Final = (WORKER_MESSAGE_KIND, WORKER_REPORT_KIND)  # the hourly cap counts both
 # A GraphQL node id as GitHub gives comments and reviews (IC_..., PRRC_..., PRR_...).
 _NODE_ID: Final = re.compile(r"[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_-]{4,200}")
 
@@ -207,16 +209,18 @@ class WorkerTools:
             at=now,
             rng=self._rng,
         )
-        sent = self._store.count_since(
-            record.pr, (WORKER_MESSAGE_KIND, WORKER_REPORT_KIND), now - timedelta(hours=1)
-        )
-        if sent >= self._limits.messages_per_hour and self._store.entry_by_key(notice.key) is None:
-            raise ToolRefused(
-                f"{sent} messages and reports in the last hour, the most a worker may "
-                "send; wait, or put what is left in one message"
-            )
-        if not self._store.enqueue([notice], at=now):
-            return f"already sent to orchestrator {record.orchestrator} (the same text)"
+        # Count and insert in one write transaction (BEGIN IMMEDIATE): servers running
+        # side by side cannot both see room for one more under the cap.  A refusal
+        # rolls the insert back; a repeated text (its key already there) is no new send.
+        with self._store.write(at=now) as tx:
+            sent = count_enqueued(tx, record.pr, _SENT_KINDS, now - timedelta(hours=1))
+            if not enqueue_notices(tx, [notice]):
+                return f"already sent to orchestrator {record.orchestrator} (the same text)"
+            if sent >= self._limits.messages_per_hour:
+                raise ToolRefused(
+                    f"{sent} messages and reports in the last hour, the most a worker may "
+                    "send; wait, or put what is left in one message"
+                )
         noun = "message" if kind == WORKER_MESSAGE_KIND else "report"
         return f"{noun} queued for orchestrator {record.orchestrator}"
 
@@ -227,9 +231,15 @@ class WorkerTools:
             raise ToolRefused("name at least one comment (its node id, database id or URL)")
         if len(comment_ids) > self._limits.comment_ids_max:
             raise ToolRefused(f"name at most {self._limits.comment_ids_max} comments per call")
-        mine = outcomes(self._store, worker=self.worker)
-        by_node = {r.subject_id: r for r in mine}
-        by_db = {r.database_id: r for r in mine if r.database_id is not None}
+        # Every PR the worker was ever woken on, current first: a comment of an earlier
+        # binding is found, to be refused naming both PRs, never acted on.
+        mine = sorted(outcomes(self._store, worker=self.worker), key=lambda r: _pr(r) != record.pr)
+        by_node: dict[str, CommentOutcome] = {}
+        by_db: dict[int, CommentOutcome] = {}
+        for r in mine:
+            by_node.setdefault(r.subject_id, r)
+            if r.database_id is not None:
+                by_db.setdefault(r.database_id, r)
         found: dict[str, CommentOutcome] = {}
         for raw in comment_ids:
             node, database = comment_query(raw)
@@ -243,6 +253,12 @@ class WorkerTools:
                 raise ToolRefused(
                     f"{_shown(raw)} was not delivered to worker {self.worker} on "
                     f"{_name(record.pr)}; a tool acts only on its own worker's comments"
+                )
+            if _pr(row) != record.pr:
+                raise ToolRefused(
+                    f"{_shown(raw)} was delivered to worker {self.worker} on "
+                    f"{row.repo}#{row.number}, not on its current PR {_name(record.pr)}; "
+                    "a tool acts only on the comments of the worker's current PR"
                 )
             found[row.subject_id] = row
         return tuple(found.values())
@@ -307,6 +323,11 @@ def _public(row: CommentOutcome, outcome: str) -> dict[str, Any]:
         "delivered_at": _iso(row.delivered_at),
         "outcome": outcome,
     }
+
+
+def _pr(row: CommentOutcome) -> PrRef:
+    owner, _, name = row.repo.partition("/")
+    return PrRef(owner=owner, name=name, number=row.number, host=row.host)
 
 
 def _name(pr: PrRef) -> str:

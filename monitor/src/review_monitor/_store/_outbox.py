@@ -20,10 +20,19 @@ from review_monitor._errors import StoreError
 from review_monitor._model import PrRef
 from review_monitor._notice import Notice
 
-from ._db import Database, WriteTx, opt_dt, parse_store_time, placeholders, store_time
+from ._db import Database, ReadTx, WriteTx, opt_dt, parse_store_time, placeholders, store_time
 from ._schema import Migration, Tables
 
-__all__ = ["OUTBOX", "Also", "Attempt", "OutboxEntry", "OutboxPart", "OutboxStatus", "insert"]
+__all__ = [
+    "OUTBOX",
+    "Also",
+    "Attempt",
+    "OutboxEntry",
+    "OutboxPart",
+    "OutboxStatus",
+    "count_enqueued",
+    "enqueue_notices",
+]
 
 OutboxStatus = Literal["pending", "delivered", "parked", "handed-off", "merged"]
 """An outbox entry's state; ``pending`` is the only one the delivery loop works on."""
@@ -132,10 +141,22 @@ def _pr_of(notice: Notice) -> PrRef:
     return PrRef(owner=owner, name=name, number=notice.pr.number, host=notice.pr.host)
 
 
-def insert(tx: WriteTx, notices: Sequence[Notice]) -> list[int]:
+def enqueue_notices(tx: WriteTx, notices: Sequence[Notice]) -> list[int]:
     """Enqueue ``notices`` inside ``tx``; the seqs newly enqueued (a key already in the
     outbox is skipped)."""
     return [seq for n in notices if (seq := _insert(tx, n)) is not None]
+
+
+def count_enqueued(tx: ReadTx, pr: PrRef, kinds: Sequence[str], since: datetime) -> int:
+    """How many entries of ``kinds`` about ``pr`` were enqueued at or after ``since``,
+    whatever became of them, inside ``tx``.  In a write transaction, with
+    ``enqueue_notices`` after it, a cap on a sender holds against concurrent writers."""
+    row = tx.execute(
+        f"SELECT COUNT(*) FROM outbox WHERE kind IN ({placeholders(kinds)}) "
+        "AND host = ? AND owner = ? AND name = ? AND number = ? AND created_at >= ?",
+        (*kinds, pr.host, pr.owner, pr.name, pr.number, store_time(since)),
+    ).fetchone()
+    return int(row[0])
 
 
 def _insert(tx: WriteTx, notice: Notice) -> int | None:
@@ -186,7 +207,7 @@ class OutboxPart(Database):
     def enqueue(self, notices: Sequence[Notice], *, at: datetime) -> list[int]:
         """Enqueue notices without a mark change; returns the seqs newly enqueued."""
         with self.write(at=at) as tx:
-            return insert(tx, notices)
+            return enqueue_notices(tx, notices)
 
     def due(self, now: datetime) -> tuple[OutboxEntry, ...]:
         """The head of each worker's pending queue (its oldest pending entry) when its
@@ -239,14 +260,9 @@ class OutboxPart(Database):
 
     def count_since(self, pr: PrRef, kinds: Sequence[str], since: datetime) -> int:
         """How many entries of ``kinds`` about ``pr`` were enqueued at or after ``since``,
-        whatever became of them (a sender's hourly cap counts them)."""
+        whatever became of them (``count_enqueued`` in a read transaction)."""
         with self.read() as tx:
-            row = tx.execute(
-                f"SELECT COUNT(*) FROM outbox WHERE kind IN ({placeholders(kinds)}) "
-                "AND host = ? AND owner = ? AND name = ? AND number = ? AND created_at >= ?",
-                (*kinds, pr.host, pr.owner, pr.name, pr.number, store_time(since)),
-            ).fetchone()
-        return int(row[0])
+            return count_enqueued(tx, pr, kinds, since)
 
     def attempts(self, seq: int) -> tuple[Attempt, ...]:
         """The attempt log of one entry, oldest first."""

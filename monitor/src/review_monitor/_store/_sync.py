@@ -11,7 +11,7 @@ from review_monitor._model import PrRef
 from review_monitor._notice import Notice
 
 from ._marks import MARKS, Mark, MarksPart, put_mark
-from ._outbox import OUTBOX, Also, OutboxPart, insert
+from ._outbox import OUTBOX, Also, OutboxPart, enqueue_notices
 from ._schema import Tables
 from ._state import STATE, StatePart
 from ._watches import WATCHES, WatchesPart
@@ -63,4 +63,4 @@ class SyncStore(WatchesPart, MarksPart, OutboxPart, StatePart):
                 put_mark(tx, pr, listener, mark)
             if also is not None:
                 also(tx)
-            return insert(tx, notices)
+            return enqueue_notices(tx, notices)
