@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["AnsiResult", "blank_out", "strip_ansi"]
+__all__ = ["AnsiResult", "strip_ansi"]
 
 _TRIGGER_RE = re.compile(r"[\x1b\x90\x98\x9b\x9d\x9e\x9f]")
 # A control sequence (CSI, incomplete ones included so no "[31" residue stays) or a 2-byte
@@ -27,12 +27,11 @@ _SGR_RE = re.compile(r"(?:\x1b\[|\x9b)([0-9;:]*+)m")
 
 @dataclass(frozen=True, slots=True)
 class AnsiResult:
-    """Text with every sequence removed; ``hidden`` spans (payloads, concealed text) in it;
-    ``masked`` is ``text`` with the payload spans overwritten by ``x`` (for the Markdown scan)."""
+    """Text with every sequence removed, and the ``hidden`` spans in it (payloads, concealed
+    text)."""
 
     text: str
     hidden: tuple[tuple[int, int], ...]
-    masked: str
 
 
 Colour = tuple[int, ...] | None
@@ -107,11 +106,6 @@ _ONE_7 = r"\x1b(?:\[[0-?]*+[ -/]*+[@-~]?|[ -/]*+[0-Z\\`-~]?)"
 _SIMPLE_7_RE = re.compile(rf"{_ONE_7}(?:{_ONE_7})*+")
 
 
-def blank_out(text: str) -> str:
-    """``text`` with every character but LF replaced by ``x`` (same length, same lines)."""
-    return "\n".join(["x" * len(line) for line in text.split("\n")])
-
-
 def _has_trigger(text: str) -> bool:
     """``_TRIGGER_RE.search(text) is not None``, mostly without a regex scan: the C1
     introducers are U+0090-U+009F, whose UTF-8 form starts with the byte 0xC2."""
@@ -124,7 +118,7 @@ def _has_trigger(text: str) -> bool:
 
 def strip_ansi(text: str) -> AnsiResult:
     if not _has_trigger(text):
-        return AnsiResult(text, (), text)
+        return AnsiResult(text, ())
     if (
         not any(c in text for c in _C1)
         and _STRING_OPEN_7_RE.search(text) is None
@@ -133,13 +127,12 @@ def strip_ansi(text: str) -> AnsiResult:
     ):
         # No command string and no conceal: nothing is hidden, whole sequences are removed.
         out = _SIMPLE_7_RE.sub("", text)
-        return AnsiResult(out, (), out)
+        return AnsiResult(out, ())
     return _strip_with_hidden(text)
 
 
 def _strip_with_hidden(text: str) -> AnsiResult:
     out: list[str] = []
-    masked: list[str] = []
     hidden: list[tuple[int, int]] = []
     pos = 0
     length = 0
@@ -148,7 +141,6 @@ def _strip_with_hidden(text: str) -> AnsiResult:
     for m in _ANSI_RE.finditer(text):
         plain = text[pos : m.start()]
         out.append(plain)
-        masked.append(plain)
         length += len(plain)
         pos = m.end()
         if m.group("simple") is not None:
@@ -164,13 +156,11 @@ def _strip_with_hidden(text: str) -> AnsiResult:
         if payload:
             hidden.append((length, length + len(payload)))
             out.append(payload)
-            masked.append(blank_out(payload))
             length += len(payload)
     rest = text[pos:]
     out.append(rest)
-    masked.append(rest)
     length += len(rest)
     if state.hidden and length > conceal_start:
         hidden.append((conceal_start, length))
     hidden.sort()
-    return AnsiResult("".join(out), tuple(hidden), "".join(masked))
+    return AnsiResult("".join(out), tuple(hidden))
