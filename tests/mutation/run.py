@@ -382,8 +382,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "fence-collapsed-details-shown-open",
         "fence: a collapsed <details>'s content is marked collapsed, not shown as if open",
         FENCE_WRITER,
-        '    if "open" in node.attributes:\n        _push(stack, node.child)\n        return\n',
-        "    if True:\n        _push(stack, node.child)\n        return\n",
+        '    if "open" in node.attributes:\n        yield children\n',
+        "    if True:\n        yield children\n",
         FENCE_SUITES,
     ),
     Mutation(
