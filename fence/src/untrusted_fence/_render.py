@@ -1,17 +1,10 @@
-"""Render a text as GitHub does, and write what a reader sees as the worker's view.
+"""Render a text as GitHub does (docs/fence.md, "The pipeline") into the worker's view.
 
-The pipeline: cmark-gfm (``cmarkgfm``: GitHub's extensions, unsafe HTML, footnotes, a single
-newline as a line break), then an HTML5 fragment parse (lexbor, through ``selectolax``), then
-GitHub's sanitizer allowlist (``_allowlist``), walked into pieces (``_writer``).  Only two
-things happen before cmark-gfm: CRLF and CR become LF, and lone surrogates become U+FFFD.  The
-seed's cleaning runs on each piece afterwards (``_clean``), then marker detection, to a fixed
-point (``_settle``).
-
-What the HTML5 parser drops from cmark-gfm's raw HTML (a doctype, a duplicate attribute, the
-attributes of ``html``/``head``/``body``), and the link-reference and footnote definitions
-cmark-gfm consumes, are found here and put back into the HTML as notes (an element with a
-per-render random name, which raw HTML cannot guess) at the place they stood, so the walk
-shows them hidden in document order.
+cmark-gfm, then an HTML5 fragment parse (lexbor) walked under GitHub's sanitizer allowlist
+(``_writer``), then cleaning and markers (``_settle``).  What cmark-gfm consumes (definitions,
+info words after the first, extra cells) and what the HTML5 parser would drop of raw HTML (a
+doctype, a duplicate attribute, root tags' attributes) are put back into the HTML here as
+notes, at the place they stood, so the walk shows them hidden in document order.
 """
 
 from __future__ import annotations
@@ -27,7 +20,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from ._guards import guard
 from ._settle import Piece, settle, written
-from ._writer import text_of, walk
+from ._writer import siblings, text_of, walk
 
 __all__ = ["RAW_LIMIT", "View", "clean", "plain", "render", "shows_nothing"]
 
@@ -40,15 +33,13 @@ _POSITIONED = _OPTIONS | Options.CMARK_OPT_SOURCEPOS
 # text together; the rest is cut before any work and counted in the truncation note.
 RAW_LIMIT = 1 << 17
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
-# Necessary conditions, on the source, for what the second render finds (a shortcut, each a
-# superset): a fence line with two info words, a table's delimiter row.
-# (Each tried once per run or line: a fence run only from its first character, a row only
-# from its line's start.)
+# A shortcut: what the second render finds needs a fence line with two info words or a table's
+# delimiter row (each tried once per run or line: a run from its first character, a row from
+# its line's start).
 _INFO_WORDS_RE = re.compile(r"(?:(?<!`)`{3,}+|(?<!~)~{3,}+)[ \t]*+[^ \t\n]++[ \t]++[^ \t\n]")
 _DELIMITER_ROW_RE = re.compile(r"(?m)^(?=[^\n|]*+\|)[ \t>*+\d.)|:-]*+$")
 _DEFINITION_BREAK = "]\u2060:"
-# Pieces that are not something a reader sees: the writer's markup, the marks' brackets, and
-# hidden fragments.
+# Pieces no reader sees as text: the writer's markup, the marks' brackets, hidden fragments.
 _NOT_SHOWN = frozenset({"markup", "inline", "mark", "open", "close", "hidden"})
 
 
@@ -276,36 +267,28 @@ def _extra_cells(row: str, kept: int) -> str:
 def _leaf_lines(positioned: str) -> dict[int, list[str]]:
     """The text lines of each paragraph and heading, by its start line in the source."""
     found: dict[int, list[str]] = {}
-    stack = []
-    node = LexborHTMLParser(positioned, is_fragment=True).root
-    while node is not None:
-        stack.append(node)
-        node = node.next
+    stack = siblings(LexborHTMLParser(positioned, is_fragment=True).root)
     while stack:
         node = stack.pop()
         if node.tag in _LEAVES:
             pos = node.attributes.get("data-sourcepos") or ""
             line = int(pos.split(":", 1)[0]) if pos[:1].isdigit() else 0
             found.setdefault(line, text_of(node).split("\n"))
-            continue
-        child = node.child
-        while child is not None:
-            stack.append(child)
-            child = child.next
+        else:
+            stack += siblings(node.child)
     return found
 
 
 def _definitions(text: str, positioned: str) -> dict[int, str]:
     """The definitions cmark-gfm consumed, by the source line of the block they start.
 
-    A definition is not findable from source positions: the paragraph, heading or list item
-    that follows it covers its lines.  Rendered again with every ``]:`` written ``]\\u2060:``,
-    each definition becomes visible text in its block (one line per source line: a newline
-    is a line break).  Each block of that render is aligned line by line with the block of
-    the first that starts on the same line: a line that holds the break and is not the next
-    shown line, and the lines that follow it up to the next shown line, are a definition's.
-    A block with no counterpart was all definitions.  A referenced footnote's label, before
-    its shown content, is hidden too.
+    Source positions cannot find them (the block that follows covers their lines), so the text
+    is rendered again with every ``]:`` written ``]\\u2060:``, which makes each definition
+    visible text in its block, a line per source line.  Each block is aligned line by line
+    with the first render's block on the same start line (none: it was all definitions): a
+    line holding the break that is not the next shown line, and those after it up to the next
+    shown line, are a definition's.  A referenced footnote's label, before its shown content,
+    is hidden too.
     """
     revealed = _leaf_lines(_html(text.replace("]:", _DEFINITION_BREAK), _POSITIONED))
     shown = _leaf_lines(positioned)
