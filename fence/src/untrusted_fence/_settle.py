@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from ._clean import SPACE_RUN_CAP, Cleaned, clean_text
 from ._markers import REPLACEMENT, marker_spans, merge, neutralise
@@ -89,9 +89,10 @@ def _part(kind: str, text: str) -> str:
     return text if kind in _EXACT else "\n" if kind in ("open", "close") else ""
 
 
-def _plain_map(pieces: Sequence[Piece]) -> tuple[list[int], list[int], list[int]]:
-    """For each piece that adds to the plain text: its start there, its start in the view, and
-    its index (made only when a marker was found in the plain text)."""
+def _to_view(pieces: Sequence[Piece]) -> Callable[[int, bool], int]:
+    """A map from an offset of the plain text to the view's: the start (or, for an ``end``, the
+    end) of that character of shown text or structure, or of the whole piece it is in."""
+    # Each piece that adds to the plain text: its start there, its start in the view, its index.
     plain_starts, view_starts, index = [], [], []
     p = v = 0
     for i, (kind, text) in enumerate(pieces):
@@ -102,7 +103,15 @@ def _plain_map(pieces: Sequence[Piece]) -> tuple[list[int], list[int], list[int]
             index.append(i)
             p += len(part)
         v += len(text)
-    return plain_starts, view_starts, index
+
+    def to_view(at: int, end: bool) -> int:
+        k = bisect_right(plain_starts, at) - 1
+        kind, text = pieces[index[k]]
+        if kind in _EXACT:
+            return view_starts[k] + (at - plain_starts[k]) + end
+        return view_starts[k] + (len(text) if end else 0)
+
+    return to_view
 
 
 def _spans(pieces: Sequence[Piece]) -> list[tuple[int, int]]:
@@ -110,11 +119,8 @@ def _spans(pieces: Sequence[Piece]) -> list[tuple[int, int]]:
     spans = marker_spans("".join([t for _, t in pieces]))
     found = marker_spans("".join([_part(k, t) for k, t in pieces]))
     if found:
-        plain_starts, view_starts, index = _plain_map(pieces)
-        for s, e in found:
-            first = _to_view(s, plain_starts, view_starts, index, pieces, end=False)
-            last = _to_view(e - 1, plain_starts, view_starts, index, pieces, end=True)
-            spans.append((first, last))
+        to_view = _to_view(pieces)
+        spans += [(to_view(s, False), to_view(e - 1, True)) for s, e in found]
     spans += _raw_spans(pieces)
     return merge(spans)
 
@@ -143,29 +149,12 @@ def _raw_spans(pieces: Sequence[Piece]) -> list[tuple[int, int]]:
     for s, e in marker_spans(_JOIN.join(texts), decode=True):
         i = bisect_right(offsets, s) - 1
         while i < len(texts) and offsets[i] < e:
-            lo, hi = (
-                max(s, offsets[i]) - offsets[i],
-                min(e, offsets[i] + len(texts[i])) - offsets[i],
-            )
+            lo = max(s, offsets[i]) - offsets[i]
+            hi = min(e, offsets[i] + len(texts[i])) - offsets[i]
             if lo < hi:
                 spans.append((starts[i] + lo, starts[i] + hi))
             i += 1
     return spans
-
-
-def _to_view(
-    p: int,
-    plain_starts: list[int],
-    view_starts: list[int],
-    index: list[int],
-    pieces: Sequence[Piece],
-    end: bool,
-) -> int:
-    k = bisect_right(plain_starts, p) - 1
-    kind, text = pieces[index[k]]
-    if kind in _EXACT:
-        return view_starts[k] + (p - plain_starts[k]) + end
-    return view_starts[k] + (len(text) if end else 0)
 
 
 def _replace(pieces: Sequence[Piece], spans: list[tuple[int, int]]) -> list[Piece]:
