@@ -1,21 +1,19 @@
 """Fence-like markers in plain text: where they are, and the text with each one replaced.
 
-A marker is anything that reads like the fence's own framing or like a prompt's structure: a
-BEGIN/END UNTRUSTED line, ``<<<untrusted-comment-end …>>>``, chat-template tokens (``<|im_end|>``,
-``[INST]``), framing tags (``<system>``), role lines (``Assistant:``), role headings
-(``# System``), whole-line phrases ("END OF QUOTED TEXT", in several languages) and
-``{"role": "system"}``.
+A marker reads like the fence's own framing or a prompt's structure: ``BEGIN UNTRUSTED``,
+``<<<untrusted-comment-end …>>>``, ``<|im_end|>``, ``<system>``, ``Assistant:``, ``# System``,
+"END OF QUOTED TEXT" as a whole line (in several languages), ``{"role": "system"}``.
 
 Every rule is searched in two views of the text: its casefold and its lookalike fold (UTS #39
 skeleton, case, combining marks; from :mod:`._chars`).  Both may change lengths (``ß`` to
-``ss``, ``rn`` to ``m``); a match is mapped back character by character on its own line (the
-views map a text line by line).  Separators between the letters of a word (``E.N.D``) are
-allowed by the patterns.  With ``decode=True`` the views of the text with HTML entities decoded
-(``&#69;ND``), and with one-line HTML tags cut out (``E<b>N</b>D``) and then entities decoded,
-are searched too; a match there covers every entity or tag inside it.
+``ss``, ``rn`` to ``m``), so a match is mapped back character by character on its own line (the
+views map a text line by line).  The patterns allow separators between a word's letters
+(``E.N.D``).  With ``decode=True`` the text with HTML entities decoded (``&#69;ND``), with
+one-line tags cut out (``E<b>N</b>D``), and both, is searched too; a match there covers every
+entity or tag inside it.
 
 Every rule matches inside one line (a setext heading's underline is only looked at), except the
-fence's own syntax, which is also looked for with all separators and line breaks removed
+fence's own syntax, also looked for with all separators and line breaks removed
 (``<<<untrusted-`` on one line, ``comment-end`` on the next).
 """
 
@@ -106,8 +104,6 @@ _BARS = "|\u00a6\u2502\u2503\u2223\u01c0\uff5c\u2758\u23d0\u05c0"
 
 
 # -- the rules ---------------------------------------------------------------------------------
-
-
 def _cls(chars: str | set[str]) -> str:
     return "[" + "".join(re.escape(c) for c in sorted(chars)) + "]"
 
@@ -290,8 +286,6 @@ _ALL = (_CASEFOLD, _FOLD)
 
 
 # -- one view: its matches, mapped back ----------------------------------------------------------
-
-
 def _view_spans(rules: _Rules, view: str) -> list[Span]:
     """The matches of every rule in ``view`` (spans of the view)."""
     spans = [m.span() for rx in rules.anywhere for m in rx.finditer(view)]
@@ -472,8 +466,6 @@ class _Edited:
 
 
 # -- the API ---------------------------------------------------------------------------------------
-
-
 def merge(spans: list[Span]) -> list[Span]:
     """``spans`` sorted, overlapping and touching ones joined."""
     out: list[Span] = []
@@ -498,8 +490,8 @@ def marker_spans(text: str, decode: bool = False) -> list[Span]:
 
 
 def has_marker(text: str, decode: bool = False) -> bool:
-    """Whether any view of ``text`` holds a marker (the same search as :func:`marker_spans`:
-    on text without markers, which is most text, an early stop would save nothing)."""
+    """Whether any view of ``text`` holds a marker (:func:`marker_spans`: on most text, which
+    has none, an early stop would save nothing)."""
     return bool(marker_spans(text, decode))
 
 
