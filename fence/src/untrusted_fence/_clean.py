@@ -1,13 +1,9 @@
-"""The seed's cleaning, applied to each piece of the worker's view after rendering.
+"""The seed's cleaning (docs/fence.md, "Cleaning"), applied to each piece of the worker's view.
 
-NFKC; ANSI escapes, zero-width, bidi, control and tag characters, variation selectors and the
-combining grapheme joiner removed; tab and newline kept; runs of spaces capped (never inside
-code).  Cleaning runs after rendering, never before: removing a zero-width character or
-NFKC of ``﹣﹣﹥`` before cmark-gfm would close an HTML comment GitHub keeps open.
-
-Tag characters (U+E0020 to U+E007E) spell ASCII invisibly ("ASCII smuggling"): a run of them is
-shown decoded in a hidden mark, then removed.  Concealed ANSI text and command-string payloads
-are hidden too.
+It runs after rendering, never before: removing a zero-width character or NFKC of ``﹣﹣﹥``
+before cmark-gfm would close an HTML comment GitHub keeps open.  Tag characters (U+E0020 to
+U+E007E) spell ASCII invisibly ("ASCII smuggling"): a run of them is shown decoded in a hidden
+mark, then removed.  Concealed ANSI text and command-string payloads are hidden too.
 """
 
 from __future__ import annotations
@@ -81,9 +77,8 @@ _BLANK_RE = re.compile(
 
 
 def is_blank(text: str) -> bool:
-    """The seed's ``blank`` rule, decided on the raw text: it holds nothing but white space
-    and the invisible characters cleaning removes (zero-width, bidi, control, tag characters,
-    variation selectors).  One linear scan, no rendering: it runs before ``write-access``, on
-    anyone's text.  Text that only GitHub hides (an HTML comment) is not blank here; a
-    rendered :class:`View` with nothing shown decides that, after ``write-access``."""
+    """The seed's ``blank`` rule on the raw text: nothing but white space and the invisible
+    characters cleaning removes.  One linear scan, no rendering: it runs before
+    ``write-access``, on anyone's text.  Text that only GitHub hides (an HTML comment) is not
+    blank here; a rendered :class:`View` with nothing shown decides that, after it."""
     return _BLANK_RE.fullmatch(text) is not None
