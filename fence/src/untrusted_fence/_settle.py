@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
+from itertools import accumulate
 
 from ._clean import SPACE_RUN_CAP, Cleaned, clean_text
 from ._markers import REPLACEMENT, marker_spans, merge, neutralise
@@ -142,9 +143,7 @@ def _raw_spans(pieces: Sequence[Piece]) -> list[tuple[int, int]]:
         v += len(text)
     if not texts:
         return []
-    offsets = [0]
-    for text in texts[:-1]:
-        offsets.append(offsets[-1] + len(text) + len(_JOIN))
+    offsets = list(accumulate((len(text) + len(_JOIN) for text in texts[:-1]), initial=0))
     spans = []
     for s, e in marker_spans(_JOIN.join(texts), decode=True):
         i = bisect_right(offsets, s) - 1
