@@ -103,9 +103,7 @@ class _Writer:
     def breaks(self, level: int) -> None:
         """A line break (1) or a blank line (2) before whatever comes next."""
         if not self.fresh:
-            self.outer = (
-                len(self.prefixes) if not self.pending else min(self.outer, len(self.prefixes))
-            )
+            self.outer = min(self.outer, len(self.prefixes)) if self.pending else len(self.prefixes)
             self.pending = max(self.pending, level)
 
     def text(self, node: LexborNode) -> None:
@@ -337,7 +335,7 @@ def _item(node: LexborNode, tag: str, target: str | None, w: _Writer) -> Steps:
     w.emit("markup", mark)
     w.fresh = True
     w.prefixes.append(" " * len(mark))
-    box = node.child
+    box = node.child  # a task box is written here; its <input> writes nothing
     if box is not None and box.tag == "input" and box.attributes.get("type") == "checkbox":
         w.emit("markup", "[x] " if "checked" in box.attributes else "[ ] ")
         w.fresh = True
@@ -426,10 +424,6 @@ def _hidden_content(node: LexborNode, tag: str, target: str | None, w: _Writer) 
     w.emit("hidden", text_of(node))  # <rp>: only browsers without ruby show it
 
 
-def _nothing(node: LexborNode, tag: str, target: str | None, w: _Writer) -> None:
-    return  # <input> (a task box is written by its item), <wbr>
-
-
 def _line_break(node: LexborNode, tag: str, target: str | None, w: _Writer) -> None:
     w.newline()
 
@@ -443,7 +437,6 @@ def _rule(node: LexborNode, tag: str, target: str | None, w: _Writer) -> None:
 _HANDLERS: dict[str, Handler] = {
     "a": _link, "sup": _sup, "blockquote": _quote, "ul": _list, "ol": _list, "li": _item,
     "pre": _code_block, "code": _inline_code, "tr": _table_row, "td": _cell, "th": _cell,
-    "details": _details, "rp": _hidden_content, "input": _nothing, "wbr": _nothing,
-    "br": _line_break, "hr": _rule,
+    "details": _details, "rp": _hidden_content, "br": _line_break, "hr": _rule,
     **{f"h{n}": _heading for n in range(1, 9)},
 }  # fmt: skip
