@@ -76,8 +76,7 @@ class View:
 
 def _prepare(text: str) -> tuple[str, int]:
     dropped = max(0, len(text) - RAW_LIMIT)
-    if dropped:
-        text = text[:RAW_LIMIT]
+    text = text[:RAW_LIMIT]
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     if not text.isascii():
