@@ -103,11 +103,8 @@ def _cut(pieces: tuple[Piece, ...], limit: int) -> tuple[list[Piece], int]:
             continue
         if len(text) > left:
             if kind not in ("markup", "inline", "open", "close"):
-                end = 0
-                for e in grapheme_ends(text, 0, min(len(text), left + 1)):
-                    if e > left:
-                        break
-                    end = e
+                ends = grapheme_ends(text, 0, min(len(text), left + 1))
+                end = max((e for e in ends if e <= left), default=0)
                 if end:
                     out.append((kind, text[:end]))
             break
@@ -120,8 +117,7 @@ def _cut(pieces: tuple[Piece, ...], limit: int) -> tuple[list[Piece], int]:
         out[-1] = (out[-1][0], out[-1][1].rstrip())
     opened = sum(k == "open" for k, _ in out) - sum(k == "close" for k, _ in out)
     out += [("close", "\u27e7")] * opened
-    kept = sum(len(t) for _, t in out)
-    return out, total - kept
+    return out, total - sum(len(t) for _, t in out)
 
 
 def _fit(pieces: tuple[Piece, ...], max_chars: int) -> tuple[list[Piece], int]:
@@ -176,10 +172,8 @@ def fence(
         pieces += body_pieces
         if truncated:
             more = "at least " if view.dropped else ""
-            pieces += [
-                ("markup", "\n"),
-                ("text", f"[truncated: {more}{cut} more characters not shown]"),
-            ]
+            note = f"[truncated: {more}{cut} more characters not shown]"
+            pieces += [("markup", "\n"), ("text", note)]
     if pieces and pieces[0][1].startswith("source: ") and _joins_a_marker(pieces):
         pieces = list(settle(pieces))
     body = "".join(t for _, t in pieces).strip("\n")
