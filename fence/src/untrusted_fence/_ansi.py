@@ -106,18 +106,8 @@ _ONE_7 = r"\x1b(?:\[[0-?]*+[ -/]*+[@-~]?|[ -/]*+[0-Z\\`-~]?)"
 _SIMPLE_7_RE = re.compile(rf"{_ONE_7}(?:{_ONE_7})*+")
 
 
-def _has_trigger(text: str) -> bool:
-    """``_TRIGGER_RE.search(text) is not None``, mostly without a regex scan: the C1
-    introducers are U+0090-U+009F, whose UTF-8 form starts with the byte 0xC2."""
-    if "\x1b" in text:
-        return True
-    if text.isascii() or b"\xc2" not in text.encode("utf-8", "surrogatepass"):
-        return False
-    return _TRIGGER_RE.search(text) is not None
-
-
 def strip_ansi(text: str) -> AnsiResult:
-    if not _has_trigger(text):
+    if _TRIGGER_RE.search(text) is None:
         return AnsiResult(text, ())
     if (
         not any(c in text for c in _C1)
