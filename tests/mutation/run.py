@@ -430,7 +430,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "fence-info-words-and-extra-cells-dropped",
         "fence: a code fence's info words after the first and a row's extra cells are hidden",
         FENCE_RENDER,
-        '        if tag.kept and tag.name in ("pre", "tr") and 0 < tag.line <= len(lines):\n',
+        '        if kept and name in ("pre", "tr") and 0 < line <= len(lines):\n',
         "        if False:\n",
         FENCE_SUITES,
     ),

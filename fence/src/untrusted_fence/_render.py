@@ -183,23 +183,13 @@ _BACKREF = " \u21a9"  # a footnote's "↩" back to its reference, after its last
 _CELL_RE = re.compile(r"<t[dh] data-sourcepos")
 
 
-@dataclass(frozen=True, slots=True)
-class _Tag:
-    """One of cmark-gfm's own tags with a source position: its offset in the render without
-    positions, its name, its source line and column (in bytes), and what cmark-gfm kept of
-    the line: a table row's cells, a code block's info words (1 with a language, else 0)."""
-
-    at: int
-    name: str
-    line: int
-    column: int
-    kept: int
-
-
-def _tags(out: str, positioned: str) -> list[_Tag]:
-    """cmark-gfm's own tags.  The two renders differ only by the positions cmark-gfm adds
-    inside its own tags, so a position found in ``positioned`` is one it added when ``out``
-    does not hold the same text at that place (raw HTML cannot put text inside its tags)."""
+def _tags(out: str, positioned: str) -> list[tuple[int, str, int, int, int]]:
+    """cmark-gfm's own tags, each as its offset in ``out``, its name, its source line and
+    column (in bytes), and what cmark-gfm kept of the line: a table row's cells, a code block's
+    info words (1 with a language, else 0).  The two renders differ only by the positions
+    cmark-gfm adds inside its own tags, so a position found in ``positioned`` is one it added
+    when ``out`` does not hold the same text at that place (raw HTML cannot put text inside
+    its tags)."""
     found = []
     shift = 0  # how much longer ``positioned`` is than ``out`` before the current match
     for m in _SOURCEPOS_RE.finditer(positioned):
@@ -212,7 +202,7 @@ def _tags(out: str, positioned: str) -> list[_Tag]:
             kept = len(_CELL_RE.findall(positioned, m.end(), positioned.find("</tr>", m.end())))
         elif name == "pre":
             kept = int(positioned.startswith(' lang="', m.end()))
-        found.append(_Tag(lt - shift, name, int(m.group(1)), int(m.group(2)), kept))
+        found.append((lt - shift, name, int(m.group(1)), int(m.group(2)), kept))
         shift += len(m.group())
     return found
 
@@ -227,14 +217,14 @@ def _put_back(text: str, out: str, note: _Notes) -> str:
     notes: dict[int, list[str]] = {}  # by where each goes: after its tag's name
     pending = sorted(definitions)  # each goes before the first tag from its line on
     placed = 0
-    for tag in _tags(out, positioned):
-        here = notes.setdefault(tag.at + 1 + len(tag.name), [])
-        while placed < len(pending) and pending[placed] <= tag.line:
+    for at, name, line, column, kept in _tags(out, positioned):
+        here = notes.setdefault(at + 1 + len(name), [])
+        while placed < len(pending) and pending[placed] <= line:
             here.append(definitions.pop(pending[placed]))
             placed += 1
-        if tag.kept and tag.name in ("pre", "tr") and 0 < tag.line <= len(lines):
-            rest = lines[tag.line - 1].encode()[tag.column - 1 :].decode(errors="replace")
-            dropped = _info_words(rest) if tag.name == "pre" else _extra_cells(rest, tag.kept)
+        if kept and name in ("pre", "tr") and 0 < line <= len(lines):
+            rest = lines[line - 1].encode()[column - 1 :].decode(errors="replace")
+            dropped = _info_words(rest) if name == "pre" else _extra_cells(rest, kept)
             if dropped:
                 here.append(dropped)
     parts = []
