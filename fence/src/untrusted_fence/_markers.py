@@ -301,9 +301,7 @@ def _cross_spans(rules: _Rules, view: str) -> list[Span]:
     drop_ascii = "".join(c for c in rules.drop if c.isascii()).encode("ascii")
     drop_others = "".join(c for c in rules.drop if not c.isascii())
     compact = delete_chars(view, drop_ascii, drop_others)
-    if not any(k in compact for k in rules.cross_literals):
-        return []
-    if rules.cross.search(compact) is None:
+    if not any(k in compact for k in rules.cross_literals) or not rules.cross.search(compact):
         return []
     keep = [i for i, c in enumerate(view) if c not in rules.drop]
     return [(keep[m.start()], keep[m.end() - 1] + 1) for m in rules.cross.finditer(compact)]
