@@ -1,15 +1,12 @@
 """untrusted-fence: show an AI agent what a reader on GitHub sees of untrusted text, inside a
-fence the text cannot close, imitate or hide things in.
+fence the text cannot close, imitate or hide things in (docs/fence.md).
 
-- :func:`render` renders a text as GitHub does (cmark-gfm, an HTML5 parse, GitHub's sanitizer
-  allowlist) into a :class:`View`: the visible text as light Markdown, every fragment no
-  reader sees inside :data:`HIDDEN_OPEN` ... :data:`HIDDEN_CLOSE`, cleaned, free of markers.
-  :func:`plain` does the same for a text that is not Markdown.
-- :func:`fence` cuts a view (or renders a string) and fences it with a fresh nonce
-  (:class:`Fenced`); cutting again never renders again.
-- :func:`is_blank` is the seed's cheap raw check (white space and invisible characters only),
-  safe on anyone's text; :func:`shows_nothing` renders.  :func:`one_line` is for titles.
-- :data:`MARKER_REPLACEMENT` is what every marker shape is rewritten to.
+- :func:`render` renders a text as GitHub does into a :class:`View`: the visible text as light
+  Markdown, every fragment no reader sees inside :data:`HIDDEN_OPEN` ... :data:`HIDDEN_CLOSE`,
+  cleaned, free of markers.  :func:`plain` does the same for a text that is not Markdown.
+- :func:`fence` cuts a view (or renders a string) and fences it with a fresh nonce.
+- :func:`is_blank` is the seed's cheap raw check, safe on anyone's text; :func:`shows_nothing`
+  renders.  :func:`one_line` is for titles.
 
 Importing the package imports nothing: each name is loaded on first use.
 """

@@ -45,15 +45,12 @@ _NOT_SHOWN = frozenset({"markup", "inline", "mark", "open", "close", "hidden"})
 
 @dataclass(frozen=True, slots=True)
 class View:
-    """What a reader on GitHub sees of a text, as the worker will read it.
-
-    ``pieces`` are ``(kind, text)`` in order; their texts joined are :attr:`text`, the light
-    Markdown with hidden fragments inside ``⟦hidden: …⟧`` and collapsed ``<details>`` content
-    inside ``⟦collapsed: …⟧``.  ``path`` says how it was made: ``rendered``; ``fallback``, the
-    cleaned raw source of a text a guard kept from the renderer (``guard`` names it); or
-    ``plain``, a text that is not Markdown (a worker's message, a title).  ``dropped`` counts
-    raw characters cut before any work (beyond :data:`RAW_LIMIT`).
-    """
+    """What a reader on GitHub sees of a text, as the worker will read it: ``pieces``, whose
+    texts joined are :attr:`text`, the light Markdown with hidden fragments in ``⟦hidden: …⟧``
+    and collapsed ``<details>`` content in ``⟦collapsed: …⟧``.  ``path``: ``rendered``;
+    ``fallback``, the cleaned raw source of a text a guard (``guard``) kept from the renderer;
+    or ``plain``, a text that is not Markdown.  ``dropped`` counts the raw characters cut
+    before any work (beyond :data:`RAW_LIMIT`)."""
 
     pieces: tuple[Piece, ...]
     path: Literal["rendered", "fallback", "plain"]
@@ -115,11 +112,10 @@ def _html(text: str, options: int = _OPTIONS) -> str:
 
 
 class _Notes:
-    """Hidden text put back into the HTML as an attribute of a tag: ``NAME=3_4``, where NAME
-    is a per-render random name (raw HTML cannot guess it) and 3 and 4 index the texts.  It
-    holds no quote, ">" or "<": wherever the tag stands, in an attribute value or a tag the
-    text left open, it changes nothing of how the HTML parses; it is only more of that
-    (hidden) value, or one more attribute."""
+    """Hidden text put back into the HTML as an attribute of a tag: ``NAME=3_4``, NAME a
+    per-render random name (raw HTML cannot guess it), 3 and 4 the texts' numbers.  It holds no
+    quote, ">" or "<", so wherever the tag stands (in an attribute value, in a tag the text left
+    open) the HTML parses as it did: it is more of that hidden value, or one more attribute."""
 
     def __init__(self) -> None:
         self.name = "data-cw-" + secrets.token_hex(8)
@@ -147,10 +143,9 @@ _DROPPED_ATTRIBUTES = frozenset({"html", "head", "body"})
 
 def _dropped_tokens(out: str, note: _Notes) -> str:
     """cmark-gfm's HTML with what the HTML5 parser would drop of its raw HTML made visible to
-    the walk, each change keeping how the HTML parses: a doctype becomes a bogus comment (one
-    space after its "<!": no character that ends or opens anything), a root tag (``html``,
-    ``head``, ``body``, which a fragment parse ignores) an unknown element, whose attributes
-    the walk hides, and a duplicate attribute a note in its tag."""
+    the walk, keeping how the HTML parses: a doctype becomes a bogus comment (a space after
+    "<!" ends or opens nothing), a root tag (which a fragment parse ignores) an unknown
+    element, whose attributes the walk hides, and a duplicate attribute a note in its tag."""
     if "<!" not in out and "=" not in out:
         return out
 

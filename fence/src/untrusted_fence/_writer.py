@@ -4,17 +4,16 @@ A piece is ``(kind, text)``:
 
 - ``text``: what a reader sees (``cell``: the same in a table, where ``|`` is escaped);
 - ``code``: a code block's or inline code's text, verbatim;
-- ``markup``: the writer's own light Markdown for structure: list markers, headings' ``#``,
-  fences, table pipes, line breaks with the prefixes of the quotes and lists they are in
-  (part of what a reader sees: a heading reads as a heading);
+- ``markup``: the writer's light Markdown for structure (list markers, headings' ``#``, fences,
+  table pipes, line breaks with their quote and list prefixes), which a reader sees as such;
 - ``inline``: its inline markup (``**``, ``~~``, ``<sup>``, backticks, a link's brackets),
   which a reader does not see as text;
 - ``hidden``: a raw fragment no reader sees (a comment, an attribute, script text);
 - ``target``: a link's href or an image's src that the sanitizer keeps;
 - ``open`` and ``close``: around the content of a collapsed ``<details>``.
 
-The walk is iterative, with an explicit stack: a text nests as deep as the guards allow, which
-is deeper than Python's recursion limit.
+The walk is iterative: a text nests as deep as the guards allow, deeper than Python's
+recursion limit.
 """
 
 from __future__ import annotations
