@@ -72,16 +72,11 @@ class View:
 
 
 def _prepare(text: str) -> tuple[str, int]:
+    """The only changes before rendering: CRLF and CR become LF, and a lone surrogate (which
+    cmarkgfm refuses) U+FFFD; and how many characters beyond :data:`RAW_LIMIT` were cut."""
     dropped = max(0, len(text) - RAW_LIMIT)
-    text = text[:RAW_LIMIT]
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    if not text.isascii():
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:  # a lone surrogate, which cmarkgfm refuses
-            text = _SURROGATE_RE.sub("\ufffd", text)
-    return text, dropped
+    text = text[:RAW_LIMIT].replace("\r\n", "\n").replace("\r", "\n")
+    return _SURROGATE_RE.sub("\ufffd", text), dropped
 
 
 def plain(text: str) -> View:
