@@ -96,12 +96,13 @@ def _sgr_change(run: str, state: _Sgr) -> _Sgr:
     return _Sgr(conceal, fg, bg)
 
 
-# 7-bit only forms, each starting with a literal ESC so the regex engine scans for it quickly.
+# 7-bit only forms, starting with a literal ESC so the regex engine scans for it quickly.  What
+# can hide text: a command string's opener, a conceal, or a background colour (only then can
+# text be drawn in its own background colour).
 _C1 = "\x90\x98\x9b\x9d\x9e\x9f"
-_STRING_OPEN_7_RE = re.compile(r"\x1b[\]PX^_]")
-_CONCEAL_7_RE = re.compile(r"\x1b\[(?:[0-9;:]*[;:])?8(?:[;:][0-9;:]*+)?m")
-# A background colour: only then can text be drawn in its own background colour.
-_BACKGROUND_7_RE = re.compile(r"\x1b\[(?:[0-9;:]*[;:])?(?:4[0-8]|10[0-7])(?:[;:][0-9;:]*+)?m")
+_MAY_HIDE_7_RE = re.compile(
+    r"\x1b(?:[\]PX^_]|\[(?:[0-9;:]*[;:])?(?:8|4[0-8]|10[0-7])(?:[;:][0-9;:]*+)?m)"
+)
 _ONE_7 = r"\x1b(?:\[[0-?]*+[ -/]*+[@-~]?|[ -/]*+[0-Z\\`-~]?)"
 _SIMPLE_7_RE = re.compile(rf"{_ONE_7}(?:{_ONE_7})*+")
 
@@ -109,12 +110,7 @@ _SIMPLE_7_RE = re.compile(rf"{_ONE_7}(?:{_ONE_7})*+")
 def strip_ansi(text: str) -> AnsiResult:
     if _TRIGGER_RE.search(text) is None:
         return AnsiResult(text, ())
-    if (
-        not any(c in text for c in _C1)
-        and _STRING_OPEN_7_RE.search(text) is None
-        and _CONCEAL_7_RE.search(text) is None
-        and _BACKGROUND_7_RE.search(text) is None
-    ):
+    if not any(c in text for c in _C1) and _MAY_HIDE_7_RE.search(text) is None:
         # No command string and no conceal: nothing is hidden, whole sequences are removed.
         out = _SIMPLE_7_RE.sub("", text)
         return AnsiResult(out, ())
