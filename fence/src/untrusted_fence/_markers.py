@@ -253,7 +253,6 @@ class _Rules:
                 r"(?=\n[ \t]{0,3}+(?:=++|-++)[ \t]*+(?:\n|\Z))"
             ),
         }
-        self.rules = {**rules, **line_rules}
         # Each rule alone: the engine skips ahead to a rule's first character (a literal or a
         # class), where a single regex of them all would enter every branch at every position
         # (16 ms against 3 ms on 64 KiB of prose, each view).  The line rules together, led by
