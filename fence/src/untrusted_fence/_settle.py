@@ -41,7 +41,8 @@ _LONG_SPACE = " " * (SPACE_RUN_CAP + 1)  # a run the cleaning would cap
 _ESCAPED = r"[\\`*~\[\]%s]|<(?=[A-Za-z/!?])|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])"
 _ANYWHERE_RE = re.compile(_ESCAPED % "")
 _CELL_RE = re.compile(_ESCAPED % "|")  # in a table cell, a pipe too
-_LINE_START_RE = re.compile(r"([ \t]*)(?:([#>+=|-])|(\d{1,9})([.)]))")
+# Where a backslash goes at a line's start: before a block marker's character (\#, \-, 12\.).
+_LINE_START_RE = re.compile(r"[ \t]*+(?:(?=[#>+=|-])|\d{1,9}(?=[.)]))")
 
 
 def _escape(text: str, kind: str, line_start: bool) -> str:
@@ -49,10 +50,7 @@ def _escape(text: str, kind: str, line_start: bool) -> str:
     if line_start:
         m = _LINE_START_RE.match(text)
         if m is not None:
-            if m.group(2):
-                text = f"{m.group(1)}\\{text[m.end(1) :]}"
-            else:
-                text = f"{m.group(1)}{m.group(3)}\\{text[m.end(3) :]}"
+            text = f"{text[: m.end()]}\\{text[m.end() :]}"
     return text
 
 
@@ -158,8 +156,7 @@ def _raw_spans(pieces: Sequence[Piece]) -> list[tuple[int, int]]:
 
 def _replace(pieces: Sequence[Piece], spans: list[tuple[int, int]]) -> list[Piece]:
     out: list[Piece] = []
-    v = 0
-    k = 0
+    v = k = 0
     for kind, text in pieces:
         start, end = v, v + len(text)
         v = end
