@@ -374,8 +374,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "fence-rp-content-shown",
         "fence: <rp> content shows only in browsers without ruby: hidden",
         FENCE_WRITER,
-        '    w.emit("hidden", text_of(node))  # <rp>: only browsers without ruby show it\n',
-        '    w.emit("text", text_of(node))  # <rp>: only browsers without ruby show it\n',
+        '    elif tag in REMOVED_WITH_CONTENT or tag == "rp":  # <rp>: only browsers without ruby',
+        "    elif tag in REMOVED_WITH_CONTENT:  # <rp>: only browsers without ruby",
         FENCE_SUITES,
     ),
     Mutation(

@@ -214,7 +214,7 @@ def _enter(node: LexborNode, w: _Writer) -> Steps | None:
         w.emit("hidden", node.html or "")  # a processing instruction (a bogus comment)
     elif tag.startswith("-"):
         pass  # a doctype: a fragment parse drops it (the render's pre-pass hides it)
-    elif tag in REMOVED_WITH_CONTENT:
+    elif tag in REMOVED_WITH_CONTENT or tag == "rp":  # <rp>: only browsers without ruby show it
         _attributes(node, tag, w)
         w.emit("hidden", text_of(node))
     elif tag == "template":
@@ -419,10 +419,6 @@ def _details(node: LexborNode, tag: str, target: str | None, w: _Writer) -> Step
     w.breaks(2)
 
 
-def _hidden_content(node: LexborNode, tag: str, target: str | None, w: _Writer) -> None:
-    w.emit("hidden", text_of(node))  # <rp>: only browsers without ruby show it
-
-
 def _line_break(node: LexborNode, tag: str, target: str | None, w: _Writer) -> None:
     w.newline()
 
@@ -436,6 +432,6 @@ def _rule(node: LexborNode, tag: str, target: str | None, w: _Writer) -> None:
 _HANDLERS: dict[str, Handler] = {
     "a": _link, "sup": _sup, "blockquote": _quote, "ul": _list, "ol": _list, "li": _item,
     "pre": _code_block, "code": _inline_code, "tr": _table_row, "td": _cell, "th": _cell,
-    "details": _details, "rp": _hidden_content, "br": _line_break, "hr": _rule,
+    "details": _details, "br": _line_break, "hr": _rule,
     **{f"h{n}": _heading for n in range(1, 9)},
 }  # fmt: skip
