@@ -306,16 +306,6 @@ def _cross_spans(rules: _Rules, view: str) -> list[Span]:
     return [(keep[m.start()], keep[m.end() - 1] + 1) for m in rules.cross.finditer(compact)]
 
 
-def _one_for_one(rules: _Rules, text: str, view: str) -> bool:
-    """Whether ``view`` maps ``text`` character for character."""
-    if len(view) != len(text):
-        return False
-    if rules.view is casefold:
-        return True  # (casefold never shortens a character: equal length, one for one)
-    # An ASCII text that no character lengthens: only "rn" to "m" shortens it.
-    return text.isascii() and not any(c in text for c, _ in ASCII_EXPANDING)
-
-
 # Each character's own view, by view (a per-character call of the view is slow).
 _PIECES: dict[int, dict[str, str]] = {id(casefold): {}, id(fold): {}}
 
@@ -354,7 +344,12 @@ def _line_starts(text: str) -> list[int]:
 def _back(rules: _Rules, text: str, view: str, spans: list[Span]) -> list[Span]:
     """Spans of ``view`` as spans of ``text``: each end mapped on its own line (the views map
     a text line by line), a character that came from several covering all of them."""
-    if _one_for_one(rules, text, view):
+    # A view of the text's length maps it character for character: casefold never shortens a
+    # character, and fold only shortens "rn" (to "m") in ASCII that no character lengthens.
+    if len(view) == len(text) and (
+        rules.view is casefold
+        or (text.isascii() and not any(c in text for c, _ in ASCII_EXPANDING))
+    ):
         return spans
     t_starts, v_starts = _line_starts(text), _line_starts(view)
     if len(t_starts) != len(v_starts):  # (never: no character's view holds a line break)
