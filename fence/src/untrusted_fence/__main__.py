@@ -23,8 +23,7 @@ def _non_negative(value: str) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``untrusted-fence [--json] [--source LABEL] [--kind KIND] [--max-chars N]``: fence
-    standard input; returns the exit status."""
+    """Fence standard input (``untrusted-fence --help``); returns the exit status."""
     parser = argparse.ArgumentParser(
         prog="untrusted-fence",
         description="Render untrusted text from stdin as GitHub does and fence it.",

@@ -27,8 +27,7 @@ _SGR_RE = re.compile(r"(?:\x1b\[|\x9b)([0-9;:]*+)m")
 
 @dataclass(frozen=True, slots=True)
 class AnsiResult:
-    """Text with every sequence removed, and the ``hidden`` spans in it (payloads, concealed
-    text)."""
+    """Text with every sequence removed, and the ``hidden`` spans in it (payloads, concealed)."""
 
     text: str
     hidden: tuple[tuple[int, int], ...]

@@ -275,8 +275,7 @@ def _definitions(text: str, positioned: str) -> dict[int, str]:
     for line, lines in revealed.items():
         kept = shown.get(line, [])
         hidden: list[str] = []
-        j = 0
-        inside = False
+        j, inside = 0, False
         for got in lines:
             if j < len(kept) and got.replace(_DEFINITION_BREAK, "]:") == kept[j].rstrip(_BACKREF):
                 j, inside = j + 1, False
