@@ -65,22 +65,15 @@ class _Writer:
     def emit(self, kind: str, text: str) -> None:
         if self.texts and self.notes in text:
             # A note whose tag the text swallowed (into an attribute value, a comment): its
-            # own text there.
-            text = re.sub(
-                rf" {self.notes}=([0-9_]+)",
-                lambda m: (
-                    " ".join(self.texts[int(n)] for n in m.group(1).split("_"))
-                    if kind == "hidden"
-                    else ""
-                ),
-                text,
-            )
+            # own texts there in a hidden fragment, else nothing.
+            swallowed = self._swallowed if kind == "hidden" else ""
+            text = re.sub(rf" {self.notes}=([0-9_]+)", swallowed, text)
         if not text:
             return
         if self.pending and kind != "close":
             pending, self.pending = self.pending, 0
             if self.pieces:
-                self.newline(blank=pending == 2, outer=self.outer)
+                self.newline(blank=pending == 2)
             elif self.prefixes:
                 self.pieces.append(("markup", "".join(self.prefixes)))
         if self.cells and kind == "text":
@@ -90,12 +83,15 @@ class _Writer:
             self.at_line_start = False
             self.fresh = False
 
-    def newline(self, blank: bool = False, outer: int | None = None) -> None:
+    def _swallowed(self, note: re.Match[str]) -> str:
+        return " ".join(self.texts[int(n)] for n in note.group(1).split("_"))
+
+    def newline(self, blank: bool = False) -> None:
         if self.pieces and self.pieces[-1][0] in ("text", "cell"):
             kind, text = self.pieces[-1]
             self.pieces[-1] = (kind, text.rstrip(" "))
         if blank:  # (between two blocks: inside the containers both are in)
-            self.pieces.append(("markup", "\n" + "".join(self.prefixes[:outer]).rstrip()))
+            self.pieces.append(("markup", "\n" + "".join(self.prefixes[: self.outer]).rstrip()))
         self.pieces.append(("markup", "\n" + "".join(self.prefixes)))
         self.at_line_start = True
 
