@@ -109,7 +109,4 @@ GUARDS: tuple[Guard, ...] = (
 
 def guard(text: str) -> str | None:
     """The name of the first guard that ``text`` trips, or None: safe to render."""
-    for each in GUARDS:
-        if each.over(text, each.threshold):
-            return each.name
-    return None
+    return next((each.name for each in GUARDS if each.over(text, each.threshold)), None)
