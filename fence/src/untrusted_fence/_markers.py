@@ -116,6 +116,7 @@ class _Rules:
 
     def __init__(self, view: View, casefold_view: bool) -> None:
         self.view = view
+        self.pieces: dict[str, str] = {}  # each character's own view (the view per call is slow)
         seps = {view(c) for c in _SEPS}
         # (The lookalike view folds "|" to "i": a letter is no separator.)
         self.seps = {c for c in seps if len(c) == 1 and not c.isalnum() and c != "\n"}
@@ -306,15 +307,11 @@ def _cross_spans(rules: _Rules, view: str) -> list[Span]:
     return [(keep[m.start()], keep[m.end() - 1] + 1) for m in rules.cross.finditer(compact)]
 
 
-# Each character's own view, by view (a per-character call of the view is slow).
-_PIECES: dict[int, dict[str, str]] = {id(casefold): {}, id(fold): {}}
-
-
 def _line_map(rules: _Rules, line: str, view_line: str) -> tuple[list[int], list[int]] | None:
     """For each character of ``view_line`` (the view of ``line``), the start and end of the
     characters of ``line`` it comes from, with any that fold to nothing after them (None: the
     characters' views do not make the line's)."""
-    cache = _PIECES[id(rules.view)]
+    cache = rules.pieces
     if len(cache) > 1 << 16:
         cache.clear()
     pieces = []
