@@ -24,9 +24,9 @@ SPACE_RUN_CAP = 32
 _LONG_SPACE_RE = re.compile(rf"[ \t]{{{SPACE_RUN_CAP + 1},}}+")
 
 
-def _tag_note(run: str) -> str:
+def _tag_note(run: str) -> Cleaned:
     spelled = "".join(chr(ord(c) - 0xE0000) for c in run if 0xE0020 <= ord(c) <= 0xE007E)
-    return f'tag characters "{spelled}"' if spelled else ""
+    return [("hidden", f'tag characters "{spelled}"')] if spelled else []
 
 
 def clean_text(text: str, *, code: bool = False) -> Cleaned:
@@ -37,9 +37,7 @@ def clean_text(text: str, *, code: bool = False) -> Cleaned:
     if "\U000e0000" <= max(text, default="\0"):
         for m in _TAG_RUN_RE.finditer(text):
             out += _without_tags(text[pos : m.start()], code)
-            note = _tag_note(m.group())
-            if note:
-                out.append(("hidden", note))
+            out += _tag_note(m.group())
             pos = m.end()
     return out + _without_tags(text[pos:], code)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import secrets
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, cast
 
 import cmarkgfm  # type: ignore[import-untyped]
 from cmarkgfm.cmark import Options  # type: ignore[import-untyped]
@@ -102,8 +102,7 @@ def render(text: str) -> View:
 
 
 def _html(text: str, options: int = _OPTIONS) -> str:
-    html: str = cmarkgfm.github_flavored_markdown_to_html(text, options=options)
-    return html
+    return cast(str, cmarkgfm.github_flavored_markdown_to_html(text, options=options))
 
 
 class _Notes:
