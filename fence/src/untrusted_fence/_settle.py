@@ -169,16 +169,14 @@ def _replace(pieces: Sequence[Piece], spans: list[tuple[int, int]]) -> list[Piec
         while k < len(spans) and spans[k][0] < end:
             s, e = spans[k]
             if s >= pos:
-                if s > pos:
-                    out.append((kind, text[pos - start : s - start]))
+                out.append((kind, text[pos - start : s - start]))
                 out.append(("hidden" if kind == "hidden" else "marker", REPLACEMENT))
             pos = max(pos, min(e, end))
             if e > end:
                 break
             k += 1
-        if pos < end:
-            out.append((kind, text[pos - start :]))
-    return [(kind, text) for kind, text in out if text]
+        out.append((kind, text[pos - start :]))
+    return [(kind, text) for kind, text in out if text]  # (empty slices left out)
 
 
 def settle(pieces: Iterable[Piece]) -> tuple[Piece, ...]:
