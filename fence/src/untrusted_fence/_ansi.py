@@ -72,10 +72,8 @@ def _sgr_change(run: str, state: _Sgr) -> _Sgr:
             n = int(p) if p.isdigit() else -1
             if p in {"", "0"}:
                 conceal, fg, bg = False, None, None
-            elif n == 8:
-                conceal = True
-            elif n == 28:
-                conceal = False
+            elif n in (8, 28):  # conceal, reveal
+                conceal = n == 8
             elif 30 <= n <= 37 or 90 <= n <= 97:
                 fg = (n - 30,) if n < 90 else (n - 90 + 8,)
             elif 40 <= n <= 47 or 100 <= n <= 107:
@@ -86,10 +84,7 @@ def _sgr_change(run: str, state: _Sgr) -> _Sgr:
                 bg = None
             elif n in (38, 48):
                 colour, i = _colour(params, i)
-                if n == 38:
-                    fg = colour
-                else:
-                    bg = colour
+                fg, bg = (colour, bg) if n == 38 else (fg, colour)
                 continue
             i += 1
     return _Sgr(conceal, fg, bg)
