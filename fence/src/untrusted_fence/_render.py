@@ -96,8 +96,7 @@ def render(text: str) -> View:
     if "]:" in text or _INFO_WORDS_RE.search(text) or _DELIMITER_ROW_RE.search(text):
         out = _put_back(text, out, note)
     out = _dropped_tokens(out, note)
-    root = LexborHTMLParser(out, is_fragment=True).root
-    pieces = walk(root, note.name, note.texts)
+    pieces = walk(LexborHTMLParser(out, is_fragment=True).root, note.name, note.texts)
     return View(settle(written(pieces)), "rendered", dropped=dropped)
 
 
