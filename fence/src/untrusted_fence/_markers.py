@@ -36,7 +36,6 @@ View = Callable[[str], str]
 Span = tuple[int, int]
 
 # -- the words --------------------------------------------------------------------------------
-
 _SEPS = " \t._-*|/\\"
 # Anything but a letter or a digit on a line, as a whole-line phrase's frame: the same run as
 # (?:[^\w\n]|_)*+, as class runs instead of a branch per character.
@@ -382,7 +381,6 @@ def _plain_spans(text: str) -> list[Span]:
 
 
 # -- entities decoded, tags cut ------------------------------------------------------------------
-
 _ENTITY_RE = re.compile(
     r"&(?:#[0-9]{1,8}+;?|#[xX][0-9a-fA-F]{1,8}+;?|[A-Za-z][A-Za-z0-9]{1,31}+;?)"
 )
@@ -467,9 +465,8 @@ def merge(spans: list[Span]) -> list[Span]:
 
 
 def marker_spans(text: str, decode: bool = False) -> list[Span]:
-    """Sorted, non-overlapping (merged) spans of ``text``, in ``text``'s own offsets, each
-    covering one marker found in any view (with ``decode``, also in the entity-decoded and
-    tag-cut views)."""
+    """Sorted, merged spans of ``text`` covering each marker found in any view (with ``decode``,
+    also in the entity-decoded and tag-cut views)."""
     spans = _plain_spans(text)
     if decode:
         for edits in _edit_lists(text):
