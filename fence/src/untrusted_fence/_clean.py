@@ -34,11 +34,10 @@ def clean_text(text: str, *, code: bool = False) -> Cleaned:
     spelled out, a concealed or payload ANSI span).  ``code``: no space-run cap."""
     out: Cleaned = []
     pos = 0
-    if "\U000e0000" <= max(text, default="\0"):
-        for m in _TAG_RUN_RE.finditer(text):
-            out += _without_tags(text[pos : m.start()], code)
-            out += _tag_note(m.group())
-            pos = m.end()
+    for m in _TAG_RUN_RE.finditer(text):
+        out += _without_tags(text[pos : m.start()], code)
+        out += _tag_note(m.group())
+        pos = m.end()
     return out + _without_tags(text[pos:], code)
 
 

@@ -404,14 +404,11 @@ def _edit_lists(text: str) -> list[list[_Edit]]:
     """The edits of the entity-decoded view, the tag-cut view and the tag-cut view with the
     entities outside tags decoded (those that differ from the text, and from each other)."""
     entities: list[_Edit] = []
-    if "&" in text:
-        for m in _ENTITY_RE.finditer(text):
-            decoded = _decode_entity(m.group())
-            if decoded != m.group():
-                entities.append((m.start(), m.end(), decoded))
-    tags: list[_Edit] = []
-    if "<" in text and ">" in text:
-        tags = [(m.start(), m.end(), "") for m in _TAG_RE.finditer(text)]
+    for m in _ENTITY_RE.finditer(text):
+        decoded = _decode_entity(m.group())
+        if decoded != m.group():
+            entities.append((m.start(), m.end(), decoded))
+    tags: list[_Edit] = [(m.start(), m.end(), "") for m in _TAG_RE.finditer(text)]
     out = [entities] if entities else []
     if tags:
         out.append(tags)
