@@ -1,15 +1,12 @@
 """untrusted-fence: show an AI agent what a reader on GitHub sees of untrusted text, inside a
-fence the text cannot close, imitate or hide things in.
+fence the text cannot close, imitate or hide things in (docs/fence.md).
 
-- :func:`render` renders a text as GitHub does (cmark-gfm, an HTML5 parse, GitHub's sanitizer
-  allowlist) into a :class:`View`: the visible text as light Markdown, every fragment no
-  reader sees inside :data:`HIDDEN_OPEN` ... :data:`HIDDEN_CLOSE`, cleaned, free of markers.
-  :func:`plain` does the same for a text that is not Markdown.
-- :func:`fence` cuts a view (or renders a string) and fences it with a fresh nonce
-  (:class:`Fenced`); cutting again never renders again.
-- :func:`is_blank` is the seed's cheap raw check (white space and invisible characters only),
-  safe on anyone's text; :func:`shows_nothing` renders.  :func:`one_line` is for titles.
-- :data:`MARKER_REPLACEMENT` is what every marker shape is rewritten to.
+- :func:`render` renders a text as GitHub does into a :class:`View`: the visible text as light
+  Markdown, every fragment no reader sees inside :data:`HIDDEN_OPEN` ... :data:`HIDDEN_CLOSE`,
+  cleaned, free of markers.  :func:`plain` does the same for a text that is not Markdown.
+- :func:`fence` cuts a view (or renders a string) and fences it with a fresh nonce.
+- :func:`is_blank` is the seed's cheap raw check, safe on anyone's text; :func:`shows_nothing`
+  renders.  :func:`one_line` is for titles.
 
 Importing the package imports nothing: each name is loaded on first use.
 """
@@ -52,36 +49,25 @@ __all__ = [
     "shows_nothing",
 ]
 
-# Each public name: the private module that holds it, and its name there.
-_WHERE = {
-    "is_forbidden": ("_chars", "is_forbidden"),
-    "is_unassigned": ("_chars", "is_unassigned"),
-    "WHITESPACE": ("_clean", "WHITESPACE"),
-    "is_blank": ("_clean", "is_blank"),
-    "DEFAULT_MAX_CHARS": ("_fence", "DEFAULT_MAX_CHARS"),
-    "NONCE_HEX_DIGITS": ("_fence", "NONCE_HEX_DIGITS"),
-    "Fenced": ("_fence", "Fenced"),
-    "Kind": ("_fence", "Kind"),
-    "fence": ("_fence", "fence"),
-    "one_line": ("_fence", "one_line"),
-    "MARKER_REPLACEMENT": ("_markers", "REPLACEMENT"),
-    "has_marker": ("_markers", "has_marker"),
-    "View": ("_render", "View"),
-    "clean": ("_render", "clean"),
-    "plain": ("_render", "plain"),
-    "render": ("_render", "render"),
-    "shows_nothing": ("_render", "shows_nothing"),
-    "HIDDEN_CLOSE": ("_settle", "HIDDEN_CLOSE"),
-    "HIDDEN_OPEN": ("_settle", "HIDDEN_OPEN"),
-    "UNICODE_VERSION": ("_tables", "UNICODE_VERSION"),
+# Each public name, by the private module that holds it (MARKER_REPLACEMENT is REPLACEMENT there).
+_MODULES = {
+    "_chars": ("is_forbidden", "is_unassigned"),
+    "_clean": ("WHITESPACE", "is_blank"),
+    "_fence": ("DEFAULT_MAX_CHARS", "NONCE_HEX_DIGITS", "Fenced", "Kind", "fence", "one_line"),
+    "_markers": ("MARKER_REPLACEMENT", "has_marker"),
+    "_render": ("View", "clean", "plain", "render", "shows_nothing"),
+    "_settle": ("HIDDEN_CLOSE", "HIDDEN_OPEN"),
+    "_tables": ("UNICODE_VERSION",),
 }
+_WHERE = {name: module for module, names in _MODULES.items() for name in names}
 
 
 def __getattr__(name: str) -> Any:
-    where = _WHERE.get(name)
-    if where is None:
+    module = _WHERE.get(name)
+    if module is None:
         raise AttributeError(f"module 'untrusted_fence' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"._{where[0][1:]}", __name__), where[1])
+    own_name = "REPLACEMENT" if name == "MARKER_REPLACEMENT" else name
+    value = getattr(importlib.import_module(f".{module}", __name__), own_name)
     globals()[name] = value
     return value
 

@@ -13,13 +13,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = [
-    "BLOCKS",
-    "CMARK_ATTRIBUTES",
-    "ELEMENTS",
-    "REMOVED_WITH_CONTENT",
-    "shown_target",
-]
+__all__ = ["BLOCKS", "CMARK_ATTRIBUTES", "ELEMENTS", "REMOVED_WITH_CONTENT", "shown_target"]
 
 ELEMENTS = frozenset(
     {

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["AnsiResult", "blank_out", "strip_ansi"]
+__all__ = ["AnsiResult", "strip_ansi"]
 
 _TRIGGER_RE = re.compile(r"[\x1b\x90\x98\x9b\x9d\x9e\x9f]")
 # A control sequence (CSI, incomplete ones included so no "[31" residue stays) or a 2-byte
@@ -27,12 +27,10 @@ _SGR_RE = re.compile(r"(?:\x1b\[|\x9b)([0-9;:]*+)m")
 
 @dataclass(frozen=True, slots=True)
 class AnsiResult:
-    """Text with every sequence removed; ``hidden`` spans (payloads, concealed text) in it;
-    ``masked`` is ``text`` with the payload spans overwritten by ``x`` (for the Markdown scan)."""
+    """Text with every sequence removed, and the ``hidden`` spans in it (payloads, concealed)."""
 
     text: str
     hidden: tuple[tuple[int, int], ...]
-    masked: str
 
 
 Colour = tuple[int, ...] | None
@@ -74,10 +72,8 @@ def _sgr_change(run: str, state: _Sgr) -> _Sgr:
             n = int(p) if p.isdigit() else -1
             if p in {"", "0"}:
                 conceal, fg, bg = False, None, None
-            elif n == 8:
-                conceal = True
-            elif n == 28:
-                conceal = False
+            elif n in (8, 28):  # conceal, reveal
+                conceal = n == 8
             elif 30 <= n <= 37 or 90 <= n <= 97:
                 fg = (n - 30,) if n < 90 else (n - 90 + 8,)
             elif 40 <= n <= 47 or 100 <= n <= 107:
@@ -88,58 +84,35 @@ def _sgr_change(run: str, state: _Sgr) -> _Sgr:
                 bg = None
             elif n in (38, 48):
                 colour, i = _colour(params, i)
-                if n == 38:
-                    fg = colour
-                else:
-                    bg = colour
+                fg, bg = (colour, bg) if n == 38 else (fg, colour)
                 continue
             i += 1
     return _Sgr(conceal, fg, bg)
 
 
-# 7-bit only forms, each starting with a literal ESC so the regex engine scans for it quickly.
+# 7-bit only forms, starting with a literal ESC so the regex engine scans for it quickly.  What
+# can hide text: a command string's opener, a conceal, or a background colour (only then can
+# text be drawn in its own background colour).
 _C1 = "\x90\x98\x9b\x9d\x9e\x9f"
-_STRING_OPEN_7_RE = re.compile(r"\x1b[\]PX^_]")
-_CONCEAL_7_RE = re.compile(r"\x1b\[(?:[0-9;:]*[;:])?8(?:[;:][0-9;:]*+)?m")
-# A background colour: only then can text be drawn in its own background colour.
-_BACKGROUND_7_RE = re.compile(r"\x1b\[(?:[0-9;:]*[;:])?(?:4[0-8]|10[0-7])(?:[;:][0-9;:]*+)?m")
+_MAY_HIDE_7_RE = re.compile(
+    r"\x1b(?:[\]PX^_]|\[(?:[0-9;:]*[;:])?(?:8|4[0-8]|10[0-7])(?:[;:][0-9;:]*+)?m)"
+)
 _ONE_7 = r"\x1b(?:\[[0-?]*+[ -/]*+[@-~]?|[ -/]*+[0-Z\\`-~]?)"
 _SIMPLE_7_RE = re.compile(rf"{_ONE_7}(?:{_ONE_7})*+")
 
 
-def blank_out(text: str) -> str:
-    """``text`` with every character but LF replaced by ``x`` (same length, same lines)."""
-    return "\n".join(["x" * len(line) for line in text.split("\n")])
-
-
-def _has_trigger(text: str) -> bool:
-    """``_TRIGGER_RE.search(text) is not None``, mostly without a regex scan: the C1
-    introducers are U+0090-U+009F, whose UTF-8 form starts with the byte 0xC2."""
-    if "\x1b" in text:
-        return True
-    if text.isascii() or b"\xc2" not in text.encode("utf-8", "surrogatepass"):
-        return False
-    return _TRIGGER_RE.search(text) is not None
-
-
 def strip_ansi(text: str) -> AnsiResult:
-    if not _has_trigger(text):
-        return AnsiResult(text, (), text)
-    if (
-        not any(c in text for c in _C1)
-        and _STRING_OPEN_7_RE.search(text) is None
-        and _CONCEAL_7_RE.search(text) is None
-        and _BACKGROUND_7_RE.search(text) is None
-    ):
+    if _TRIGGER_RE.search(text) is None:
+        return AnsiResult(text, ())
+    if not any(c in text for c in _C1) and _MAY_HIDE_7_RE.search(text) is None:
         # No command string and no conceal: nothing is hidden, whole sequences are removed.
         out = _SIMPLE_7_RE.sub("", text)
-        return AnsiResult(out, (), out)
+        return AnsiResult(out, ())
     return _strip_with_hidden(text)
 
 
 def _strip_with_hidden(text: str) -> AnsiResult:
     out: list[str] = []
-    masked: list[str] = []
     hidden: list[tuple[int, int]] = []
     pos = 0
     length = 0
@@ -148,7 +121,6 @@ def _strip_with_hidden(text: str) -> AnsiResult:
     for m in _ANSI_RE.finditer(text):
         plain = text[pos : m.start()]
         out.append(plain)
-        masked.append(plain)
         length += len(plain)
         pos = m.end()
         if m.group("simple") is not None:
@@ -164,13 +136,11 @@ def _strip_with_hidden(text: str) -> AnsiResult:
         if payload:
             hidden.append((length, length + len(payload)))
             out.append(payload)
-            masked.append(blank_out(payload))
             length += len(payload)
     rest = text[pos:]
     out.append(rest)
-    masked.append(rest)
     length += len(rest)
     if state.hidden and length > conceal_start:
         hidden.append((conceal_start, length))
     hidden.sort()
-    return AnsiResult("".join(out), tuple(hidden), "".join(masked))
+    return AnsiResult("".join(out), tuple(hidden))

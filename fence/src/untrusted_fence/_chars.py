@@ -1,8 +1,7 @@
 """Code point classes and character-level cleaning, decided against the pinned Unicode tables.
 
-Speed: most text is made of a few common, assigned, allowed blocks.  Those are recognised by
-a short character class; only runs outside it go through a memoised per-code-point decision
-(``str.translate``), so every step stays in C and linear.
+Speed: each code point's decision is made once and remembered, and a text is mapped by
+``str.translate``, so every step stays in C and linear.
 """
 
 from __future__ import annotations
@@ -47,10 +46,6 @@ def is_forbidden(cp: int) -> bool:
 def is_unassigned(cp: int) -> bool:
     """Whether a code point is unassigned (Cn) in Unicode 18.0.0 and not otherwise forbidden."""
     return _in(_tables.UNASSIGNED, _UNASSIGNED_LO, cp)
-
-
-def _is_mark(cp: int) -> bool:
-    return _in(_tables.COMBINING_MARKS, _MARKS_LO, cp)
 
 
 # Heavy brackets and their lookalikes: only the fence's own hidden marks may use these.
@@ -113,12 +108,9 @@ def _all_kept(chars: set[str]) -> bool:
 
 
 def clean_chars(text: str) -> str:
-    """Character-level cleaning; idempotent and NFKC-stable (Unicode 18.0.0).
-
-    Line separators become LF; blank-looking visible characters become spaces; forbidden code
-    points are removed before and after NFKC (removal can make new compositions); code points
-    unassigned in Unicode 18.0.0 become U+FFFD; heavy brackets become plain ones.
-    """
+    """Character-level cleaning, idempotent and NFKC-stable: line separators become LF,
+    blank-looking characters spaces, unassigned code points U+FFFD, heavy brackets plain ones;
+    forbidden code points go, before and after NFKC (removal can make new compositions)."""
     if text.isascii():
         return _ASCII_CONTROL_RE.sub("", text)
     if _all_kept(set(text)) and normalize("NFKC", text) == text:
@@ -133,7 +125,7 @@ _MARKMAP: dict[int, int | None] = {}
 
 
 def _mark_or_keep(cp: int) -> int | None:
-    return None if _is_mark(cp) else cp
+    return None if _in(_tables.COMBINING_MARKS, _MARKS_LO, cp) else cp
 
 
 def strip_marks(text: str) -> str:
@@ -173,18 +165,13 @@ _LOOKALIKE_NAME_RE = re.compile(
 LETTER_LOOKALIKES = _letter_lookalikes()
 
 
-def _fold_slow(text: str) -> str:
-    text = text.translate(LETTER_LOOKALIKES)
+def _fold_char(cp: int) -> str:
+    text = chr(cp).translate(LETTER_LOOKALIKES)
     text = strip_marks(_skeleton(strip_marks(_skeleton(text).casefold())))
-    text = text.translate(LETTER_LOOKALIKES)
-    return text.replace("rn", "m").replace("l", "i")
+    return text.translate(LETTER_LOOKALIKES).replace("rn", "m").replace("l", "i")
 
 
 _FOLDMAP: dict[int, str] = {}
-
-
-def _fold_char(cp: int) -> str:
-    return _fold_slow(chr(cp))
 
 
 # The fold of ASCII as a byte table (each character that folds to one character; bytes >= 0x80
@@ -196,12 +183,9 @@ ASCII_EXPANDING = [(chr(c), _fold_char(c)) for c in range(128) if len(_fold_char
 
 
 def fold(text: str) -> str:
-    """A lossy detection view: lookalikes (UTS #39 skeleton), case and combining marks folded.
-
-    Only for detection, character by character (each character's fold is remembered), then
-    "rn" read as "m".  The same function is applied to the patterns, so a letter and each of
-    its lookalikes, in any script and either case, fold alike.
-    """
+    """A lossy detection view: lookalikes (UTS #39 skeleton), case and combining marks folded,
+    character by character, then "rn" read as "m".  The patterns are folded too, so a letter
+    and each of its lookalikes, in any script and either case, fold alike."""
     if text.isascii():
         text = text.encode("ascii").translate(ASCII_FOLD_BYTES).decode("ascii")
         for char, folded in ASCII_EXPANDING:
@@ -218,8 +202,7 @@ def casefold(text: str) -> str:
 
 
 def delete_chars(text: str, ascii_chars: bytes, others: str = "") -> str:
-    """``text`` without the ASCII characters ``ascii_chars`` and the non-ASCII characters
-    ``others``."""
+    """``text`` without the ASCII characters ``ascii_chars`` and the characters ``others``."""
     out = text.encode("utf-8", "surrogatepass").translate(None, ascii_chars)
     text = out.decode("utf-8", "surrogatepass")
     for char in others:

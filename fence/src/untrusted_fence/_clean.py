@@ -1,13 +1,9 @@
-"""The seed's cleaning, applied to each piece of the worker's view after rendering.
+"""The seed's cleaning (docs/fence.md, "Cleaning"), applied to each piece of the worker's view.
 
-NFKC; ANSI escapes, zero-width, bidi, control and tag characters, variation selectors and the
-combining grapheme joiner removed; tab and newline kept; runs of spaces capped (never inside
-code).  Cleaning runs after rendering, never before: removing a zero-width character or
-NFKC of ``﹣﹣﹥`` before cmark-gfm would close an HTML comment GitHub keeps open.
-
-Tag characters (U+E0020 to U+E007E) spell ASCII invisibly ("ASCII smuggling"): a run of them is
-shown decoded in a hidden mark, then removed.  Concealed ANSI text and command-string payloads
-are hidden too.
+It runs after rendering, never before: removing a zero-width character or NFKC of ``﹣﹣﹥``
+before cmark-gfm would close an HTML comment GitHub keeps open.  Tag characters (U+E0020 to
+U+E007E) spell ASCII invisibly ("ASCII smuggling"): a run of them is shown decoded in a hidden
+mark, then removed.  Concealed ANSI text and command-string payloads are hidden too.
 """
 
 from __future__ import annotations
@@ -28,9 +24,9 @@ SPACE_RUN_CAP = 32
 _LONG_SPACE_RE = re.compile(rf"[ \t]{{{SPACE_RUN_CAP + 1},}}+")
 
 
-def _tag_note(run: str) -> str:
+def _tag_note(run: str) -> Cleaned:
     spelled = "".join(chr(ord(c) - 0xE0000) for c in run if 0xE0020 <= ord(c) <= 0xE007E)
-    return f'tag characters "{spelled}"' if spelled else ""
+    return [("hidden", f'tag characters "{spelled}"')] if spelled else []
 
 
 def clean_text(text: str, *, code: bool = False) -> Cleaned:
@@ -38,13 +34,10 @@ def clean_text(text: str, *, code: bool = False) -> Cleaned:
     spelled out, a concealed or payload ANSI span).  ``code``: no space-run cap."""
     out: Cleaned = []
     pos = 0
-    if "\U000e0000" <= max(text, default="\0"):
-        for m in _TAG_RUN_RE.finditer(text):
-            out += _without_tags(text[pos : m.start()], code)
-            note = _tag_note(m.group())
-            if note:
-                out.append(("hidden", note))
-            pos = m.end()
+    for m in _TAG_RUN_RE.finditer(text):
+        out += _without_tags(text[pos : m.start()], code)
+        out += _tag_note(m.group())
+        pos = m.end()
     return out + _without_tags(text[pos:], code)
 
 
@@ -81,9 +74,8 @@ _BLANK_RE = re.compile(
 
 
 def is_blank(text: str) -> bool:
-    """The seed's ``blank`` rule, decided on the raw text: it holds nothing but white space
-    and the invisible characters cleaning removes (zero-width, bidi, control, tag characters,
-    variation selectors).  One linear scan, no rendering: it runs before ``write-access``, on
-    anyone's text.  Text that only GitHub hides (an HTML comment) is not blank here; a
-    rendered :class:`View` with nothing shown decides that, after ``write-access``."""
+    """The seed's ``blank`` rule on the raw text: nothing but white space and the invisible
+    characters cleaning removes.  One linear scan, no rendering: it runs before
+    ``write-access``, on anyone's text.  Text that only GitHub hides (an HTML comment) is not
+    blank here; a rendered :class:`View` with nothing shown decides that, after it."""
     return _BLANK_RE.fullmatch(text) is not None

@@ -1,44 +1,11 @@
-r"""Guards: comment shapes that GitHub's renderer makes slow or huge, found on the raw text.
+"""Guards: comment shapes that GitHub's renderer makes slow or huge, found on the raw text.
 
-The fence renders a comment as GitHub does (cmark-gfm, then a lexbor fragment parse and a
-walk); a text that trips a guard takes the fallback instead (the cleaned raw source).  Each
-guard is one or two linear regular-expression scans of the text (at most 65,536 characters, LF
-only), never a render.  Figures: CPU ms of render + parse + walk at 64 KiB, best of 3, over
-three runs of ``tests/bench/fence_render_shapes.py`` on a shared two-core host; the plain
-comment took 2.0-5.1 ms there (HTML 2.3 x, 7,700 nodes), so 50 x plain is 100-250 ms.
-
-============  ==========  ============================================================
-guard         threshold   measurement
-============  ==========  ============================================================
-nesting       64 levels   ``">" * n + " x"``: 6,000-7,400 ms (lexbor is quadratic in
-                          depth), HTML 60 x; ``"> " * n``: 1,160-1,660 ms.  A line's
-                          depth: its container markers, plus the columns of white space
-                          between them beyond one each, halved (lines indented in steps
-                          of two nest lists; a tab counts four).  Just under, one line:
-                          1 ms.  Indented lists alone stay fast (250 levels, all that
-                          64 KiB holds: 1.8 ms); cmark-gfm stops lists at 100 levels.
-containers    4,096       Markers beyond the first on a line each open an element of
-                          ~56 bytes of HTML: ``">" * 64 + " x\n\n"`` repeated (under
-                          ``nesting``) gives HTML 56 x, 96-133 ms; ``"- " * 64`` 42 x.
-                          Just under, 4,095 of them and the plain comment: HTML 5.7 x.
-open-tags     64 open     ``"<ul><li>" * n``: 236-394 ms; ``"<div>" * n``: 179-228 ms.
-                          Start tags of non-void elements open, an end tag closes one
-                          of its name.  Just under: 64 formatting tags, which the parser
-                          clones into each of 21,000 paragraphs: 24-85 ms, 65,000 nodes.
-                          End tags the renderer escapes close here too; the densest such
-                          trick, ``"x " + "<ul><li>`</li></ul>`" * n``: 43-47 ms.  Tag-like
-                          text counts (``<<<untrusted-comment-end``, ``<s><!-->`` lines).
-table-cells   50,000      A delimiter row's columns times the lines after it up to a
-                          blank line.  2,000 columns, 28,000 rows: 1,000-2,200 ms, HTML
-                          310 x (cmark-gfm pads the rows).  Just under, 2,000 x 24 and
-                          the plain comment: 72-113 ms, HTML 30 x.
-============  ==========  ============================================================
-
-Not guarded: floods of one-character constructs (``"|x\n"`` rows of a one-column table,
-``"-\n"``, ``"~a"``, full 200-column tables) make 50,000-131,000 nodes and HTML of 21-29 x
-through the ``data-sourcepos`` attributes alone, linearly: 35-153 ms, the worst ``"|x\n"``
-rows (fastest single call 64 ms, 32 x the fastest plain call).  Refusing them would refuse
-ordinary lists and tables.
+A text that trips a guard takes the fallback (the cleaned raw source) instead of the renderer.
+Each guard is one or two linear regular-expression scans of the text (at most 65,536
+characters, LF only), never a render.  Why each threshold is where it is: lexbor is quadratic
+in nesting depth, each container marker beyond a line's first opens ~56 bytes of HTML, open
+raw-HTML tags are cloned into the paragraphs after them, and cmark-gfm pads every row to the
+table's columns.  docs/fence.md, "Guards and the fallback", gives the measurements.
 """
 
 from __future__ import annotations
@@ -84,6 +51,8 @@ def _markers(prefix: str) -> int:
 
 
 def _deep(text: str, limit: int) -> bool:
+    """A line's depth: its container markers, plus the columns of white space between them
+    beyond one each, halved (lines indented in steps of two nest lists; a tab counts four)."""
     for prefix in _LONG_PREFIX.findall(text):
         markers, columns = _markers(prefix), prefix.count(" ") + 4 * prefix.count("\t")
         if markers + max(0, columns - markers + 1) // 2 > limit:
@@ -97,6 +66,8 @@ def _containers(text: str, limit: int) -> bool:
 
 
 def _open_tags(text: str, limit: int) -> bool:
+    """Start tags of non-void elements open, an end tag closes one of its name.  Tag-like text
+    counts too, and end tags the renderer escapes close here (measured harmless)."""
     if text.count("<") <= limit:
         return False
     open_by_name: dict[str, int] = {}
@@ -138,7 +109,4 @@ GUARDS: tuple[Guard, ...] = (
 
 def guard(text: str) -> str | None:
     """The name of the first guard that ``text`` trips, or None: safe to render."""
-    for each in GUARDS:
-        if each.over(text, each.threshold):
-            return each.name
-    return None
+    return next((each.name for each in GUARDS if each.over(text, each.threshold)), None)

@@ -1,21 +1,19 @@
 """Fence-like markers in plain text: where they are, and the text with each one replaced.
 
-A marker is anything that reads like the fence's own framing or like a prompt's structure: a
-BEGIN/END UNTRUSTED line, ``<<<untrusted-comment-end …>>>``, chat-template tokens (``<|im_end|>``,
-``[INST]``), framing tags (``<system>``), role lines (``Assistant:``), role headings
-(``# System``), whole-line phrases ("END OF QUOTED TEXT", in several languages) and
-``{"role": "system"}``.
+A marker reads like the fence's own framing or a prompt's structure: ``BEGIN UNTRUSTED``,
+``<<<untrusted-comment-end …>>>``, ``<|im_end|>``, ``<system>``, ``Assistant:``, ``# System``,
+"END OF QUOTED TEXT" as a whole line (in several languages), ``{"role": "system"}``.
 
 Every rule is searched in two views of the text: its casefold and its lookalike fold (UTS #39
 skeleton, case, combining marks; from :mod:`._chars`).  Both may change lengths (``ß`` to
-``ss``, ``rn`` to ``m``); a match is mapped back character by character on its own line (the
-views map a text line by line).  Separators between the letters of a word (``E.N.D``) are
-allowed by the patterns.  With ``decode=True`` the views of the text with HTML entities decoded
-(``&#69;ND``), and with one-line HTML tags cut out (``E<b>N</b>D``) and then entities decoded,
-are searched too; a match there covers every entity or tag inside it.
+``ss``, ``rn`` to ``m``), so a match is mapped back character by character on its own line (the
+views map a text line by line).  The patterns allow separators between a word's letters
+(``E.N.D``).  With ``decode=True`` the text with HTML entities decoded (``&#69;ND``), with
+one-line tags cut out (``E<b>N</b>D``), and both, is searched too; a match there covers every
+entity or tag inside it.
 
 Every rule matches inside one line (a setext heading's underline is only looked at), except the
-fence's own syntax, which is also looked for with all separators and line breaks removed
+fence's own syntax, also looked for with all separators and line breaks removed
 (``<<<untrusted-`` on one line, ``comment-end`` on the next).
 """
 
@@ -38,7 +36,6 @@ View = Callable[[str], str]
 Span = tuple[int, int]
 
 # -- the words --------------------------------------------------------------------------------
-
 _SEPS = " \t._-*|/\\"
 # Anything but a letter or a digit on a line, as a whole-line phrase's frame: the same run as
 # (?:[^\w\n]|_)*+, as class runs instead of a branch per character.
@@ -106,8 +103,6 @@ _BARS = "|\u00a6\u2502\u2503\u2223\u01c0\uff5c\u2758\u23d0\u05c0"
 
 
 # -- the rules ---------------------------------------------------------------------------------
-
-
 def _cls(chars: str | set[str]) -> str:
     return "[" + "".join(re.escape(c) for c in sorted(chars)) + "]"
 
@@ -120,6 +115,7 @@ class _Rules:
 
     def __init__(self, view: View, casefold_view: bool) -> None:
         self.view = view
+        self.pieces: dict[str, str] = {}  # each character's own view (the view per call is slow)
         seps = {view(c) for c in _SEPS}
         # (The lookalike view folds "|" to "i": a letter is no separator.)
         self.seps = {c for c in seps if len(c) == 1 and not c.isalnum() and c != "\n"}
@@ -257,7 +253,6 @@ class _Rules:
                 r"(?=\n[ \t]{0,3}+(?:=++|-++)[ \t]*+(?:\n|\Z))"
             ),
         }
-        self.rules = {**rules, **line_rules}
         # Each rule alone: the engine skips ahead to a rule's first character (a literal or a
         # class), where a single regex of them all would enter every branch at every position
         # (16 ms against 3 ms on 64 KiB of prose, each view).  The line rules together, led by
@@ -290,8 +285,6 @@ _ALL = (_CASEFOLD, _FOLD)
 
 
 # -- one view: its matches, mapped back ----------------------------------------------------------
-
-
 def _view_spans(rules: _Rules, view: str) -> list[Span]:
     """The matches of every rule in ``view`` (spans of the view)."""
     spans = [m.span() for rx in rules.anywhere for m in rx.finditer(view)]
@@ -307,33 +300,17 @@ def _cross_spans(rules: _Rules, view: str) -> list[Span]:
     drop_ascii = "".join(c for c in rules.drop if c.isascii()).encode("ascii")
     drop_others = "".join(c for c in rules.drop if not c.isascii())
     compact = delete_chars(view, drop_ascii, drop_others)
-    if not any(k in compact for k in rules.cross_literals):
-        return []
-    if rules.cross.search(compact) is None:
+    if not any(k in compact for k in rules.cross_literals) or not rules.cross.search(compact):
         return []
     keep = [i for i, c in enumerate(view) if c not in rules.drop]
     return [(keep[m.start()], keep[m.end() - 1] + 1) for m in rules.cross.finditer(compact)]
-
-
-def _one_for_one(rules: _Rules, text: str, view: str) -> bool:
-    """Whether ``view`` maps ``text`` character for character."""
-    if len(view) != len(text):
-        return False
-    if rules.view is casefold:
-        return True  # (casefold never shortens a character: equal length, one for one)
-    # An ASCII text that no character lengthens: only "rn" to "m" shortens it.
-    return text.isascii() and not any(c in text for c, _ in ASCII_EXPANDING)
-
-
-# Each character's own view, by view (a per-character call of the view is slow).
-_PIECES: dict[int, dict[str, str]] = {id(casefold): {}, id(fold): {}}
 
 
 def _line_map(rules: _Rules, line: str, view_line: str) -> tuple[list[int], list[int]] | None:
     """For each character of ``view_line`` (the view of ``line``), the start and end of the
     characters of ``line`` it comes from, with any that fold to nothing after them (None: the
     characters' views do not make the line's)."""
-    cache = _PIECES[id(rules.view)]
+    cache = rules.pieces
     if len(cache) > 1 << 16:
         cache.clear()
     pieces = []
@@ -363,7 +340,12 @@ def _line_starts(text: str) -> list[int]:
 def _back(rules: _Rules, text: str, view: str, spans: list[Span]) -> list[Span]:
     """Spans of ``view`` as spans of ``text``: each end mapped on its own line (the views map
     a text line by line), a character that came from several covering all of them."""
-    if _one_for_one(rules, text, view):
+    # A view of the text's length maps it character for character: casefold never shortens a
+    # character, and fold only shortens "rn" (to "m") in ASCII that no character lengthens.
+    if len(view) == len(text) and (
+        rules.view is casefold
+        or (text.isascii() and not any(c in text for c, _ in ASCII_EXPANDING))
+    ):
         return spans
     t_starts, v_starts = _line_starts(text), _line_starts(view)
     if len(t_starts) != len(v_starts):  # (never: no character's view holds a line break)
@@ -399,7 +381,6 @@ def _plain_spans(text: str) -> list[Span]:
 
 
 # -- entities decoded, tags cut ------------------------------------------------------------------
-
 _ENTITY_RE = re.compile(
     r"&(?:#[0-9]{1,8}+;?|#[xX][0-9a-fA-F]{1,8}+;?|[A-Za-z][A-Za-z0-9]{1,31}+;?)"
 )
@@ -423,14 +404,11 @@ def _edit_lists(text: str) -> list[list[_Edit]]:
     """The edits of the entity-decoded view, the tag-cut view and the tag-cut view with the
     entities outside tags decoded (those that differ from the text, and from each other)."""
     entities: list[_Edit] = []
-    if "&" in text:
-        for m in _ENTITY_RE.finditer(text):
-            decoded = _decode_entity(m.group())
-            if decoded != m.group():
-                entities.append((m.start(), m.end(), decoded))
-    tags: list[_Edit] = []
-    if "<" in text and ">" in text:
-        tags = [(m.start(), m.end(), "") for m in _TAG_RE.finditer(text)]
+    for m in _ENTITY_RE.finditer(text):
+        decoded = _decode_entity(m.group())
+        if decoded != m.group():
+            entities.append((m.start(), m.end(), decoded))
+    tags: list[_Edit] = [(m.start(), m.end(), "") for m in _TAG_RE.finditer(text)]
     out = [entities] if entities else []
     if tags:
         out.append(tags)
@@ -472,8 +450,6 @@ class _Edited:
 
 
 # -- the API ---------------------------------------------------------------------------------------
-
-
 def merge(spans: list[Span]) -> list[Span]:
     """``spans`` sorted, overlapping and touching ones joined."""
     out: list[Span] = []
@@ -486,9 +462,8 @@ def merge(spans: list[Span]) -> list[Span]:
 
 
 def marker_spans(text: str, decode: bool = False) -> list[Span]:
-    """Sorted, non-overlapping (merged) spans of ``text``, in ``text``'s own offsets, each
-    covering one marker found in any view (with ``decode``, also in the entity-decoded and
-    tag-cut views)."""
+    """Sorted, merged spans of ``text`` covering each marker found in any view (with ``decode``,
+    also in the entity-decoded and tag-cut views)."""
     spans = _plain_spans(text)
     if decode:
         for edits in _edit_lists(text):
@@ -498,8 +473,8 @@ def marker_spans(text: str, decode: bool = False) -> list[Span]:
 
 
 def has_marker(text: str, decode: bool = False) -> bool:
-    """Whether any view of ``text`` holds a marker (the same search as :func:`marker_spans`:
-    on text without markers, which is most text, an early stop would save nothing)."""
+    """Whether any view of ``text`` holds a marker (:func:`marker_spans`: on most text, which
+    has none, an early stop would save nothing)."""
     return bool(marker_spans(text, decode))
 
 

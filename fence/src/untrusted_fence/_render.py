@@ -1,17 +1,10 @@
-"""Render a text as GitHub does, and write what a reader sees as the worker's view.
+"""Render a text as GitHub does (docs/fence.md, "The pipeline") into the worker's view.
 
-The pipeline: cmark-gfm (``cmarkgfm``: GitHub's extensions, unsafe HTML, footnotes, a single
-newline as a line break), then an HTML5 fragment parse (lexbor, through ``selectolax``), then
-GitHub's sanitizer allowlist (``_allowlist``), walked into pieces (``_writer``).  Only two
-things happen before cmark-gfm: CRLF and CR become LF, and lone surrogates become U+FFFD.  The
-seed's cleaning runs on each piece afterwards (``_clean``), then marker detection, to a fixed
-point (``_settle``).
-
-What the HTML5 parser drops from cmark-gfm's raw HTML (a doctype, a duplicate attribute, the
-attributes of ``html``/``head``/``body``), and the link-reference and footnote definitions
-cmark-gfm consumes, are found here and put back into the HTML as notes (an element with a
-per-render random name, which raw HTML cannot guess) at the place they stood, so the walk
-shows them hidden in document order.
+cmark-gfm, then an HTML5 fragment parse (lexbor) walked under GitHub's sanitizer allowlist
+(``_writer``), then cleaning and markers (``_settle``).  What cmark-gfm consumes (definitions,
+info words after the first, extra cells) and what the HTML5 parser would drop of raw HTML (a
+doctype, a duplicate attribute, root tags' attributes) are put back into the HTML here as
+notes, at the place they stood, so the walk shows them hidden in document order.
 """
 
 from __future__ import annotations
@@ -19,7 +12,7 @@ from __future__ import annotations
 import re
 import secrets
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, cast
 
 import cmarkgfm  # type: ignore[import-untyped]
 from cmarkgfm.cmark import Options  # type: ignore[import-untyped]
@@ -27,7 +20,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from ._guards import guard
 from ._settle import Piece, settle, written
-from ._writer import text_of, walk
+from ._writer import siblings, text_of, walk
 
 __all__ = ["RAW_LIMIT", "View", "clean", "plain", "render", "shows_nothing"]
 
@@ -40,29 +33,24 @@ _POSITIONED = _OPTIONS | Options.CMARK_OPT_SOURCEPOS
 # text together; the rest is cut before any work and counted in the truncation note.
 RAW_LIMIT = 1 << 17
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
-# Necessary conditions, on the source, for what the second render finds (a shortcut, each a
-# superset): a fence line with two info words, a table's delimiter row.
-# (Each tried once per run or line: a fence run only from its first character, a row only
-# from its line's start.)
+# A shortcut: what the second render finds needs a fence line with two info words or a table's
+# delimiter row (each tried once per run or line: a run from its first character, a row from
+# its line's start).
 _INFO_WORDS_RE = re.compile(r"(?:(?<!`)`{3,}+|(?<!~)~{3,}+)[ \t]*+[^ \t\n]++[ \t]++[^ \t\n]")
 _DELIMITER_ROW_RE = re.compile(r"(?m)^(?=[^\n|]*+\|)[ \t>*+\d.)|:-]*+$")
 _DEFINITION_BREAK = "]\u2060:"
-# Pieces that are not something a reader sees: the writer's markup, the marks' brackets, and
-# hidden fragments.
+# Pieces no reader sees as text: the writer's markup, the marks' brackets, hidden fragments.
 _NOT_SHOWN = frozenset({"markup", "inline", "mark", "open", "close", "hidden"})
 
 
 @dataclass(frozen=True, slots=True)
 class View:
-    """What a reader on GitHub sees of a text, as the worker will read it.
-
-    ``pieces`` are ``(kind, text)`` in order; their texts joined are :attr:`text`, the light
-    Markdown with hidden fragments inside ``⟦hidden: …⟧`` and collapsed ``<details>`` content
-    inside ``⟦collapsed: …⟧``.  ``path`` says how it was made: ``rendered``; ``fallback``, the
-    cleaned raw source of a text a guard kept from the renderer (``guard`` names it); or
-    ``plain``, a text that is not Markdown (a worker's message, a title).  ``dropped`` counts
-    raw characters cut before any work (beyond :data:`RAW_LIMIT`).
-    """
+    """What a reader on GitHub sees of a text, as the worker will read it: ``pieces``, whose
+    texts joined are :attr:`text`, the light Markdown with hidden fragments in ``⟦hidden: …⟧``
+    and collapsed ``<details>`` content in ``⟦collapsed: …⟧``.  ``path``: ``rendered``;
+    ``fallback``, the cleaned raw source of a text a guard (``guard``) kept from the renderer;
+    or ``plain``, a text that is not Markdown.  ``dropped`` counts the raw characters cut
+    before any work (beyond :data:`RAW_LIMIT`)."""
 
     pieces: tuple[Piece, ...]
     path: Literal["rendered", "fallback", "plain"]
@@ -84,17 +72,11 @@ class View:
 
 
 def _prepare(text: str) -> tuple[str, int]:
+    """The only changes before rendering: CRLF and CR become LF, and a lone surrogate (which
+    cmarkgfm refuses) U+FFFD; and how many characters beyond :data:`RAW_LIMIT` were cut."""
     dropped = max(0, len(text) - RAW_LIMIT)
-    if dropped:
-        text = text[:RAW_LIMIT]
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    if not text.isascii():
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:  # a lone surrogate, which cmarkgfm refuses
-            text = _SURROGATE_RE.sub("\ufffd", text)
-    return text, dropped
+    text = text[:RAW_LIMIT].replace("\r\n", "\n").replace("\r", "\n")
+    return _SURROGATE_RE.sub("\ufffd", text), dropped
 
 
 def plain(text: str) -> View:
@@ -114,22 +96,19 @@ def render(text: str) -> View:
     if "]:" in text or _INFO_WORDS_RE.search(text) or _DELIMITER_ROW_RE.search(text):
         out = _put_back(text, out, note)
     out = _dropped_tokens(out, note)
-    root = LexborHTMLParser(out, is_fragment=True).root
-    pieces = walk(root, note.name, note.texts)
+    pieces = walk(LexborHTMLParser(out, is_fragment=True).root, note.name, note.texts)
     return View(settle(written(pieces)), "rendered", dropped=dropped)
 
 
 def _html(text: str, options: int = _OPTIONS) -> str:
-    html: str = cmarkgfm.github_flavored_markdown_to_html(text, options=options)
-    return html
+    return cast(str, cmarkgfm.github_flavored_markdown_to_html(text, options=options))
 
 
 class _Notes:
-    """Hidden text put back into the HTML as an attribute of a tag: ``NAME=3_4``, where NAME
-    is a per-render random name (raw HTML cannot guess it) and 3 and 4 index the texts.  It
-    holds no quote, ">" or "<": wherever the tag stands, in an attribute value or a tag the
-    text left open, it changes nothing of how the HTML parses; it is only more of that
-    (hidden) value, or one more attribute."""
+    """Hidden text put back into the HTML as an attribute of a tag: ``NAME=3_4``, NAME a
+    per-render random name (raw HTML cannot guess it), 3 and 4 the texts' numbers.  It holds no
+    quote, ">" or "<", so wherever the tag stands (in an attribute value, in a tag the text left
+    open) the HTML parses as it did: it is more of that hidden value, or one more attribute."""
 
     def __init__(self) -> None:
         self.name = "data-cw-" + secrets.token_hex(8)
@@ -157,10 +136,9 @@ _DROPPED_ATTRIBUTES = frozenset({"html", "head", "body"})
 
 def _dropped_tokens(out: str, note: _Notes) -> str:
     """cmark-gfm's HTML with what the HTML5 parser would drop of its raw HTML made visible to
-    the walk, each change keeping how the HTML parses: a doctype becomes a bogus comment (one
-    space after its "<!": no character that ends or opens anything), a root tag (``html``,
-    ``head``, ``body``, which a fragment parse ignores) an unknown element, whose attributes
-    the walk hides, and a duplicate attribute a note in its tag."""
+    the walk, keeping how the HTML parses: a doctype becomes a bogus comment (a space after
+    "<!" ends or opens nothing), a root tag (which a fragment parse ignores) an unknown
+    element, whose attributes the walk hides, and a duplicate attribute a note in its tag."""
     if "<!" not in out and "=" not in out:
         return out
 
@@ -193,23 +171,13 @@ _BACKREF = " \u21a9"  # a footnote's "↩" back to its reference, after its last
 _CELL_RE = re.compile(r"<t[dh] data-sourcepos")
 
 
-@dataclass(frozen=True, slots=True)
-class _Tag:
-    """One of cmark-gfm's own tags with a source position: its offset in the render without
-    positions, its name, its source line and column (in bytes), and what cmark-gfm kept of
-    the line: a table row's cells, a code block's info words (1 with a language, else 0)."""
-
-    at: int
-    name: str
-    line: int
-    column: int
-    kept: int
-
-
-def _tags(out: str, positioned: str) -> list[_Tag]:
-    """cmark-gfm's own tags.  The two renders differ only by the positions cmark-gfm adds
-    inside its own tags, so a position found in ``positioned`` is one it added when ``out``
-    does not hold the same text at that place (raw HTML cannot put text inside its tags)."""
+def _tags(out: str, positioned: str) -> list[tuple[int, str, int, int, int]]:
+    """cmark-gfm's own tags, each as its offset in ``out``, its name, its source line and
+    column (in bytes), and what cmark-gfm kept of the line: a table row's cells, a code block's
+    info words (1 with a language, else 0).  The two renders differ only by the positions
+    cmark-gfm adds inside its own tags, so a position found in ``positioned`` is one it added
+    when ``out`` does not hold the same text at that place (raw HTML cannot put text inside
+    its tags)."""
     found = []
     shift = 0  # how much longer ``positioned`` is than ``out`` before the current match
     for m in _SOURCEPOS_RE.finditer(positioned):
@@ -222,7 +190,7 @@ def _tags(out: str, positioned: str) -> list[_Tag]:
             kept = len(_CELL_RE.findall(positioned, m.end(), positioned.find("</tr>", m.end())))
         elif name == "pre":
             kept = int(positioned.startswith(' lang="', m.end()))
-        found.append(_Tag(lt - shift, name, int(m.group(1)), int(m.group(2)), kept))
+        found.append((lt - shift, name, int(m.group(1)), int(m.group(2)), kept))
         shift += len(m.group())
     return found
 
@@ -237,14 +205,14 @@ def _put_back(text: str, out: str, note: _Notes) -> str:
     notes: dict[int, list[str]] = {}  # by where each goes: after its tag's name
     pending = sorted(definitions)  # each goes before the first tag from its line on
     placed = 0
-    for tag in _tags(out, positioned):
-        here = notes.setdefault(tag.at + 1 + len(tag.name), [])
-        while placed < len(pending) and pending[placed] <= tag.line:
+    for at, name, line, column, kept in _tags(out, positioned):
+        here = notes.setdefault(at + 1 + len(name), [])
+        while placed < len(pending) and pending[placed] <= line:
             here.append(definitions.pop(pending[placed]))
             placed += 1
-        if tag.kept and tag.name in ("pre", "tr") and 0 < tag.line <= len(lines):
-            rest = lines[tag.line - 1].encode()[tag.column - 1 :].decode(errors="replace")
-            dropped = _info_words(rest) if tag.name == "pre" else _extra_cells(rest, tag.kept)
+        if kept and name in ("pre", "tr") and 0 < line <= len(lines):
+            rest = lines[line - 1].encode()[column - 1 :].decode(errors="replace")
+            dropped = _info_words(rest) if name == "pre" else _extra_cells(rest, kept)
             if dropped:
                 here.append(dropped)
     parts = []
@@ -276,36 +244,28 @@ def _extra_cells(row: str, kept: int) -> str:
 def _leaf_lines(positioned: str) -> dict[int, list[str]]:
     """The text lines of each paragraph and heading, by its start line in the source."""
     found: dict[int, list[str]] = {}
-    stack = []
-    node = LexborHTMLParser(positioned, is_fragment=True).root
-    while node is not None:
-        stack.append(node)
-        node = node.next
+    stack = siblings(LexborHTMLParser(positioned, is_fragment=True).root)
     while stack:
         node = stack.pop()
         if node.tag in _LEAVES:
             pos = node.attributes.get("data-sourcepos") or ""
             line = int(pos.split(":", 1)[0]) if pos[:1].isdigit() else 0
             found.setdefault(line, text_of(node).split("\n"))
-            continue
-        child = node.child
-        while child is not None:
-            stack.append(child)
-            child = child.next
+        else:
+            stack += siblings(node.child)
     return found
 
 
 def _definitions(text: str, positioned: str) -> dict[int, str]:
     """The definitions cmark-gfm consumed, by the source line of the block they start.
 
-    A definition is not findable from source positions: the paragraph, heading or list item
-    that follows it covers its lines.  Rendered again with every ``]:`` written ``]\\u2060:``,
-    each definition becomes visible text in its block (one line per source line: a newline
-    is a line break).  Each block of that render is aligned line by line with the block of
-    the first that starts on the same line: a line that holds the break and is not the next
-    shown line, and the lines that follow it up to the next shown line, are a definition's.
-    A block with no counterpart was all definitions.  A referenced footnote's label, before
-    its shown content, is hidden too.
+    Source positions cannot find them (the block that follows covers their lines), so the text
+    is rendered again with every ``]:`` written ``]\\u2060:``, which makes each definition
+    visible text in its block, a line per source line.  Each block is aligned line by line
+    with the first render's block on the same start line (none: it was all definitions): a
+    line holding the break that is not the next shown line, and those after it up to the next
+    shown line, are a definition's.  A referenced footnote's label, before its shown content,
+    is hidden too.
     """
     revealed = _leaf_lines(_html(text.replace("]:", _DEFINITION_BREAK), _POSITIONED))
     shown = _leaf_lines(positioned)
@@ -313,8 +273,7 @@ def _definitions(text: str, positioned: str) -> dict[int, str]:
     for line, lines in revealed.items():
         kept = shown.get(line, [])
         hidden: list[str] = []
-        j = 0
-        inside = False
+        j, inside = 0, False
         for got in lines:
             if j < len(kept) and got.replace(_DEFINITION_BREAK, "]:") == kept[j].rstrip(_BACKREF):
                 j, inside = j + 1, False

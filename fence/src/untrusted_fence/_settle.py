@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from itertools import accumulate
 
 from ._clean import SPACE_RUN_CAP, Cleaned, clean_text
 from ._markers import REPLACEMENT, marker_spans, merge, neutralise
@@ -40,7 +41,8 @@ _LONG_SPACE = " " * (SPACE_RUN_CAP + 1)  # a run the cleaning would cap
 _ESCAPED = r"[\\`*~\[\]%s]|<(?=[A-Za-z/!?])|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])"
 _ANYWHERE_RE = re.compile(_ESCAPED % "")
 _CELL_RE = re.compile(_ESCAPED % "|")  # in a table cell, a pipe too
-_LINE_START_RE = re.compile(r"([ \t]*)(?:([#>+=|-])|(\d{1,9})([.)]))")
+# Where a backslash goes at a line's start: before a block marker's character (\#, \-, 12\.).
+_LINE_START_RE = re.compile(r"[ \t]*+(?:(?=[#>+=|-])|\d{1,9}(?=[.)]))")
 
 
 def _escape(text: str, kind: str, line_start: bool) -> str:
@@ -48,10 +50,7 @@ def _escape(text: str, kind: str, line_start: bool) -> str:
     if line_start:
         m = _LINE_START_RE.match(text)
         if m is not None:
-            if m.group(2):
-                text = f"{m.group(1)}\\{text[m.end(1) :]}"
-            else:
-                text = f"{m.group(1)}{m.group(3)}\\{text[m.end(3) :]}"
+            text = f"{text[: m.end()]}\\{text[m.end() :]}"
     return text
 
 
@@ -89,9 +88,10 @@ def _part(kind: str, text: str) -> str:
     return text if kind in _EXACT else "\n" if kind in ("open", "close") else ""
 
 
-def _plain_map(pieces: Sequence[Piece]) -> tuple[list[int], list[int], list[int]]:
-    """For each piece that adds to the plain text: its start there, its start in the view, and
-    its index (made only when a marker was found in the plain text)."""
+def _to_view(pieces: Sequence[Piece]) -> Callable[[int, bool], int]:
+    """A map from an offset of the plain text to the view's: the start (or, for an ``end``, the
+    end) of that character of shown text or structure, or of the whole piece it is in."""
+    # Each piece that adds to the plain text: its start there, its start in the view, its index.
     plain_starts, view_starts, index = [], [], []
     p = v = 0
     for i, (kind, text) in enumerate(pieces):
@@ -102,7 +102,15 @@ def _plain_map(pieces: Sequence[Piece]) -> tuple[list[int], list[int], list[int]
             index.append(i)
             p += len(part)
         v += len(text)
-    return plain_starts, view_starts, index
+
+    def to_view(at: int, end: bool) -> int:
+        k = bisect_right(plain_starts, at) - 1
+        kind, text = pieces[index[k]]
+        if kind in _EXACT:
+            return view_starts[k] + (at - plain_starts[k]) + end
+        return view_starts[k] + (len(text) if end else 0)
+
+    return to_view
 
 
 def _spans(pieces: Sequence[Piece]) -> list[tuple[int, int]]:
@@ -110,11 +118,8 @@ def _spans(pieces: Sequence[Piece]) -> list[tuple[int, int]]:
     spans = marker_spans("".join([t for _, t in pieces]))
     found = marker_spans("".join([_part(k, t) for k, t in pieces]))
     if found:
-        plain_starts, view_starts, index = _plain_map(pieces)
-        for s, e in found:
-            first = _to_view(s, plain_starts, view_starts, index, pieces, end=False)
-            last = _to_view(e - 1, plain_starts, view_starts, index, pieces, end=True)
-            spans.append((first, last))
+        to_view = _to_view(pieces)
+        spans += [(to_view(s, False), to_view(e - 1, True)) for s, e in found]
     spans += _raw_spans(pieces)
     return merge(spans)
 
@@ -136,42 +141,22 @@ def _raw_spans(pieces: Sequence[Piece]) -> list[tuple[int, int]]:
         v += len(text)
     if not texts:
         return []
-    offsets = [0]
-    for text in texts[:-1]:
-        offsets.append(offsets[-1] + len(text) + len(_JOIN))
+    offsets = list(accumulate((len(text) + len(_JOIN) for text in texts[:-1]), initial=0))
     spans = []
     for s, e in marker_spans(_JOIN.join(texts), decode=True):
         i = bisect_right(offsets, s) - 1
         while i < len(texts) and offsets[i] < e:
-            lo, hi = (
-                max(s, offsets[i]) - offsets[i],
-                min(e, offsets[i] + len(texts[i])) - offsets[i],
-            )
+            lo = max(s, offsets[i]) - offsets[i]
+            hi = min(e, offsets[i] + len(texts[i])) - offsets[i]
             if lo < hi:
                 spans.append((starts[i] + lo, starts[i] + hi))
             i += 1
     return spans
 
 
-def _to_view(
-    p: int,
-    plain_starts: list[int],
-    view_starts: list[int],
-    index: list[int],
-    pieces: Sequence[Piece],
-    end: bool,
-) -> int:
-    k = bisect_right(plain_starts, p) - 1
-    kind, text = pieces[index[k]]
-    if kind in _EXACT:
-        return view_starts[k] + (p - plain_starts[k]) + end
-    return view_starts[k] + (len(text) if end else 0)
-
-
 def _replace(pieces: Sequence[Piece], spans: list[tuple[int, int]]) -> list[Piece]:
     out: list[Piece] = []
-    v = 0
-    k = 0
+    v = k = 0
     for kind, text in pieces:
         start, end = v, v + len(text)
         v = end
@@ -184,16 +169,14 @@ def _replace(pieces: Sequence[Piece], spans: list[tuple[int, int]]) -> list[Piec
         while k < len(spans) and spans[k][0] < end:
             s, e = spans[k]
             if s >= pos:
-                if s > pos:
-                    out.append((kind, text[pos - start : s - start]))
+                out.append((kind, text[pos - start : s - start]))
                 out.append(("hidden" if kind == "hidden" else "marker", REPLACEMENT))
             pos = max(pos, min(e, end))
             if e > end:
                 break
             k += 1
-        if pos < end:
-            out.append((kind, text[pos - start :]))
-    return [(kind, text) for kind, text in out if text]
+        out.append((kind, text[pos - start :]))
+    return [(kind, text) for kind, text in out if text]  # (empty slices left out)
 
 
 def settle(pieces: Iterable[Piece]) -> tuple[Piece, ...]:

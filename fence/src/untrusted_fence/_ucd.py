@@ -8,9 +8,8 @@ from typing import Literal, cast
 import regex  # type: ignore[import-untyped]
 import unicodedata2  # type: ignore[import-not-found]
 
-__all__ = ["UNIDATA_VERSION", "category", "grapheme_ends", "name", "normalize"]
+__all__ = ["category", "grapheme_ends", "name", "normalize"]
 
-UNIDATA_VERSION: str = unicodedata2.unidata_version
 _GRAPHEME = regex.compile(r"\X")
 
 

@@ -4,30 +4,29 @@ A piece is ``(kind, text)``:
 
 - ``text``: what a reader sees (``cell``: the same in a table, where ``|`` is escaped);
 - ``code``: a code block's or inline code's text, verbatim;
-- ``markup``: the writer's own light Markdown for structure: list markers, headings' ``#``,
-  fences, table pipes, line breaks with the prefixes of the quotes and lists they are in
-  (part of what a reader sees: a heading reads as a heading);
+- ``markup``: the writer's light Markdown for structure (list markers, headings' ``#``, fences,
+  table pipes, line breaks with their quote and list prefixes), which a reader sees as such;
 - ``inline``: its inline markup (``**``, ``~~``, ``<sup>``, backticks, a link's brackets),
   which a reader does not see as text;
 - ``hidden``: a raw fragment no reader sees (a comment, an attribute, script text);
 - ``target``: a link's href or an image's src that the sanitizer keeps;
 - ``open`` and ``close``: around the content of a collapsed ``<details>``.
 
-The walk is iterative, with an explicit stack: a text nests as deep as the guards allow, which
-is deeper than Python's recursion limit.
+The walk is iterative: a text nests as deep as the guards allow, deeper than Python's
+recursion limit.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from ._allowlist import BLOCKS, CMARK_ATTRIBUTES, ELEMENTS, REMOVED_WITH_CONTENT, shown_target
 
-__all__ = ["Piece", "text_of", "walk"]
+__all__ = ["Piece", "siblings", "text_of", "walk"]
 
 Piece = tuple[str, str]
 
@@ -66,22 +65,15 @@ class _Writer:
     def emit(self, kind: str, text: str) -> None:
         if self.texts and self.notes in text:
             # A note whose tag the text swallowed (into an attribute value, a comment): its
-            # own text there.
-            text = re.sub(
-                rf" {self.notes}=([0-9_]+)",
-                lambda m: (
-                    " ".join(self.texts[int(n)] for n in m.group(1).split("_"))
-                    if kind == "hidden"
-                    else ""
-                ),
-                text,
-            )
+            # own texts there in a hidden fragment, else nothing.
+            swallowed = self._swallowed if kind == "hidden" else ""
+            text = re.sub(rf" {self.notes}=([0-9_]+)", swallowed, text)
         if not text:
             return
         if self.pending and kind != "close":
             pending, self.pending = self.pending, 0
             if self.pieces:
-                self.newline(blank=pending == 2, outer=self.outer)
+                self.newline(blank=pending == 2)
             elif self.prefixes:
                 self.pieces.append(("markup", "".join(self.prefixes)))
         if self.cells and kind == "text":
@@ -91,21 +83,22 @@ class _Writer:
             self.at_line_start = False
             self.fresh = False
 
-    def newline(self, blank: bool = False, outer: int | None = None) -> None:
+    def _swallowed(self, note: re.Match[str]) -> str:
+        return " ".join(self.texts[int(n)] for n in note.group(1).split("_"))
+
+    def newline(self, blank: bool = False) -> None:
         if self.pieces and self.pieces[-1][0] in ("text", "cell"):
             kind, text = self.pieces[-1]
             self.pieces[-1] = (kind, text.rstrip(" "))
         if blank:  # (between two blocks: inside the containers both are in)
-            self.pieces.append(("markup", "\n" + "".join(self.prefixes[:outer]).rstrip()))
+            self.pieces.append(("markup", "\n" + "".join(self.prefixes[: self.outer]).rstrip()))
         self.pieces.append(("markup", "\n" + "".join(self.prefixes)))
         self.at_line_start = True
 
     def breaks(self, level: int) -> None:
         """A line break (1) or a blank line (2) before whatever comes next."""
         if not self.fresh:
-            self.outer = (
-                len(self.prefixes) if not self.pending else min(self.outer, len(self.prefixes))
-            )
+            self.outer = min(self.outer, len(self.prefixes)) if self.pending else len(self.prefixes)
             self.pending = max(self.pending, level)
 
     def text(self, node: LexborNode) -> None:
@@ -135,24 +128,36 @@ class _Writer:
         self.emit("text", text)
 
 
-Action = Callable[[_Writer], None]
-Stack = list["LexborNode | Action"]
-Handler = Callable[[LexborNode, str, "str | None", _Writer, Stack], None]
+# A handler writes an element: what comes before its content, then ``yield``s the nodes to walk
+# (its children, usually), then writes what comes after them.  A plain function walks nothing.
+Steps = Iterator[list[LexborNode]]
+Handler = Callable[[LexborNode, str, str | None, _Writer], Steps | None]
 
 
 def walk(first: LexborNode | None, notes: str = "", texts: Sequence[str] = ()) -> list[Piece]:
     """The pieces of the fragment whose first top-level node is ``first``.  An attribute named
     ``notes`` is a note the render put in: its value numbers the ``texts`` it hides."""
     w = _Writer(notes or "\0", texts)
-    stack: Stack = []
-    _push(stack, first)
+    stack: list[LexborNode | Steps] = [*reversed(siblings(first))]
     while stack:
         item = stack.pop()
-        if isinstance(item, LexborNode):
-            _enter(item, w, stack)
-        else:
-            item(w)
+        steps = _enter(item, w) if isinstance(item, LexborNode) else item
+        if steps is None:
+            continue
+        nodes = next(steps, None)
+        if nodes is not None:  # walk the nodes, then resume the handler
+            stack.append(steps)
+            stack.extend(reversed(nodes))
     return w.pieces
+
+
+def siblings(first: LexborNode | None) -> list[LexborNode]:
+    """``first`` and its following siblings, in document order."""
+    nodes = []
+    while first is not None:
+        nodes.append(first)
+        first = first.next
+    return nodes
 
 
 def text_of(node: LexborNode) -> str:
@@ -169,21 +174,6 @@ def text_of(node: LexborNode) -> str:
         elif current.child is not None:
             stack.append(current.child)
     return "".join(parts)
-
-
-def _inside(stack: Stack, node: LexborNode, leave: Action) -> None:
-    """Enter ``node``'s children, then run ``leave``."""
-    stack.append(leave)
-    _push(stack, node.child)
-
-
-def _push(stack: Stack, first: LexborNode | None) -> None:
-    """Push ``first`` and its following siblings, to be entered in document order."""
-    nodes = []
-    while first is not None:
-        nodes.append(first)
-        first = first.next
-    stack.extend(reversed(nodes))
 
 
 def _attributes(node: LexborNode, tag: str, w: _Writer, skip: tuple[str, ...] = ()) -> str | None:
@@ -206,7 +196,7 @@ def _attributes(node: LexborNode, tag: str, w: _Writer, skip: tuple[str, ...] = 
     return target
 
 
-def _enter(node: LexborNode, w: _Writer, stack: Stack) -> None:
+def _enter(node: LexborNode, w: _Writer) -> Steps | None:
     tag = node.tag
     if tag == "-text":
         w.text(node)
@@ -219,46 +209,52 @@ def _enter(node: LexborNode, w: _Writer, stack: Stack) -> None:
     elif tag is None:
         w.emit("hidden", node.html or "")  # a processing instruction (a bogus comment)
     elif tag.startswith("-"):
-        return  # a doctype: a fragment parse drops it (the render's pre-pass hides it)
-    elif tag in REMOVED_WITH_CONTENT:
+        pass  # a doctype: a fragment parse drops it (the render's pre-pass hides it)
+    elif tag in REMOVED_WITH_CONTENT or tag == "rp":  # <rp>: only browsers without ruby show it
         _attributes(node, tag, w)
         w.emit("hidden", text_of(node))
     elif tag == "template":
-        # The parser keeps a template's content apart; the sanitizer unwraps it (shown).
-        _push(stack, LexborHTMLParser(_template_content(node), is_fragment=True).root)
+        return _template(node)
     elif tag == "img":
         _image(node, w)
     else:
         target = _attributes(node, tag, w)
         handler = _HANDLERS.get(tag, _plain) if tag in ELEMENTS else _plain
-        handler(node, tag, target, w, stack)
+        return handler(node, tag, target, w)
+    return None
 
 
 _TEMPLATE_TAG_RE = re.compile(r"<(/?)template\b", re.I)
 
 
-def _template_content(node: LexborNode) -> str:
-    """The HTML of a template's content: its serialisation up to its own end tag (a
-    fragment's first node serialises its following siblings with it)."""
+def _template(node: LexborNode) -> Steps:
+    """The parser keeps a template's content apart; the sanitizer unwraps it (shown).  Its
+    HTML: the template's serialisation up to its own end tag (a fragment's first node
+    serialises its following siblings with it)."""
     html = node.html or ""
+    end = len(html)
     depth = 0
     for m in _TEMPLATE_TAG_RE.finditer(html):
         depth += -1 if m.group(1) else 1
         if depth == 0:
-            return html[html.find(">") + 1 : m.start()]
-    return html[html.find(">") + 1 :]
+            end = m.start()
+            break
+    yield siblings(LexborHTMLParser(html[html.find(">") + 1 : end], is_fragment=True).root)
 
 
-def _plain(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: Stack) -> None:
+def _plain(node: LexborNode, tag: str, target: str | None, w: _Writer) -> Steps:
     """A block on lines of its own, an inline wrapper, or an element the sanitizer unwraps."""
     if tag in BLOCKS:
         w.breaks(2)
-        stack.append(lambda w: w.breaks(2))
+        yield siblings(node.child)
+        w.breaks(2)
     elif tag in _WRAPS and tag in ELEMENTS and not (w.code or w.inline_code):
         before, after = _WRAPS[tag]
         w.emit("inline", before)
-        stack.append(lambda w: w.emit("inline", after))
-    _push(stack, node.child)
+        yield siblings(node.child)
+        w.emit("inline", after)
+    else:
+        yield siblings(node.child)
 
 
 def _image(node: LexborNode, w: _Writer) -> None:
@@ -275,66 +271,55 @@ def _image(node: LexborNode, w: _Writer) -> None:
         _attributes(node, "img", w)
 
 
-def _link(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: Stack) -> None:
+def _link(node: LexborNode, tag: str, target: str | None, w: _Writer) -> Steps:
     if node.attributes.get("class") == "footnote-backref":
         return  # cmark-gfm's "↩" back to the reference
-    if target is not None:
-        # In a code block a link's syntax would read as text: its target follows it.
-        w.emit("inline", "" if w.code else "[")
-
-        def leave(w: _Writer) -> None:
-            w.emit("inline", " <" if w.code else "](")
-            w.emit("target", target)
-            w.emit("inline", ">" if w.code else ")")
-
-        stack.append(leave)
-    _push(stack, node.child)
+    if target is None:
+        yield siblings(node.child)
+        return
+    # In a code block a link's syntax would read as text: its target follows it.
+    w.emit("inline", "" if w.code else "[")
+    yield siblings(node.child)
+    w.emit("inline", " <" if w.code else "](")
+    w.emit("target", target)
+    w.emit("inline", ">" if w.code else ")")
 
 
-def _sup(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: Stack) -> None:
+def _sup(node: LexborNode, tag: str, target: str | None, w: _Writer) -> Steps:
     if node.attributes.get("class") == "footnote-ref":
         w.emit("markup", f"[^{text_of(node).strip()}]")
     else:
-        _plain(node, tag, target, w, stack)
+        yield from _plain(node, tag, target, w)
 
 
-def _heading(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: Stack) -> None:
+def _heading(node: LexborNode, tag: str, target: str | None, w: _Writer) -> Steps:
     w.breaks(2)
     if tag not in ("h7", "h8"):  # allowed, but no browser knows them: a block of text
         w.emit("markup", "#" * int(tag[1]) + " ")
         w.fresh = True
-
-    def leave(w: _Writer) -> None:
-        w.fresh = False  # an empty heading: what follows is no part of it
-        w.breaks(2)
-
-    _inside(stack, node, leave)
+    yield siblings(node.child)
+    w.fresh = False  # an empty heading: what follows is no part of it
+    w.breaks(2)
 
 
-def _quote(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: Stack) -> None:
+def _quote(node: LexborNode, tag: str, target: str | None, w: _Writer) -> Steps:
     w.breaks(2)
     w.prefixes.append("> ")
-
-    def leave(w: _Writer) -> None:
-        w.prefixes.pop()
-        w.breaks(2)
-
-    _inside(stack, node, leave)
+    yield siblings(node.child)
+    w.prefixes.pop()
+    w.breaks(2)
 
 
-def _list(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: Stack) -> None:
+def _list(node: LexborNode, tag: str, target: str | None, w: _Writer) -> Steps:
     w.breaks(1 if w.counters else 2)  # a list in a list item starts on the next line
     start = node.attributes.get("start") or "1"
     w.counters.append(None if tag == "ul" else int(start) if start.isdigit() else 1)
-
-    def leave(w: _Writer) -> None:
-        w.counters.pop()
-        w.breaks(2)
-
-    _inside(stack, node, leave)
+    yield siblings(node.child)
+    w.counters.pop()
+    w.breaks(2)
 
 
-def _item(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: Stack) -> None:
+def _item(node: LexborNode, tag: str, target: str | None, w: _Writer) -> Steps:
     number = w.counters[-1] if w.counters else None
     if number is None:
         mark = "- "
@@ -345,20 +330,17 @@ def _item(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: Sta
     w.emit("markup", mark)
     w.fresh = True
     w.prefixes.append(" " * len(mark))
-    box = node.child
+    box = node.child  # a task box is written here; its <input> writes nothing
     if box is not None and box.tag == "input" and box.attributes.get("type") == "checkbox":
         w.emit("markup", "[x] " if "checked" in box.attributes else "[ ] ")
         w.fresh = True
-
-    def leave(w: _Writer) -> None:
-        w.prefixes.pop()
-        w.fresh = False  # an empty item: what follows starts on a line of its own
-        w.breaks(1)
-
-    _inside(stack, node, leave)
+    yield siblings(node.child)
+    w.prefixes.pop()
+    w.fresh = False  # an empty item: what follows starts on a line of its own
+    w.breaks(1)
 
 
-def _code_block(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: Stack) -> None:
+def _code_block(node: LexborNode, tag: str, target: str | None, w: _Writer) -> Steps:
     w.breaks(2)
     lang = node.attributes.get("lang") or ""
     # Backticks, or tildes when the info word holds a backtick (a backtick fence's cannot).
@@ -368,113 +350,76 @@ def _code_block(node: LexborNode, tag: str, target: str | None, w: _Writer, stac
     w.emit("code", lang)
     w.newline()
     w.code += 1
-
-    def leave(w: _Writer) -> None:
-        w.code -= 1
-        runs = [len(m) for k, t in w.pieces[start:] if k == "code" for m in _RUNS[mark].findall(t)]
-        fence = mark * max(3, max(runs, default=0) + 1)
-        w.pieces[start] = ("markup", fence)
-        if not w.at_line_start:
-            w.newline()
-        w.emit("markup", fence)
-        w.breaks(2)
-
-    _inside(stack, node, leave)
+    yield siblings(node.child)
+    w.code -= 1
+    runs = [len(m) for k, t in w.pieces[start:] if k == "code" for m in _RUNS[mark].findall(t)]
+    fence = mark * max(3, max(runs, default=0) + 1)
+    w.pieces[start] = ("markup", fence)
+    if not w.at_line_start:
+        w.newline()
+    w.emit("markup", fence)
+    w.breaks(2)
 
 
-def _inline_code(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: Stack) -> None:
+def _inline_code(node: LexborNode, tag: str, target: str | None, w: _Writer) -> Steps:
     if w.code:
-        _push(stack, node.child)
+        yield siblings(node.child)
         return
     w.emit("inline", "`")
     start = len(w.pieces) - 1
     w.inline_code += 1
-
-    def leave(w: _Writer) -> None:
-        w.inline_code -= 1
-        texts = [t for k, t in w.pieces[start + 1 :] if k == "code"]
-        runs = [len(m) for t in texts for m in _BACKTICKS_RE.findall(t)]
-        ticks = "`" * (max(runs, default=0) + 1)
-        pad = " " if texts and (texts[0].startswith("`") or texts[-1].endswith("`")) else ""
-        w.pieces[start] = ("inline", ticks + pad)
-        w.emit("inline", pad + ticks)
-
-    _inside(stack, node, leave)
+    yield siblings(node.child)
+    w.inline_code -= 1
+    texts = [t for k, t in w.pieces[start + 1 :] if k == "code"]
+    runs = [len(m) for t in texts for m in _BACKTICKS_RE.findall(t)]
+    ticks = "`" * (max(runs, default=0) + 1)
+    pad = " " if texts and (texts[0].startswith("`") or texts[-1].endswith("`")) else ""
+    w.pieces[start] = ("inline", ticks + pad)
+    w.emit("inline", pad + ticks)
 
 
-def _table_row(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: Stack) -> None:
+def _table_row(node: LexborNode, tag: str, target: str | None, w: _Writer) -> Steps:
     w.breaks(1)
     w.emit("markup", "|")
-    header = node.parent is not None and node.parent.tag == "thead"
-    cells = 0
-    child = node.child
-    while child is not None:
-        cells += child.tag in ("td", "th")
-        child = child.next
-
-    def leave(w: _Writer) -> None:
-        if header:
-            w.newline()
-            w.emit("markup", "|" + " --- |" * cells)
-        w.breaks(1)
-
-    _inside(stack, node, leave)
+    cells = siblings(node.child)
+    yield cells
+    if node.parent is not None and node.parent.tag == "thead":
+        w.newline()
+        w.emit("markup", "|" + " --- |" * sum(c.tag in ("td", "th") for c in cells))
+    w.breaks(1)
 
 
-def _cell(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: Stack) -> None:
+def _cell(node: LexborNode, tag: str, target: str | None, w: _Writer) -> Steps:
     w.emit("markup", " ")
     w.cells += 1
-
-    def leave(w: _Writer) -> None:
-        w.cells -= 1
-        w.emit("markup", " |")
-
-    _inside(stack, node, leave)
+    yield siblings(node.child)
+    w.cells -= 1
+    w.emit("markup", " |")
 
 
-def _details(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: Stack) -> None:
+def _details(node: LexborNode, tag: str, target: str | None, w: _Writer) -> Steps:
     w.breaks(2)
-    stack.append(lambda w: w.breaks(2))
+    children = siblings(node.child)
     if "open" in node.attributes:
-        _push(stack, node.child)
-        return
-    # Collapsed: the first <summary> child shows; the rest is one click away.
-    children = []
-    child = node.child
-    while child is not None:
-        children.append(child)
-        child = child.next
-    summary = next((c for c in children if c.tag == "summary"), None)
-    rest = [c for c in children if c is not summary]
-    stack.append(_close_collapsed)
-    stack.extend(reversed(rest))
-    stack.append(lambda w: w.emit("open", "\u27e6collapsed: "))
-    if summary is not None:
-        stack.append(summary)
+        yield children
+    else:  # collapsed: the first <summary> child shows; the rest is one click away
+        summary = next((c for c in children if c.tag == "summary"), None)
+        if summary is not None:
+            yield [summary]
+        w.emit("open", "\u27e6collapsed: ")
+        yield [c for c in children if c is not summary]
+        if w.pending:  # after a block (a code fence): on a line of its own
+            w.pending = 0
+            w.newline()
+        w.emit("close", "\u27e7")
+    w.breaks(2)
 
 
-def _close_collapsed(w: _Writer) -> None:
-    if w.pending:  # after a block (a code fence): on a line of its own
-        w.pending = 0
-        w.newline()
-    w.emit("close", "\u27e7")
-
-
-def _hidden_content(
-    node: LexborNode, tag: str, target: str | None, w: _Writer, stack: Stack
-) -> None:
-    w.emit("hidden", text_of(node))  # <rp>: only browsers without ruby show it
-
-
-def _nothing(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: Stack) -> None:
-    return  # <input> (a task box is written by its item), <wbr>
-
-
-def _line_break(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: Stack) -> None:
+def _line_break(node: LexborNode, tag: str, target: str | None, w: _Writer) -> None:
     w.newline()
 
 
-def _rule(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: Stack) -> None:
+def _rule(node: LexborNode, tag: str, target: str | None, w: _Writer) -> None:
     w.breaks(2)
     w.emit("markup", "---")
     w.breaks(2)
@@ -483,7 +428,6 @@ def _rule(node: LexborNode, tag: str, target: str | None, w: _Writer, stack: Sta
 _HANDLERS: dict[str, Handler] = {
     "a": _link, "sup": _sup, "blockquote": _quote, "ul": _list, "ol": _list, "li": _item,
     "pre": _code_block, "code": _inline_code, "tr": _table_row, "td": _cell, "th": _cell,
-    "details": _details, "rp": _hidden_content, "input": _nothing, "wbr": _nothing,
-    "br": _line_break, "hr": _rule,
+    "details": _details, "br": _line_break, "hr": _rule,
     **{f"h{n}": _heading for n in range(1, 9)},
 }  # fmt: skip
