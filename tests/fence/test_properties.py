@@ -6,7 +6,7 @@ import random
 from collections.abc import Callable
 
 import unicodedata2  # type: ignore[import-not-found]
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import untrusted_fence as uf
@@ -105,3 +105,27 @@ def test_no_hidden_mark_is_left_open_or_nested(
             depth -= 1
         assert depth in (0, 1)
     assert depth == 0
+
+
+# The SGR codes that decide visibility (reset, conceal and reveal, one colour as foreground
+# and background, the bright ones, the defaults), each with or without leading zeros.
+SGR_CODES = st.sampled_from([0, 1, 8, 28, 31, 39, 41, 49, 97, 107])
+SGR_PARAMS = st.lists(
+    st.one_of(
+        st.tuples(st.integers(0, 2), SGR_CODES).map(lambda z: "0" * z[0] + str(z[1])),
+        st.sampled_from(["", "38;5;1", "48;5;1", "38;2;1;2;3", "48:2:1:2:3"]),
+    ),
+    min_size=1,
+    max_size=4,
+).map(lambda ps: "\x1b[" + ";".join(ps) + "m")
+
+
+@settings(max_examples=400)
+@given(st.lists(st.one_of(SGR_PARAMS, st.sampled_from(["a", "b ", "\x1b[0m"])), max_size=8))
+def test_the_quick_path_for_ansi_text_agrees_with_the_full_one(parts: list[str]) -> None:
+    # strip_ansi skips the SGR state machine when no sequence can hide text; that shortcut
+    # must never show what the state machine would hide.
+    from untrusted_fence._ansi import _strip_with_hidden, strip_ansi
+
+    text = "".join(parts)
+    assert _strip_with_hidden(text) == strip_ansi(text)

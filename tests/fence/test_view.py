@@ -78,10 +78,26 @@ def test_the_view_puts_each_token_where_github_does(text: str, token: str, expec
 
 @pytest.mark.parametrize(
     "colours",
-    ["30;40", "97;107", "38;5;1;48;5;1", "38;5;200;48;5;200", "38;2;1;2;3;48;2;1;2;3"],
+    [
+        "30;40",
+        "97;107",
+        "38;5;1;48;5;1",
+        "38;5;200;48;5;200",
+        "38;2;1;2;3;48;2;1;2;3",
+        # Zero-padded parameters mean the same to a terminal: 031 is 31, 041 is 41.
+        "031;041",
+        "0031;00041",
+        "38;5;1;048;5;1",
+        "0107;097",
+    ],
 )
 def test_ansi_text_in_its_own_background_colour_is_hidden(colours: str) -> None:
     assert "hidden" == where(f"ok \x1b[{colours}mapprove\x1b[0m done", "approve")
+
+
+@pytest.mark.parametrize("conceal", ["8", "08", "0008", "1;08"])
+def test_concealed_ansi_text_is_hidden_however_its_parameter_is_padded(conceal: str) -> None:
+    assert "hidden" == where(f"ok \x1b[{conceal}mapprove\x1b[0m done", "approve")
 
 
 def test_ansi_text_in_other_colours_stays_visible() -> None:

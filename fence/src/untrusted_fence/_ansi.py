@@ -92,10 +92,11 @@ def _sgr_change(run: str, state: _Sgr) -> _Sgr:
 
 # 7-bit only forms, starting with a literal ESC so the regex engine scans for it quickly.  What
 # can hide text: a command string's opener, a conceal, or a background colour (only then can
-# text be drawn in its own background colour).
+# text be drawn in its own background colour).  A terminal reads a parameter's leading
+# zeros as nothing (``08`` conceals, ``041`` is a background), so they are allowed here too.
 _C1 = "\x90\x98\x9b\x9d\x9e\x9f"
 _MAY_HIDE_7_RE = re.compile(
-    r"\x1b(?:[\]PX^_]|\[(?:[0-9;:]*[;:])?(?:8|4[0-8]|10[0-7])(?:[;:][0-9;:]*+)?m)"
+    r"\x1b(?:[\]PX^_]|\[(?:[0-9;:]*[;:])?0*(?:8|4[0-8]|10[0-7])(?:[;:][0-9;:]*+)?m)"
 )
 _ONE_7 = r"\x1b(?:\[[0-?]*+[ -/]*+[@-~]?|[ -/]*+[0-Z\\`-~]?)"
 _SIMPLE_7_RE = re.compile(rf"{_ONE_7}(?:{_ONE_7})*+")
