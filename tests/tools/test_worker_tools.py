@@ -336,3 +336,17 @@ def test_rebinding_to_the_same_pr_keeps_its_delivered_comments(
     deliver(store, "w1", PR, COMMENT)
     registry.bind("w1", PR, orchestrator="lead", publisher=InboxSpec())
     assert "owed" == tools.comment_addressed([COMMENT.id], "done")["reaction"]
+
+
+def test_a_report_whose_links_leave_no_room_for_its_text_is_refused(
+    tools: WorkerTools, store: SyncStore
+) -> None:
+    long_url = "https://github.com/" + "o" * 39 + "/" + "r" * 100 + "/pull/7#issuecomment-"
+    items = [
+        NoticeItem(f"IC_long{i:03d}", 5000 + i, f"{long_url}{5000 + i}", "alice", "comment")
+        for i in range(50)
+    ]
+    for seq, item in enumerate(items, start=1):
+        deliver(store, "w1", PR, item, seq=seq)
+    with pytest.raises(ToolRefused, match="name fewer comments"):
+        tools.report("all fixed", [i.id for i in items])

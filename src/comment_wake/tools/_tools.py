@@ -35,7 +35,7 @@ from review_monitor import Clock, NoticeItem, NoticePr, PrRef
 from review_monitor.store import SyncStore, count_enqueued, enqueue_notices
 from untrusted_fence import is_blank, one_line
 
-from ._messages import WorkerKind, worker_notice
+from ._messages import LinksTooLongError, WorkerKind, worker_notice
 
 __all__ = ["ToolLimits", "ToolRefused", "Tools", "UnavailableTools", "WorkerTools"]
 
@@ -196,19 +196,22 @@ class WorkerTools:
         linked = self._delivered(record, comment_ids) if comment_ids else ()
         now = self._clock.now()
         pr = self._notice_pr(record)
-        notice = worker_notice(
-            kind,
-            worker=self.worker,
-            orchestrator=record.orchestrator,
-            pr=pr,
-            text=text,
-            comments=[
-                NoticeItem(r.subject_id, r.database_id, r.url, r.author, r.item_kind)
-                for r in linked
-            ],
-            at=now,
-            rng=self._rng,
-        )
+        try:
+            notice = worker_notice(
+                kind,
+                worker=self.worker,
+                orchestrator=record.orchestrator,
+                pr=pr,
+                text=text,
+                comments=[
+                    NoticeItem(r.subject_id, r.database_id, r.url, r.author, r.item_kind)
+                    for r in linked
+                ],
+                at=now,
+                rng=self._rng,
+            )
+        except LinksTooLongError as error:
+            raise ToolRefused(str(error)) from None
         # Count and insert in one write transaction (BEGIN IMMEDIATE): servers running
         # side by side cannot both see room for one more under the cap.  A refusal
         # rolls the insert back; a repeated text (its key already there) is no new send.
