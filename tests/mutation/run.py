@@ -67,6 +67,8 @@ FENCE_SETTLE = "fence/src/untrusted_fence/_settle.py"
 FENCE_CLEAN = "fence/src/untrusted_fence/_clean.py"
 FENCE_MARKERS = "fence/src/untrusted_fence/_markers.py"
 FENCE_FENCE = "fence/src/untrusted_fence/_fence.py"
+FENCE_ANSI = "fence/src/untrusted_fence/_ansi.py"
+DELIVERY_LOOP = "src/comment_wake/delivery/_loop.py"
 
 WAKE_SUITES = ("tests/wake", "tests/replay")
 OWNPOST_SUITES = ("tests/ownpost", "tests/replay")
@@ -622,6 +624,22 @@ MUTATIONS: tuple[Mutation, ...] = (
         "        pieces = list(settle(pieces))\n",
         "        pass\n",
         FENCE_SUITES,
+    ),
+    Mutation(
+        "fence-sgr-padding-shown",
+        "fence: a zero-padded SGR parameter (08, 041) conceals as the unpadded one does",
+        FENCE_ANSI,
+        "?0*(?:8|4[0-8]|10[0-7])",
+        "?(?:8|4[0-8]|10[0-7])",
+        FENCE_SUITES,
+    ),
+    Mutation(
+        "merge-judged-against-the-head",
+        "issue 25: a busy head takes in later notices only while the merge fits the limit",
+        DELIVERY_LOOP,
+        "            if not can_merge(merged, e.notice):\n",
+        "            if not can_merge(head.notice, e.notice):\n",
+        ("tests/delivery/loop/test_outcomes.py",),
     ),
 )
 

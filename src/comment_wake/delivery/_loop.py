@@ -542,16 +542,20 @@ class DeliveryLoop:
         """Fold the worker's later pending notices for the same PR into ``head`` (which was
         just answered busy).  A notice that was ever attempted stays as it is: it may have
         reached the worker under its own key."""
-        later = [
-            e
-            for e in await self._store.call(SyncStore.entries, worker=head.worker)
-            if e.seq > head.seq and e.attempts == 0 and can_merge(head.notice, e.notice)
-        ]
+        merged = head.notice
+        later: list[OutboxEntry] = []
+        for e in await self._store.call(SyncStore.entries, worker=head.worker):
+            if e.seq <= head.seq or e.attempts:
+                continue
+            # Each fold is judged against what is merged so far, and the first notice that
+            # does not fit ends the folding: merging a later one past it would deliver the
+            # two out of order.
+            if not can_merge(merged, e.notice):
+                break
+            merged = merge_notices(merged, e.notice)
+            later.append(e)
         if not later:
             return head
-        merged = head.notice
-        for e in later:
-            merged = merge_notices(merged, e.notice)
         await self._store.call(
             SyncStore.merge_into,
             head.seq,

@@ -134,6 +134,26 @@ async def test_a_busy_head_absorbs_later_notices_for_the_same_pr(
     assert (["IC_1", "IC_2"], "merged") == ([i.id for i in delivered[0].items], absorbed.status)
 
 
+async def test_a_busy_head_absorbs_later_notices_only_while_the_merge_fits(
+    store: Store,
+    clock: FixedClock,
+    make_loop: LoopFactory,
+    make_notice: NoticeFactory,
+    publishers: dict[str, InMemoryPublisher],
+) -> None:
+    # Each later notice fits the head alone, but the head and two of them pass the build
+    # limit: the head takes the first, and the rest go out after it, in order.
+    head, b, c, d = (make_notice(item_ids=(f"IC_{n}",), text=f"{n} " * 1_600) for n in range(1, 5))
+    await enqueue(store, clock, head, b, c, d)
+    publishers["w-42"].busy()
+    loop = make_loop()
+    for _ in range(4):
+        await loop.run_once()
+        clock.advance(timedelta(hours=1))
+    delivered = [[i.id for i in n.items] for n in publishers["w-42"].delivered]
+    assert [["IC_1", "IC_2"], ["IC_3"], ["IC_4"]] == delivered
+
+
 async def test_notices_arriving_during_a_busy_wait_join_the_head(
     store: Store,
     clock: FixedClock,
