@@ -109,3 +109,23 @@ def test_the_contract_check_accepts_retries_then_held_then_wake(problems: Any) -
         ("IC_1", "wake", "writer"),
     ]
     assert [] == problems({}, _result(*decided))
+
+
+def _woken(notice_chars: int) -> ReplayResult:
+    fields = {"pr": PR_A, "worker": "w-1", "comments": ["IC_1"], "part": 1, "parts": 1}
+    return ReplayResult((Line("wake", T, {**fields, "notice": "n" * notice_chars}, 0),), ())
+
+
+def test_the_contract_check_refuses_a_wake_notice_longer_than_a_hook_takes(
+    problems: Any,
+) -> None:
+    assert 1 == len(problems({}, _woken(9_501)))
+
+
+def test_max_notice_chars_refuses_a_longer_wake_notice(problems: Any) -> None:
+    expected = ["a wake notice of 8501 characters (at most 8500)"]
+    assert expected == problems({"max_notice_chars": 8_500}, _woken(8_501))
+
+
+def test_max_notice_chars_accepts_a_notice_of_exactly_that_length(problems: Any) -> None:
+    assert [] == problems({"max_notice_chars": 8_500}, _woken(8_500))

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from comment_wake._limits import NOTICE_TEXT_LIMIT
 from review_monitor import parse_duration
 
 from ._runner import ReplayResult
@@ -69,6 +70,12 @@ def _contract(lines: list[dict[str, Any]]) -> list[str]:
     for comment, seq in sorted(sequences.items()):
         if _GRAMMAR.fullmatch(seq) is None:
             out.append(f"{comment}: decided {seq.strip()!r}, not retry* held? final?")
+    for w in (line for line in lines if line["type"] == "wake"):
+        if len(w["notice"]) > NOTICE_TEXT_LIMIT:
+            out.append(
+                f"a wake notice at {w['at']} has {len(w['notice'])} characters, over a "
+                f"hook's {NOTICE_TEXT_LIMIT}"
+            )
     return out
 
 
@@ -189,6 +196,10 @@ def check_expectations(expect: Mapping[str, Any], result: ReplayResult) -> list[
             gaps = [b - a for a, b in itertools.pairwise(times)]
             if gaps and min(gaps) < parse_duration(want):
                 out.append(f"two wakes {min(gaps)} apart (at least {want})")
+        elif key == "max_notice_chars":
+            longest = max((len(w["notice"]) for w in wakes), default=0)
+            if longest > want:
+                out.append(f"a wake notice of {longest} characters (at most {want})")
         elif key == "min_wakes":
             if len(wakes) < want:
                 out.append(f"only {len(wakes)} wakes (at least {want})")
