@@ -124,3 +124,19 @@ async def test_at_debug_no_line_names_a_login_or_a_query_and_httpx_says_nothing(
         "octo-worker" in said,  # the token's own login, in the preflight's lookup
         [r for r in records if r["logger"].startswith(("httpx", "httpcore"))],
     )
+
+
+async def test_a_line_of_the_wake_core_is_logged_once(world: Any, logs: Any) -> None:
+    from review_monitor.testing import Fault
+
+    world.bind()
+    async with world.running() as run:
+        world.fake.inject(Fault(status=502, kind="permission", times=50))
+        world.fake.post_comment(world.pr, "maintainer", "please rename the widget")
+        await world.until(
+            lambda: any("was passed over as untrusted" in m for m in logs.messages()),
+            "the core's line about the failed lookup",
+        )
+        await world.rounds(run, 1)
+    lines = [m for m in logs.messages() if "was passed over as untrusted" in m]
+    assert 1 == len(lines), lines

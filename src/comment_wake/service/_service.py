@@ -433,10 +433,8 @@ class CommentWake:
         for gap in result.gaps:
             self._publish(gap)
         for line in result.logs:
-            # The core's log lines never carry an author or text (LogLine's contract).
-            _log.log(
-                logging.WARNING if line.level == "warning" else logging.INFO, "%s", line.message
-            )
+            # Published once: the app's EventLogger writes it (the core's log lines never
+            # carry an author or text, LogLine's contract).
             self._publish(Noted(at=now, level=line.level, pr=pr, message=line.message))
 
     # -- the reads ---------------------------------------------------------------------
