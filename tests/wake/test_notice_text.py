@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 from datetime import UTC, datetime, timedelta
-from typing import Literal
+from typing import Any, Literal
 
 import msgspec
 
@@ -144,3 +144,26 @@ def test_an_inline_comment_on_one_line_names_that_line() -> None:
 def test_an_outdated_inline_comment_names_the_lines_it_was_on_and_says_so() -> None:
     expected = "source: @alice on src/parser.py:10-12 (outdated)"
     assert expected == _inline_source(original_line=12, original_start_line=10, outdated=True)
+
+
+def test_a_text_the_blank_rule_rendered_is_not_rendered_again_for_its_notice(
+    monkeypatch: Any,
+) -> None:
+    import cmarkgfm  # type: ignore[import-untyped]
+
+    from comment_wake.wake._rules import shows_nothing_item
+    from comment_wake.wake._views import view_of
+
+    rendered: list[str] = []
+    real = cmarkgfm.github_flavored_markdown_to_html
+
+    def counting(text: str, options: int = 0) -> str:
+        rendered.append(text)
+        return str(real(text, options=options))
+
+    monkeypatch.setattr(cmarkgfm, "github_flavored_markdown_to_html", counting)
+    view_of.cache_clear()
+    item, detail = comment(4, "please *rename* it", inline=("and this one",))
+    shows_nothing_item(detail)
+    texts((item, detail))
+    assert ["please *rename* it", "and this one"] == rendered

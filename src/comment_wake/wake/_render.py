@@ -19,9 +19,10 @@ from review_monitor import (
     PrStatus,
     notice_key,
 )
-from untrusted_fence import View, fence, one_line, render
+from untrusted_fence import View, fence, one_line
 
 from ._prompt import NOTICE_HEADER, NOTICE_INSTRUCTION
+from ._views import view_of
 
 __all__ = ["NOTICE_KIND", "build_notice", "build_notices", "one_line_title"]
 
@@ -82,7 +83,7 @@ def _texts(item: BadgeItem, detail: ItemDetail) -> tuple[NoticeItem, list[_Text]
     own = NoticeItem(item.id, item.database_id, detail.url, author, item.kind)
     texts = [
         _Text(
-            render(detail.body),
+            view_of(detail.body),
             login if item.kind == "comment" else f"{login}, review",
             detail.url,
             own,
@@ -91,7 +92,7 @@ def _texts(item: BadgeItem, detail: ItemDetail) -> tuple[NoticeItem, list[_Text]
     for inline in detail.inline:
         texts.append(
             _Text(
-                render(inline.body),
+                view_of(inline.body),
                 f"{login} on {_where(inline)}",
                 inline.url,
                 NoticeItem(inline.id, inline.database_id, inline.url, author, "review-comment"),

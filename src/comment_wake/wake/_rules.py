@@ -17,10 +17,11 @@ from review_monitor import (
     is_bot,
     is_valid_login,
 )
-from untrusted_fence import is_blank, shows_nothing
+from untrusted_fence import is_blank
 
 from ._config import WakeConfig
 from ._model import Binding, Facts, Reason
+from ._views import view_of
 
 __all__ = [
     "RULES",
@@ -69,7 +70,7 @@ def is_blank_item(detail: ItemDetail) -> bool:
 def shows_nothing_item(detail: ItemDetail) -> bool:
     """A reader on GitHub sees none of its text: only hidden parts (an HTML comment, a
     link-reference definition).  This renders the text, so only a writer's comment gets it."""
-    return all(shows_nothing(text) for text in item_texts(detail))
+    return all(not view_of(text).shows_anything for text in item_texts(detail))
 
 
 def normalise_body(text: str) -> str:
