@@ -7,7 +7,7 @@ import subprocess
 import sys
 import textwrap
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import msgspec
@@ -140,7 +140,7 @@ async def test_idempotency_key_is_stable_across_a_restart(
     program = textwrap.dedent(
         f"""
         import anyio
-        from datetime import UTC, datetime
+        from datetime import UTC, datetime, timedelta
         from review_monitor import Notice, NoticeItem, NoticePr, PrRef, notice_key
         from comment_wake.delivery import WebhookPublisher
         pr = PrRef(owner="o", name="r", number=7)
@@ -175,11 +175,13 @@ async def test_delivered_answer_may_report_a_new_session(
     assert Delivered(session_id="9b2e-new") == outcome
 
 
-async def test_busy_reason_carries_retry_after(make_notice: NoticeFactory, receiver: Any) -> None:
+async def test_busy_carries_retry_after_as_a_field(
+    make_notice: NoticeFactory, receiver: Any
+) -> None:
     receiver.status = 429
     receiver.answer_headers = {"Retry-After": "30"}
     outcome = await _publisher(receiver.url).publish(make_notice())
-    assert Busy("HTTP 429; retry after 30s") == outcome
+    assert Busy("HTTP 429", retry_after=timedelta(seconds=30)) == outcome
 
 
 async def test_slow_receiver_times_out_for_retry(make_notice: NoticeFactory, receiver: Any) -> None:

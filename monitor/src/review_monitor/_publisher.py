@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Protocol
 
 import msgspec
@@ -19,9 +20,11 @@ class Delivered(msgspec.Struct, frozen=True, tag="delivered"):
 
 class Busy(msgspec.Struct, frozen=True, tag="busy"):
     """The worker cannot take it now (mid-turn): try again later, merged with what came
-    since."""
+    since.  ``retry_after``: how long the receiver asked to be left alone (a webhook's
+    ``Retry-After``), which raises the publisher's own backoff up to its cap."""
 
     reason: str = ""
+    retry_after: timedelta | None = None
 
 
 class Gone(msgspec.Struct, frozen=True, tag="gone"):

@@ -20,7 +20,6 @@ from __future__ import annotations
 import inspect
 import logging
 import random
-import re
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -69,7 +68,6 @@ OrchestratorOf = Callable[[str], tuple[str, Publisher] | None]
 OnSession = Callable[[str, str], object]
 """``on_session(worker, new_session_id)``; may return an awaitable."""
 
-_RETRY_AFTER = re.compile(r"retry after ([0-9]{1,9})s")
 _SEED_FAILURES_MAX: Final = 16
 
 
@@ -175,11 +173,6 @@ def _describe(exc: BaseException) -> str:
     if isinstance(exc, sqlite3.Error | StoreError):
         return f"the state store failed: {describe_fault(exc)}"
     return f"{type(exc).__name__} (unexpected)"
-
-
-def _retry_after(reason: str) -> timedelta | None:
-    m = _RETRY_AFTER.search(reason)
-    return timedelta(seconds=int(m[1])) if m else None
 
 
 def _ignore(event: Event) -> None:
@@ -482,7 +475,7 @@ class DeliveryLoop:
             await self._park(entry, f"refused: {outcome.reason or 'no reason given'}")
             return
         if isinstance(outcome, Busy):
-            retry_at = self._schedule(entry, now, _retry_after(outcome.reason))
+            retry_at = self._schedule(entry, now, outcome.retry_after)
             await self._store.call(
                 SyncStore.record_attempt,
                 entry.seq,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from datetime import timedelta
 from urllib.parse import urlsplit, urlunsplit
 
 import anyio
@@ -64,10 +65,11 @@ def _session_id(body: bytes) -> str | None:
     return sid if sid is not None and SESSION_ID_PATTERN.fullmatch(sid) else None
 
 
-def _retry_after(value: str | None) -> str:
+def _retry_after(value: str | None) -> timedelta | None:
+    """A ``Retry-After`` of whole seconds (an HTTP date is not honoured: clocks differ)."""
     if value and value.strip().isdigit():
-        return f"; retry after {int(value.strip())}s"
-    return ""
+        return timedelta(seconds=int(value.strip()))
+    return None
 
 
 class WebhookPublisher:
@@ -161,7 +163,7 @@ class WebhookPublisher:
         if 200 <= status < 300:
             return Delivered(session_id=_session_id(content))
         if status in BUSY_STATUSES:
-            return Busy(reason + _retry_after(headers.get("Retry-After")))
+            return Busy(reason, retry_after=_retry_after(headers.get("Retry-After")))
         if status in GONE_STATUSES:
             return Gone(reason)
         if status >= 500:

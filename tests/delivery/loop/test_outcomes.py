@@ -90,6 +90,50 @@ async def test_busy_keeps_the_head_and_retries_after_the_backoff(
     assert [notice.key] == publishers["w-42"].delivered_keys
 
 
+async def _first_busy_wait(
+    answer: Busy,
+    store: Store,
+    clock: FixedClock,
+    make_loop: LoopFactory,
+    make_notice: NoticeFactory,
+    publishers: dict[str, InMemoryPublisher],
+) -> timedelta:
+    publishers["w-42"].script(answer)
+    notice = make_notice()
+    await enqueue(store, clock, notice)
+    config = DeliveryConfig.model_validate({"backoff_base": "1s", "backoff_cap": "60s"})
+    await make_loop(config=config).run_once()
+    entry = await store.call(SyncStore.entry_by_key, notice.key)
+    assert entry is not None
+    assert entry.next_attempt_at is not None
+    return entry.next_attempt_at - clock.now()
+
+
+async def test_a_busy_answers_retry_after_raises_the_first_wait(
+    store: Store,
+    clock: FixedClock,
+    make_loop: LoopFactory,
+    make_notice: NoticeFactory,
+    publishers: dict[str, InMemoryPublisher],
+) -> None:
+    answer = Busy("HTTP 429", retry_after=timedelta(seconds=30))
+    wait = await _first_busy_wait(answer, store, clock, make_loop, make_notice, publishers)
+    assert timedelta(seconds=30) == wait
+
+
+async def test_a_busy_reason_that_says_retry_after_is_only_text(
+    store: Store,
+    clock: FixedClock,
+    make_loop: LoopFactory,
+    make_notice: NoticeFactory,
+    publishers: dict[str, InMemoryPublisher],
+) -> None:
+    # A reason is the receiver's free text (a webhook's body): it never sets the delay.
+    answer = Busy("HTTP 429: busy; retry after 50s")
+    wait = await _first_busy_wait(answer, store, clock, make_loop, make_notice, publishers)
+    assert wait <= timedelta(seconds=1)
+
+
 async def test_busy_backoff_never_exceeds_its_cap(
     store: Store,
     clock: FixedClock,
