@@ -69,6 +69,7 @@ FENCE_MARKERS = "fence/src/untrusted_fence/_markers.py"
 FENCE_FENCE = "fence/src/untrusted_fence/_fence.py"
 FENCE_ANSI = "fence/src/untrusted_fence/_ansi.py"
 DELIVERY_LOOP = "src/comment_wake/delivery/_loop.py"
+CLI_MAIN = "src/comment_wake/cli/__init__.py"
 
 WAKE_SUITES = ("tests/wake", "tests/replay")
 OWNPOST_SUITES = ("tests/ownpost", "tests/replay")
@@ -640,6 +641,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         "            if not can_merge(merged, e.notice):\n",
         "            if not can_merge(head.notice, e.notice):\n",
         ("tests/delivery/loop/test_outcomes.py",),
+    ),
+    Mutation(
+        "hook-exits-2",
+        "issue 25: a hook's inbox take never exits 2, which Claude Code reads as 'block'",
+        CLI_MAIN,
+        "            status = _NOT_BLOCKING\n",
+        "            pass\n",
+        ("tests/delivery/test_cli_inbox_hook_never_blocks.py",),
     ),
 )
 

@@ -346,6 +346,28 @@ def test_inbox_take_as_a_real_hook_hands_over_whole_notices_and_keeps_one_over_t
     )
 
 
+@pytest.mark.parametrize(
+    ("event", "shape"), [("UserPromptSubmit", "--text"), ("Stop", "--stop-hook")]
+)
+def test_a_hook_for_a_mistyped_worker_id_never_blocks_the_prompt_or_the_turn(
+    claude_cli: Cli, sandbox: Sandbox, event: str, shape: str
+) -> None:
+    # Exit 2 is "block" to Claude Code: a UserPromptSubmit hook would swallow the prompt and
+    # a Stop hook would send its error back to the model turn after turn (9 requests for
+    # one turn, seen on 2.1.332).  ``inbox take`` in a hook exits 1 instead (issue 25, item 6).
+    with Registry.open(sandbox.state) as registry:
+        registry.add_orchestrator("o-1", InboxSpec())
+        registry.bind("w-7", "acme/widget#12", orchestrator="o-1", publisher=InboxSpec())
+    take = f"{sys.executable} -m comment_wake inbox take w-8"
+    settings = {"hooks": {event: [{"hooks": [{"type": "command", "command": f"{take} {shape}"}]}]}}
+    path = sandbox.home / ".claude" / "settings.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(settings))
+    sandbox.claude(claude_cli, "MAIN typo hooks", {"MAIN": [Say("ok")]})
+    asked = [r for r in sandbox.model.requests if "MAIN typo hooks" in json.dumps(r["body"])]
+    assert 1 == len(asked)
+
+
 @pytest.mark.parametrize("folder", ["wt-\U0001f680-x", "long-" + "a" * 120 + "/" + "b" * 120])
 def test_claude_project_folder_is_where_the_registry_looks_first(
     claude_cli: Cli, sandbox: Sandbox, folder: str

@@ -7,7 +7,9 @@ Each command group lives in its own module and registers itself through a
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import io
 import sys
 from collections.abc import Sequence
 from importlib import metadata
@@ -80,16 +82,47 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# The options that make ``inbox take`` a hook's command.  Claude Code reads a hook's exit
+# status 2 as "block": a UserPromptSubmit hook would swallow the user's prompt and a Stop
+# hook would feed its error back to the model turn after turn.  So a hook's command line
+# never exits 2, not even for a mistyped option: one line on stderr and exit 1, which
+# Claude Code and Codex show the user without blocking (issue 25, item 6).
+_HOOK_OPTIONS = frozenset({"--text", "--stop-hook"})
+_NOT_BLOCKING = 1
+
+
+def _is_hook(argv: Sequence[str]) -> bool:
+    return "inbox" in argv and "take" in argv and not _HOOK_OPTIONS.isdisjoint(argv)
+
+
+def _parse_hook(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Namespace:
+    """``parser.parse_args`` for a hook's command line: a usage error is one line and exit 1
+    (``SystemExit``), argparse's usage text left out."""
+    said = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(said):
+            return parser.parse_args(argv)
+    except SystemExit as exc:
+        if exc.code in (0, None):
+            raise
+        lines = [line for line in said.getvalue().splitlines() if line.strip()]
+        print(lines[-1] if lines else "comment-wake: bad arguments", file=sys.stderr)
+        raise SystemExit(_NOT_BLOCKING) from None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """``comment-wake COMMAND ...``: run one command; returns the exit status.
 
     An expected failure (``comment_wake.cli._errors``) is one line on stderr and exit 1
-    or 2, even inside an ``ExceptionGroup``; Ctrl-C is exit 130 without a traceback.
+    or 2, even inside an ``ExceptionGroup``; Ctrl-C is exit 130 without a traceback.  A
+    hook's ``inbox take --text`` / ``--stop-hook`` never exits 2 (see ``_HOOK_OPTIONS``).
     """
     args: argparse.Namespace | None = None
+    words = list(sys.argv[1:] if argv is None else argv)
+    hook = _is_hook(words)
     try:
         parser = build_parser()
-        args = parser.parse_args(argv)
+        args = _parse_hook(parser, words) if hook else parser.parse_args(words)
         handler = getattr(args, "handler", None)
         if handler is None:
             parser.print_help(sys.stderr)
@@ -106,5 +139,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         line, status = found
         name = getattr(args, "command_name", "comment-wake")
+        if hook:  # a hook's user sees its stderr as one notification: one line
+            line = " ".join(part.strip() for part in line.splitlines())
+            status = _NOT_BLOCKING
         print(f"{name}: {line}", file=sys.stderr)
         return status

@@ -36,7 +36,8 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         description="Print WORKER's pending notices in delivery order, one JSON object a "
         "line, and mark them taken so they are never printed again.  Prints nothing when "
         "none is pending (exit 0); an id that is neither a registered worker nor an "
-        "orchestrator exits 2.",
+        "orchestrator exits 2, or 1 with --text or --stop-hook: a hook's command never "
+        "exits 2, which Claude Code reads as 'block'.",
     )
     take_p.add_argument(
         "worker", metavar="WORKER", help="a registered worker's (or orchestrator's) id"
@@ -106,7 +107,7 @@ def _take(args: argparse.Namespace) -> int:
         )
     except ValueError as exc:
         print(f"comment-wake inbox take: {exc}", file=sys.stderr)
-        return 2
+        return 1 if hook else 2
     except OSError as exc:
         print(f"comment-wake inbox take: cannot read the inbox: {exc}", file=sys.stderr)
         return 1
