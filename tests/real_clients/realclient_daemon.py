@@ -15,12 +15,15 @@ from pathlib import Path
 from typing import IO, Any
 
 from comment_wake.registry import InboxSpec, Registry
+from comment_wake.tools import server_name
 from review_monitor import PrRef
 from review_monitor.testing import FakeGitHub
 
 TOKEN = "ghp_RealClientSentinel0123456789abcdefghij"
 REPO = "acme/widget"
 PR = PrRef("acme", "widget", 12)
+OTHER = "w.2"  # a second worker, on another PR, whose server name had to change
+OTHER_PR = PrRef("acme", "widget", 13)
 WAIT = 30.0  # real seconds
 
 
@@ -47,6 +50,7 @@ class LiveDaemon:
         with Registry.open(self.state_dir) as registry:
             registry.add_orchestrator("lead", InboxSpec())
             registry.bind("w1", PR, orchestrator="lead", publisher=InboxSpec())
+            registry.bind(OTHER, OTHER_PR, orchestrator="lead", publisher=InboxSpec())
 
     def start(self) -> None:
         env = {k: v for k, v in os.environ.items() if k not in ("GITHUB_TOKEN",)}
@@ -64,12 +68,16 @@ class LiveDaemon:
     def location(self) -> list[str]:
         return ["--config", str(self.config), "--state-dir", str(self.state_dir)]
 
-    def mcp_server(self) -> dict[str, Any]:
-        """The worker tool server as an MCP client configuration names it."""
+    def mcp_server(self, worker: str = "w1") -> dict[str, Any]:
+        """``worker``'s tool server as an MCP client configuration names it."""
         return {
             "command": sys.executable,
-            "args": ["-m", "comment_wake", "mcp", "w1", *self.location()],
+            "args": ["-m", "comment_wake", "mcp", worker, *self.location()],
         }
+
+    def mcp_servers(self) -> dict[str, dict[str, Any]]:
+        """Both workers' servers under the names ``bind`` prints: one client, two workers."""
+        return {server_name(w): self.mcp_server(w) for w in ("w1", OTHER)}
 
     def notices(self, who: str) -> list[dict[str, Any]]:
         folder = self.state_dir / "inbox" / who
@@ -116,6 +124,7 @@ class LiveDaemon:
 def live_daemon(root: Path) -> Iterator[LiveDaemon]:
     fake = FakeGitHub(viewer="octo-worker", token=TOKEN)
     fake.add_pr(REPO, PR.number, title="Add the widget")
+    fake.add_pr(REPO, OTHER_PR.number, title="Document the widget")
     fake.set_permission(REPO, "maintainer", "write")
     fake.set_permission(REPO, "octo-worker", "write")
     with fake.serve_in_thread() as base_url:

@@ -11,7 +11,7 @@ from typing import Any
 
 import anyio
 
-from comment_wake._mcp_names import SERVER_NAME, TOOL_NAMES
+from comment_wake._mcp_names import LEGACY_SERVER_NAME, TOOL_NAMES, server_name
 from comment_wake.cli._common import add_location_options, load_location
 
 __all__ = ["mcp_instructions", "register"]
@@ -56,18 +56,24 @@ def mcp_instructions(worker: str, state_dir: Path, config: Path | None = None) -
     if config is not None:
         argv += ["--config", str(config.resolve())]
     command = shlex.join(argv)
-    allowed = ",".join(f"mcp__{SERVER_NAME}__{t}" for t in TOOL_NAMES)
+    name = server_name(worker)
+    allowed = ",".join(f"mcp__{name}__{t}" for t in TOOL_NAMES)
     toml_args = ", ".join(json.dumps(a) for a in argv[1:])
     return "\n".join(
         [
-            f"worker tools for {worker} (docs/worker-tools.md):",
-            f"  Claude Code: claude mcp add {SERVER_NAME} -- {command}",
+            f"worker tools for {worker}, server {name} (docs/worker-tools.md):",
+            f"  Claude Code: claude mcp add {name} -- {command}",
             f"    headless runs: claude -p ... --allowedTools {allowed}",
             "  Codex (~/.codex/config.toml):",
-            f"    [mcp_servers.{SERVER_NAME}]",
+            f"    [mcp_servers.{json.dumps(name)}]",
             f"    command = {json.dumps(argv[0])}",
             f"    args = [{toml_args}]",
             "    startup_timeout_sec = 30",
             "    required = true  # Codex waits for the server before the turn",
+            # Before names were per worker every worker registered the same name, so two
+            # workers in one directory or one CODEX_HOME shared one server (issue 25, 10).
+            f"  an older comment-wake registered every worker as {LEGACY_SERVER_NAME!r};"
+            f" remove it: claude mcp remove {LEGACY_SERVER_NAME} (Claude Code),"
+            f" and delete [mcp_servers.{LEGACY_SERVER_NAME}] (Codex)",
         ]
     )

@@ -12,11 +12,10 @@ from comment_wake.delivery import WORKER_MESSAGE_KIND, WORKER_REPORT_KIND
 
 from ._messages import WorkerKind, worker_notice
 from ._serve import serve, worker_tools
-from ._server import SERVER_NAME, TOOL_NAMES, build_server
+from ._server import TOOL_NAMES, build_server, server_name
 from ._tools import ToolLimits, ToolRefused, Tools, UnavailableTools, WorkerTools
 
 __all__ = [
-    "SERVER_NAME",
     "TOOL_NAMES",
     "WORKER_MESSAGE_KIND",
     "WORKER_REPORT_KIND",
@@ -28,6 +27,7 @@ __all__ = [
     "WorkerTools",
     "build_server",
     "serve",
+    "server_name",
     "worker_notice",
     "worker_tools",
 ]

@@ -17,12 +17,12 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from comment_wake._mcp_names import SERVER_NAME, TOOL_NAMES
+from comment_wake._mcp_names import TOOL_NAMES, server_name
 from comment_wake.wake import PR_REVIEW_MONITOR_TOOL_DESCRIPTION
 
 from ._tools import ToolRefused, Tools
 
-__all__ = ["SERVER_NAME", "TOOL_NAMES", "build_server"]
+__all__ = ["TOOL_NAMES", "build_server", "server_name"]
 
 
 _T = TypeVar("_T")
@@ -47,7 +47,7 @@ _ADDRESSED = (
 def build_server(tools: Tools) -> MCPServer[Any]:
     """An MCP server offering ``tools``' four calls under ``TOOL_NAMES``."""
     server: MCPServer[Any] = MCPServer(
-        SERVER_NAME,
+        server_name(tools.worker),
         instructions=(
             f"Tools for worker {tools.worker}: talk to your orchestrator and say what became "
             "of the comments you were woken with."
