@@ -7,45 +7,52 @@ the reads), ``review_monitor.poll`` (the poller and its seams), ``review_monitor
 has FakeGitHub and the clocks.
 """
 
-from ._clock import Clock, SystemClock
-from ._config import GitHubConfig, MonitorConfig
-from ._duration import Duration, format_duration, parse_duration
-from ._errors import (
-    AuthError,
-    GitHubError,
-    GraphQLError,
-    RateLimitedError,
-    StoreCorruptError,
-    StoreError,
-    StoreLockedError,
-    StoreMissingError,
-    StoreSchemaError,
-    TokenNotFoundError,
-    TransientError,
-)
-from ._events import Fault, FaultKind, MonitorEvent, PollRound, describe_event, log_event
-from ._listener import WATCH_TOOL, Listener, Watch
-from ._model import (
-    MAX_PR_NUMBER,
-    Author,
-    BadgeItem,
-    CheckFailure,
-    GapRead,
-    InlineComment,
-    ItemDetail,
-    LookupFailed,
-    PageInfo,
-    PermissionAnswer,
-    PrRef,
-    PrStatus,
-    fold,
-    pr_number_problem,
-)
-from ._monitor import Monitor
-from ._notice import NOTICE_VERSION, Notice, NoticeItem, NoticePr, notice_key
-from ._notices import PermissionChecker, is_bot
-from ._permissions import Permissions, is_valid_login
-from ._publisher import Busy, Delivered, Gone, Publisher, PublishOutcome, Refused
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from review_monitor._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from ._clock import Clock, SystemClock
+    from ._config import GitHubConfig, MonitorConfig
+    from ._duration import Duration, format_duration, parse_duration
+    from ._errors import (
+        AuthError,
+        GitHubError,
+        GraphQLError,
+        RateLimitedError,
+        StoreCorruptError,
+        StoreError,
+        StoreLockedError,
+        StoreMissingError,
+        StoreSchemaError,
+        TokenNotFoundError,
+        TransientError,
+    )
+    from ._events import Fault, FaultKind, MonitorEvent, PollRound, describe_event, log_event
+    from ._listener import WATCH_TOOL, Listener, Watch
+    from ._model import (
+        MAX_PR_NUMBER,
+        Author,
+        BadgeItem,
+        CheckFailure,
+        GapRead,
+        InlineComment,
+        ItemDetail,
+        LookupFailed,
+        PageInfo,
+        PermissionAnswer,
+        PrRef,
+        PrStatus,
+        fold,
+        pr_number_problem,
+    )
+    from ._monitor import Monitor
+    from ._notice import NOTICE_VERSION, Notice, NoticeItem, NoticePr, notice_key
+    from ._notices import PermissionChecker, is_bot
+    from ._permissions import Permissions, is_valid_login
+    from ._publisher import Busy, Delivered, Gone, Publisher, PublishOutcome, Refused
 
 __all__ = [
     "MAX_PR_NUMBER",
@@ -106,3 +113,56 @@ __all__ = [
     "parse_duration",
     "pr_number_problem",
 ]
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    globals(),
+    {
+        "._clock": ("Clock", "SystemClock"),
+        "._config": ("GitHubConfig", "MonitorConfig"),
+        "._duration": ("Duration", "format_duration", "parse_duration"),
+        "._errors": (
+            "AuthError",
+            "GitHubError",
+            "GraphQLError",
+            "RateLimitedError",
+            "StoreCorruptError",
+            "StoreError",
+            "StoreLockedError",
+            "StoreMissingError",
+            "StoreSchemaError",
+            "TokenNotFoundError",
+            "TransientError",
+        ),
+        "._events": (
+            "Fault",
+            "FaultKind",
+            "MonitorEvent",
+            "PollRound",
+            "describe_event",
+            "log_event",
+        ),
+        "._listener": ("WATCH_TOOL", "Listener", "Watch"),
+        "._model": (
+            "MAX_PR_NUMBER",
+            "Author",
+            "BadgeItem",
+            "CheckFailure",
+            "GapRead",
+            "InlineComment",
+            "ItemDetail",
+            "LookupFailed",
+            "PageInfo",
+            "PermissionAnswer",
+            "PrRef",
+            "PrStatus",
+            "fold",
+            "pr_number_problem",
+        ),
+        "._monitor": ("Monitor",),
+        "._notice": ("NOTICE_VERSION", "Notice", "NoticeItem", "NoticePr", "notice_key"),
+        "._notices": ("PermissionChecker", "is_bot"),
+        "._permissions": ("Permissions", "is_valid_login"),
+        "._publisher": ("Busy", "Delivered", "Gone", "Publisher", "PublishOutcome", "Refused"),
+    },
+)

@@ -7,21 +7,28 @@ badge, detail, gap and check reads each turn one GraphQL query into frozen struc
 ``python -m review_monitor queries``).
 """
 
-from ._api import GitHubApi, GraphQLResult, RestResult
-from ._badge import (
-    add_reactions,
-    parse_badge,
-    parse_details,
-    parse_failing_checks,
-    read_badges,
-    read_details,
-    read_failing_checks,
-    read_gap,
-)
-from ._github import GitHubClient, RetryPolicy, route_template
-from ._queries import all_documents
-from ._ratelimit import RateLimit
-from ._token import find_token
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from review_monitor._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from ._api import GitHubApi, GraphQLResult, RestResult
+    from ._badge import (
+        add_reactions,
+        parse_badge,
+        parse_details,
+        parse_failing_checks,
+        read_badges,
+        read_details,
+        read_failing_checks,
+        read_gap,
+    )
+    from ._github import GitHubClient, RetryPolicy, route_template
+    from ._queries import all_documents
+    from ._ratelimit import RateLimit
+    from ._token import find_token
 
 __all__ = [
     "GitHubApi",
@@ -42,3 +49,25 @@ __all__ = [
     "read_gap",
     "route_template",
 ]
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    globals(),
+    {
+        "._api": ("GitHubApi", "GraphQLResult", "RestResult"),
+        "._badge": (
+            "add_reactions",
+            "parse_badge",
+            "parse_details",
+            "parse_failing_checks",
+            "read_badges",
+            "read_details",
+            "read_failing_checks",
+            "read_gap",
+        ),
+        "._github": ("GitHubClient", "RetryPolicy", "route_template"),
+        "._queries": ("all_documents",),
+        "._ratelimit": ("RateLimit",),
+        "._token": ("find_token",),
+    },
+)

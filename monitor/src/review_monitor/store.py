@@ -7,21 +7,28 @@ also=fn)`` writes a listener's mark, its notices and the application's rows in o
 transaction.  docs/monitor.md ("The state store") has the whole story.
 """
 
-from ._lease import Lease
-from ._store._async import Executor, Store, run_in_thread, run_inline
-from ._store._db import ReadTx, WriteTx, parse_store_time, store_time
-from ._store._faults import describe_fault
-from ._store._marks import Mark
-from ._store._outbox import (
-    Attempt,
-    OutboxEntry,
-    OutboxStatus,
-    count_enqueued,
-    enqueue_notices,
-)
-from ._store._schema import Migration, Tables
-from ._store._sync import SyncStore
-from ._store._watches import add_watch, remove_watch
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from review_monitor._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from ._lease import Lease
+    from ._store._async import Executor, Store, run_in_thread, run_inline
+    from ._store._db import ReadTx, WriteTx, parse_store_time, store_time
+    from ._store._faults import describe_fault
+    from ._store._marks import Mark
+    from ._store._outbox import (
+        Attempt,
+        OutboxEntry,
+        OutboxStatus,
+        count_enqueued,
+        enqueue_notices,
+    )
+    from ._store._schema import Migration, Tables
+    from ._store._sync import SyncStore
+    from ._store._watches import add_watch, remove_watch
 
 __all__ = [
     "Attempt",
@@ -46,3 +53,25 @@ __all__ = [
     "run_inline",
     "store_time",
 ]
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    globals(),
+    {
+        "._lease": ("Lease",),
+        "._store._async": ("Executor", "Store", "run_in_thread", "run_inline"),
+        "._store._db": ("ReadTx", "WriteTx", "parse_store_time", "store_time"),
+        "._store._faults": ("describe_fault",),
+        "._store._marks": ("Mark",),
+        "._store._outbox": (
+            "Attempt",
+            "OutboxEntry",
+            "OutboxStatus",
+            "count_enqueued",
+            "enqueue_notices",
+        ),
+        "._store._schema": ("Migration", "Tables"),
+        "._store._sync": ("SyncStore",),
+        "._store._watches": ("add_watch", "remove_watch"),
+    },
+)

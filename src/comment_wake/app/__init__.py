@@ -6,11 +6,18 @@ comment-wake all build it here (docs/embedding.md).  ``App.status()`` and
 ``comment-wake explain --json`` print.
 """
 
-from ._explain import Explanation, RuleLine
-from ._refusal import REFUSED_FOR, REFUSED_ROUNDS, TokenRefusedError
-from ._root import HINT_DELAY, App, open_app
-from ._state import DAEMON_STATE_KEY, DaemonState, FaultLine, PollFigures
-from ._status import InboxLine, ParkedLine, PrStatusLine, QueueLine, StatusReport
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from comment_wake._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from ._explain import Explanation, RuleLine
+    from ._refusal import REFUSED_FOR, REFUSED_ROUNDS, TokenRefusedError
+    from ._root import HINT_DELAY, App, open_app
+    from ._state import DAEMON_STATE_KEY, DaemonState, FaultLine, PollFigures
+    from ._status import InboxLine, ParkedLine, PrStatusLine, QueueLine, StatusReport
 
 __all__ = [
     "DAEMON_STATE_KEY",
@@ -31,3 +38,15 @@ __all__ = [
     "TokenRefusedError",
     "open_app",
 ]
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    globals(),
+    {
+        "._explain": ("Explanation", "RuleLine"),
+        "._refusal": ("REFUSED_FOR", "REFUSED_ROUNDS", "TokenRefusedError"),
+        "._root": ("HINT_DELAY", "App", "open_app"),
+        "._state": ("DAEMON_STATE_KEY", "DaemonState", "FaultLine", "PollFigures"),
+        "._status": ("InboxLine", "ParkedLine", "PrStatusLine", "QueueLine", "StatusReport"),
+    },
+)

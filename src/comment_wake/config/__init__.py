@@ -4,16 +4,23 @@
 lists every key with its unit and default (a test keeps it true to the models).
 """
 
-from ._load import (
-    CONFIG_ENV,
-    ConfigError,
-    default_config_path,
-    find_config,
-    load_config,
-    parse_config,
-)
-from ._model import TABLES, AppConfig, LogFormat, LogLevel
-from ._reference import KeyRow, key_rows, render_default
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from comment_wake._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from ._load import (
+        CONFIG_ENV,
+        ConfigError,
+        default_config_path,
+        find_config,
+        load_config,
+        parse_config,
+    )
+    from ._model import TABLES, AppConfig, LogFormat, LogLevel
+    from ._reference import KeyRow, key_rows, render_default
 
 __all__ = [
     "CONFIG_ENV",
@@ -30,3 +37,20 @@ __all__ = [
     "parse_config",
     "render_default",
 ]
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    globals(),
+    {
+        "._load": (
+            "CONFIG_ENV",
+            "ConfigError",
+            "default_config_path",
+            "find_config",
+            "load_config",
+            "parse_config",
+        ),
+        "._model": ("TABLES", "AppConfig", "LogFormat", "LogLevel"),
+        "._reference": ("KeyRow", "key_rows", "render_default"),
+    },
+)

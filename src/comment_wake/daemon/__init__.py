@@ -4,6 +4,21 @@
 ``status`` and ``explain`` read what it keeps in the store (``comment_wake.app``).
 """
 
-from ._daemon import Daemon
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from comment_wake._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from ._daemon import Daemon
 
 __all__ = ["Daemon"]
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    globals(),
+    {
+        "._daemon": ("Daemon",),
+    },
+)

@@ -5,37 +5,44 @@ returns ``Delivered``, ``Busy``, ``Gone`` or ``Refused``, or raises ``PublishErr
 fault the delivery loop retries with backoff.  The wire contract is ``docs/notice.md``.
 """
 
-from ._callback import CallbackPublisher, NoticeCallback
-from ._command import (
-    CHILD_ENV,
-    EXIT_BUSY,
-    EXIT_DELIVERED,
-    EXIT_GONE,
-    EXIT_REFUSED,
-    WITHHELD_ENV,
-    CommandPublisher,
-    child_env_allows,
-    child_environment,
-)
-from ._errors import (
-    CallbackError,
-    CommandFailedError,
-    InboxError,
-    PublishError,
-    PublishTimeoutError,
-    WebhookError,
-)
-from ._handoff import (
-    HANDOFF_KIND,
-    WORKER_KINDS,
-    WORKER_MESSAGE_KIND,
-    WORKER_REPORT_KIND,
-    handoff_notice,
-)
-from ._inbox import InboxPublisher, backlog, default_inbox_root, take, write_notice
-from ._loop import DeliveryConfig, DeliveryLoop
-from ._signature import sign, verify_signature
-from ._webhook import WebhookPublisher
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from comment_wake._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from ._callback import CallbackPublisher, NoticeCallback
+    from ._command import (
+        CHILD_ENV,
+        EXIT_BUSY,
+        EXIT_DELIVERED,
+        EXIT_GONE,
+        EXIT_REFUSED,
+        WITHHELD_ENV,
+        CommandPublisher,
+        child_env_allows,
+        child_environment,
+    )
+    from ._errors import (
+        CallbackError,
+        CommandFailedError,
+        InboxError,
+        PublishError,
+        PublishTimeoutError,
+        WebhookError,
+    )
+    from ._handoff import (
+        HANDOFF_KIND,
+        WORKER_KINDS,
+        WORKER_MESSAGE_KIND,
+        WORKER_REPORT_KIND,
+        handoff_notice,
+    )
+    from ._inbox import InboxPublisher, backlog, default_inbox_root, take, write_notice
+    from ._loop import DeliveryConfig, DeliveryLoop
+    from ._signature import sign, verify_signature
+    from ._webhook import WebhookPublisher
 
 __all__ = [
     "CHILD_ENV",
@@ -71,3 +78,41 @@ __all__ = [
     "verify_signature",
     "write_notice",
 ]
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    globals(),
+    {
+        "._callback": ("CallbackPublisher", "NoticeCallback"),
+        "._command": (
+            "CHILD_ENV",
+            "EXIT_BUSY",
+            "EXIT_DELIVERED",
+            "EXIT_GONE",
+            "EXIT_REFUSED",
+            "WITHHELD_ENV",
+            "CommandPublisher",
+            "child_env_allows",
+            "child_environment",
+        ),
+        "._errors": (
+            "CallbackError",
+            "CommandFailedError",
+            "InboxError",
+            "PublishError",
+            "PublishTimeoutError",
+            "WebhookError",
+        ),
+        "._handoff": (
+            "HANDOFF_KIND",
+            "WORKER_KINDS",
+            "WORKER_MESSAGE_KIND",
+            "WORKER_REPORT_KIND",
+            "handoff_notice",
+        ),
+        "._inbox": ("InboxPublisher", "backlog", "default_inbox_root", "take", "write_notice"),
+        "._loop": ("DeliveryConfig", "DeliveryLoop"),
+        "._signature": ("sign", "verify_signature"),
+        "._webhook": ("WebhookPublisher",),
+    },
+)

@@ -9,9 +9,16 @@ its real store, outbox and inbox publisher in a temporary state directory, again
 and the notice the rules call for, reporting any that never came.
 """
 
-from ._runner import DemoEvent, DemoResult, demo_config, demo_config_text, play
-from ._story import STEP_KINDS, Expectation, Step, Story, StoryError, load_story, parse_story
-from ._transcript import ClaudeTranscript
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from comment_wake._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from ._runner import DemoEvent, DemoResult, demo_config, demo_config_text, play
+    from ._story import STEP_KINDS, Expectation, Step, Story, StoryError, load_story, parse_story
+    from ._transcript import ClaudeTranscript
 
 __all__ = [
     "STEP_KINDS",
@@ -28,3 +35,21 @@ __all__ = [
     "parse_story",
     "play",
 ]
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    globals(),
+    {
+        "._runner": ("DemoEvent", "DemoResult", "demo_config", "demo_config_text", "play"),
+        "._story": (
+            "STEP_KINDS",
+            "Expectation",
+            "Step",
+            "Story",
+            "StoryError",
+            "load_story",
+            "parse_story",
+        ),
+        "._transcript": ("ClaudeTranscript",),
+    },
+)

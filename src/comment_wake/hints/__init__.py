@@ -11,12 +11,19 @@ built this way.
     port = await task_group.start(listener.serve)
 """
 
-from ._config import DEFAULT_MAX_BODY, WebhookConfig, load_secret
-from ._errors import HintsError, WebhookSecretError
-from ._ledger import DELIVERY_ID_MEMORY, DELIVERY_ID_WINDOW, SUMMARY_EVERY, HintCounts
-from ._payload import HINT_EVENTS, matching_watch, pr_of_delivery
-from ._server import Hint, HintListener
-from ._signature import github_signature, verify_github_signature
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from comment_wake._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from ._config import DEFAULT_MAX_BODY, WebhookConfig, load_secret
+    from ._errors import HintsError, WebhookSecretError
+    from ._ledger import DELIVERY_ID_MEMORY, DELIVERY_ID_WINDOW, SUMMARY_EVERY, HintCounts
+    from ._payload import HINT_EVENTS, matching_watch, pr_of_delivery
+    from ._server import Hint, HintListener
+    from ._signature import github_signature, verify_github_signature
 
 __all__ = [
     "DEFAULT_MAX_BODY",
@@ -36,3 +43,16 @@ __all__ = [
     "pr_of_delivery",
     "verify_github_signature",
 ]
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    globals(),
+    {
+        "._config": ("DEFAULT_MAX_BODY", "WebhookConfig", "load_secret"),
+        "._errors": ("HintsError", "WebhookSecretError"),
+        "._ledger": ("DELIVERY_ID_MEMORY", "DELIVERY_ID_WINDOW", "SUMMARY_EVERY", "HintCounts"),
+        "._payload": ("HINT_EVENTS", "matching_watch", "pr_of_delivery"),
+        "._server": ("Hint", "HintListener"),
+        "._signature": ("github_signature", "verify_github_signature"),
+    },
+)

@@ -7,20 +7,27 @@ comments apart. The only record of what the worker posted is its transcript.
 worker's own post, with the rule and the transcript line that decided it.
 """
 
-from ._match import match
-from ._model import (
-    CommentText,
-    InlineText,
-    NamedPr,
-    OwnPostState,
-    OwnPostVerdict,
-    PostRecord,
-    PostRef,
-    SourceState,
-    TranscriptSource,
-)
-from ._scan import FileReport, ReportedPost, read_transcript, scan, transcript_files
-from ._text import LinkRef, body_hash, normalise_body
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from comment_wake._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from ._match import match
+    from ._model import (
+        CommentText,
+        InlineText,
+        NamedPr,
+        OwnPostState,
+        OwnPostVerdict,
+        PostRecord,
+        PostRef,
+        SourceState,
+        TranscriptSource,
+    )
+    from ._scan import FileReport, ReportedPost, read_transcript, scan, transcript_files
+    from ._text import LinkRef, body_hash, normalise_body
 
 __all__ = [
     "CommentText",
@@ -42,3 +49,24 @@ __all__ = [
     "scan",
     "transcript_files",
 ]
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    globals(),
+    {
+        "._match": ("match",),
+        "._model": (
+            "CommentText",
+            "InlineText",
+            "NamedPr",
+            "OwnPostState",
+            "OwnPostVerdict",
+            "PostRecord",
+            "PostRef",
+            "SourceState",
+            "TranscriptSource",
+        ),
+        "._scan": ("FileReport", "ReportedPost", "read_transcript", "scan", "transcript_files"),
+        "._text": ("LinkRef", "body_hash", "normalise_body"),
+    },
+)

@@ -9,23 +9,30 @@ Code session id and working directory, or a Codex thread id (``AgentHomes`` says
 those agents keep their files).
 """
 
-from ._errors import RefusedInputError, RegistryError, UnknownWorkerError
-from ._model import (
-    CallbackSpec,
-    ClaudeSession,
-    CodexThread,
-    CommandSpec,
-    InboxSpec,
-    OrchestratorRecord,
-    PublisherSpec,
-    TranscriptPath,
-    TranscriptSpec,
-    WebhookSpec,
-    WorkerRecord,
-)
-from ._publishers import Unavailable
-from ._registry import ORCHESTRATORS, WORKERS, Registry, id_problem
-from ._transcripts import AgentHomes, claude_project_name, resolve_transcript
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from comment_wake._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from ._errors import RefusedInputError, RegistryError, UnknownWorkerError
+    from ._model import (
+        CallbackSpec,
+        ClaudeSession,
+        CodexThread,
+        CommandSpec,
+        InboxSpec,
+        OrchestratorRecord,
+        PublisherSpec,
+        TranscriptPath,
+        TranscriptSpec,
+        WebhookSpec,
+        WorkerRecord,
+    )
+    from ._publishers import Unavailable
+    from ._registry import ORCHESTRATORS, WORKERS, Registry, id_problem
+    from ._transcripts import AgentHomes, claude_project_name, resolve_transcript
 
 __all__ = [
     "ORCHESTRATORS",
@@ -51,3 +58,27 @@ __all__ = [
     "id_problem",
     "resolve_transcript",
 ]
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    globals(),
+    {
+        "._errors": ("RefusedInputError", "RegistryError", "UnknownWorkerError"),
+        "._model": (
+            "CallbackSpec",
+            "ClaudeSession",
+            "CodexThread",
+            "CommandSpec",
+            "InboxSpec",
+            "OrchestratorRecord",
+            "PublisherSpec",
+            "TranscriptPath",
+            "TranscriptSpec",
+            "WebhookSpec",
+            "WorkerRecord",
+        ),
+        "._publishers": ("Unavailable",),
+        "._registry": ("ORCHESTRATORS", "WORKERS", "Registry", "id_problem"),
+        "._transcripts": ("AgentHomes", "claude_project_name", "resolve_transcript"),
+    },
+)

@@ -7,19 +7,26 @@ one transaction, with the ``FloodGap`` records of what no read covered, and then
 publishes its events (``comment_wake.events``).
 """
 
-from ._gaps import GAPS, describe_gap, gap_row, read_gaps
-from ._ports import BindingSource
-from ._records import (
-    DECISIONS,
-    DecisionRecord,
-    PermissionEvidence,
-    RateEvidence,
-    decode_record,
-    latest_by_comment,
-    namespace_of,
-    rate_evidence,
-)
-from ._service import LISTENER_NAME, CommentWake
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from comment_wake._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from ._gaps import GAPS, describe_gap, gap_row, read_gaps
+    from ._ports import BindingSource
+    from ._records import (
+        DECISIONS,
+        DecisionRecord,
+        PermissionEvidence,
+        RateEvidence,
+        decode_record,
+        latest_by_comment,
+        namespace_of,
+        rate_evidence,
+    )
+    from ._service import LISTENER_NAME, CommentWake
 
 __all__ = [
     "DECISIONS",
@@ -38,3 +45,23 @@ __all__ = [
     "rate_evidence",
     "read_gaps",
 ]
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    globals(),
+    {
+        "._gaps": ("GAPS", "describe_gap", "gap_row", "read_gaps"),
+        "._ports": ("BindingSource",),
+        "._records": (
+            "DECISIONS",
+            "DecisionRecord",
+            "PermissionEvidence",
+            "RateEvidence",
+            "decode_record",
+            "latest_by_comment",
+            "namespace_of",
+            "rate_evidence",
+        ),
+        "._service": ("LISTENER_NAME", "CommentWake"),
+    },
+)

@@ -11,56 +11,57 @@ goes through ``open_store`` / ``open_sync_store`` so both are always migrated.
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
-from review_monitor import Clock
-from review_monitor.store import Executor, Store, SyncStore, Tables, run_in_thread
+from comment_wake._lazy import lazy_exports
 
-from ._outcomes import (
-    OUTCOME_ITEM_KINDS,
-    OUTCOMES,
-    Addressed,
-    CommentOutcome,
-    Outcome,
-    OutcomeSummary,
-    address,
-    delivering,
-    outcome_summary,
-    outcomes,
-    prune_outcomes,
-)
-from ._reactions import (
-    REACTIONS,
-    ReactionEntry,
-    ReactionStatus,
-    due_reactions,
-    next_reaction_at,
-    owing,
-    prune_reactions,
-    reactions,
-    settle_reactions,
-)
-from ._records import (
-    RECORDS,
-    delete_record,
-    get_record,
-    prune_records,
-    put_record,
-    putting_records,
-    read_record,
-    read_records,
-    record_items,
-    records_under,
-)
-from ._releases import (
-    RELEASES,
-    ReleaseRequest,
-    clearing_release,
-    has_release_request,
-    release_requests,
-    request_release,
-)
-from ._spellings import TwoSpellingsError, refuse_two_spellings, two_spellings
+if TYPE_CHECKING:
+    from ._open import APP_TABLES, open_store, open_sync_store
+    from ._outcomes import (
+        OUTCOME_ITEM_KINDS,
+        OUTCOMES,
+        Addressed,
+        CommentOutcome,
+        Outcome,
+        OutcomeSummary,
+        address,
+        delivering,
+        outcome_summary,
+        outcomes,
+        prune_outcomes,
+    )
+    from ._reactions import (
+        REACTIONS,
+        ReactionEntry,
+        ReactionStatus,
+        due_reactions,
+        next_reaction_at,
+        owing,
+        prune_reactions,
+        reactions,
+        settle_reactions,
+    )
+    from ._records import (
+        RECORDS,
+        delete_record,
+        get_record,
+        prune_records,
+        put_record,
+        putting_records,
+        read_record,
+        read_records,
+        record_items,
+        records_under,
+    )
+    from ._releases import (
+        RELEASES,
+        ReleaseRequest,
+        clearing_release,
+        has_release_request,
+        release_requests,
+        request_release,
+    )
+    from ._spellings import TwoSpellingsError, refuse_two_spellings, two_spellings
 
 __all__ = [
     "APP_TABLES",
@@ -107,44 +108,55 @@ __all__ = [
     "two_spellings",
 ]
 
-APP_TABLES: tuple[Tables, ...] = (RECORDS, REACTIONS, OUTCOMES)
-"""The app's own parts of the store, registered whenever the app opens it."""
-
-
-def open_sync_store(
-    path: Path | str,
-    *,
-    clock: Clock | None = None,
-    create: bool = True,
-    check_spellings: bool = True,
-) -> SyncStore:
-    """``SyncStore.open`` with comment-wake's tables (``create=False``: refuse a missing
-    store with ``StoreMissingError``).  A store that binds one PR under two spellings
-    raises ``TwoSpellingsError`` unless ``check_spellings`` is False (the commands that
-    fix it, and ``list``)."""
-    db = SyncStore.open(path, clock=clock, tables=APP_TABLES, create=create)
-    if check_spellings:
-        try:
-            refuse_two_spellings(db)
-        except BaseException:
-            db.close()
-            raise
-    return db
-
-
-def open_store(
-    path: Path | str,
-    *,
-    lease: bool = False,
-    clock: Clock | None = None,
-    executor: Executor = run_in_thread,
-) -> Store:
-    """``Store.open`` with comment-wake's tables; ``TwoSpellingsError`` as
-    ``open_sync_store``."""
-    store = Store.open(path, lease=lease, clock=clock, tables=APP_TABLES, executor=executor)
-    try:
-        refuse_two_spellings(store.sync)
-    except BaseException:
-        store.close()
-        raise
-    return store
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    globals(),
+    {
+        "._open": ("APP_TABLES", "open_store", "open_sync_store"),
+        "._outcomes": (
+            "OUTCOME_ITEM_KINDS",
+            "OUTCOMES",
+            "Addressed",
+            "CommentOutcome",
+            "Outcome",
+            "OutcomeSummary",
+            "address",
+            "delivering",
+            "outcome_summary",
+            "outcomes",
+            "prune_outcomes",
+        ),
+        "._reactions": (
+            "REACTIONS",
+            "ReactionEntry",
+            "ReactionStatus",
+            "due_reactions",
+            "next_reaction_at",
+            "owing",
+            "prune_reactions",
+            "reactions",
+            "settle_reactions",
+        ),
+        "._records": (
+            "RECORDS",
+            "delete_record",
+            "get_record",
+            "prune_records",
+            "put_record",
+            "putting_records",
+            "read_record",
+            "read_records",
+            "record_items",
+            "records_under",
+        ),
+        "._releases": (
+            "RELEASES",
+            "ReleaseRequest",
+            "clearing_release",
+            "has_release_request",
+            "release_requests",
+            "request_release",
+        ),
+        "._spellings": ("TwoSpellingsError", "refuse_two_spellings", "two_spellings"),
+    },
+)

@@ -8,12 +8,19 @@
 for session managers that serve tools their own way.  See docs/worker-tools.md.
 """
 
-from comment_wake.delivery import WORKER_MESSAGE_KIND, WORKER_REPORT_KIND
+from __future__ import annotations
 
-from ._messages import WorkerKind, worker_notice
-from ._serve import serve, worker_tools
-from ._server import TOOL_NAMES, build_server, server_name
-from ._tools import ToolLimits, ToolRefused, Tools, UnavailableTools, WorkerTools
+from typing import TYPE_CHECKING
+
+from comment_wake._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from comment_wake.delivery import WORKER_MESSAGE_KIND, WORKER_REPORT_KIND
+
+    from ._messages import WorkerKind, worker_notice
+    from ._serve import serve, worker_tools
+    from ._server import TOOL_NAMES, build_server, server_name
+    from ._tools import ToolLimits, ToolRefused, Tools, UnavailableTools, WorkerTools
 
 __all__ = [
     "TOOL_NAMES",
@@ -31,3 +38,15 @@ __all__ = [
     "worker_notice",
     "worker_tools",
 ]
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    globals(),
+    {
+        "comment_wake.delivery": ("WORKER_MESSAGE_KIND", "WORKER_REPORT_KIND"),
+        "._messages": ("WorkerKind", "worker_notice"),
+        "._serve": ("serve", "worker_tools"),
+        "._server": ("TOOL_NAMES", "build_server", "server_name"),
+        "._tools": ("ToolLimits", "ToolRefused", "Tools", "UnavailableTools", "WorkerTools"),
+    },
+)

@@ -4,42 +4,49 @@ Pure logic: no I/O, the time is an argument.  ``step`` works out one PR from its
 and the reads the service has done; ``docs/trust-rules.md`` states the rules.
 """
 
-from ._config import WakeConfig
-from ._core import finish, next_due, step
-from ._errors import MarkError, WakeError
-from ._mark import (
-    MARK_VERSION,
-    GapSpend,
-    Handled,
-    Held,
-    Pending,
-    WakeMark,
-    decode_mark,
-    encode_mark,
-)
-from ._model import (
-    Binding,
-    Connection,
-    Decision,
-    Facts,
-    FloodGap,
-    GapNeed,
-    LogLine,
-    Needs,
-    Outcome,
-    OwnPostVerdict,
-    Reason,
-    Step,
-)
-from ._prompt import (
-    NOTICE_HEADER,
-    NOTICE_INSTRUCTION,
-    PR_REVIEW_MONITOR_TOOL_DESCRIPTION,
-    WORKER_PROMPT,
-)
-from ._rate import release_at
-from ._render import NOTICE_KIND, build_notice, build_notices, one_line_title
-from ._rules import RULES, Rule, is_bot, is_valid_login
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from comment_wake._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from ._config import WakeConfig
+    from ._core import finish, next_due, step
+    from ._errors import MarkError, WakeError
+    from ._mark import (
+        MARK_VERSION,
+        GapSpend,
+        Handled,
+        Held,
+        Pending,
+        WakeMark,
+        decode_mark,
+        encode_mark,
+    )
+    from ._model import (
+        Binding,
+        Connection,
+        Decision,
+        Facts,
+        FloodGap,
+        GapNeed,
+        LogLine,
+        Needs,
+        Outcome,
+        OwnPostVerdict,
+        Reason,
+        Step,
+    )
+    from ._prompt import (
+        NOTICE_HEADER,
+        NOTICE_INSTRUCTION,
+        PR_REVIEW_MONITOR_TOOL_DESCRIPTION,
+        WORKER_PROMPT,
+    )
+    from ._rate import release_at
+    from ._render import NOTICE_KIND, build_notice, build_notices, one_line_title
+    from ._rules import RULES, Rule, is_bot, is_valid_login
 
 __all__ = [
     "MARK_VERSION",
@@ -82,3 +89,46 @@ __all__ = [
     "release_at",
     "step",
 ]
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    globals(),
+    {
+        "._config": ("WakeConfig",),
+        "._core": ("finish", "next_due", "step"),
+        "._errors": ("MarkError", "WakeError"),
+        "._mark": (
+            "MARK_VERSION",
+            "GapSpend",
+            "Handled",
+            "Held",
+            "Pending",
+            "WakeMark",
+            "decode_mark",
+            "encode_mark",
+        ),
+        "._model": (
+            "Binding",
+            "Connection",
+            "Decision",
+            "Facts",
+            "FloodGap",
+            "GapNeed",
+            "LogLine",
+            "Needs",
+            "Outcome",
+            "OwnPostVerdict",
+            "Reason",
+            "Step",
+        ),
+        "._prompt": (
+            "NOTICE_HEADER",
+            "NOTICE_INSTRUCTION",
+            "PR_REVIEW_MONITOR_TOOL_DESCRIPTION",
+            "WORKER_PROMPT",
+        ),
+        "._rate": ("release_at",),
+        "._render": ("NOTICE_KIND", "build_notice", "build_notices", "one_line_title"),
+        "._rules": ("RULES", "Rule", "is_bot", "is_valid_login"),
+    },
+)

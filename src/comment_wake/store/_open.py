@@ -1,0 +1,58 @@
+"""Opening the state store with comment-wake's parts registered: every opener in the app
+goes through ``open_store`` / ``open_sync_store`` so both are always migrated."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from review_monitor import Clock
+from review_monitor.store import Executor, Store, SyncStore, Tables, run_in_thread
+
+from ._outcomes import OUTCOMES
+from ._reactions import REACTIONS
+from ._records import RECORDS
+from ._spellings import refuse_two_spellings
+
+__all__ = ["APP_TABLES", "open_store", "open_sync_store"]
+
+APP_TABLES: tuple[Tables, ...] = (RECORDS, REACTIONS, OUTCOMES)
+"""The app's own parts of the store, registered whenever the app opens it."""
+
+
+def open_sync_store(
+    path: Path | str,
+    *,
+    clock: Clock | None = None,
+    create: bool = True,
+    check_spellings: bool = True,
+) -> SyncStore:
+    """``SyncStore.open`` with comment-wake's tables (``create=False``: refuse a missing
+    store with ``StoreMissingError``).  A store that binds one PR under two spellings
+    raises ``TwoSpellingsError`` unless ``check_spellings`` is False (the commands that
+    fix it, and ``list``)."""
+    db = SyncStore.open(path, clock=clock, tables=APP_TABLES, create=create)
+    if check_spellings:
+        try:
+            refuse_two_spellings(db)
+        except BaseException:
+            db.close()
+            raise
+    return db
+
+
+def open_store(
+    path: Path | str,
+    *,
+    lease: bool = False,
+    clock: Clock | None = None,
+    executor: Executor = run_in_thread,
+) -> Store:
+    """``Store.open`` with comment-wake's tables; ``TwoSpellingsError`` as
+    ``open_sync_store``."""
+    store = Store.open(path, lease=lease, clock=clock, tables=APP_TABLES, executor=executor)
+    try:
+        refuse_two_spellings(store.sync)
+    except BaseException:
+        store.close()
+        raise
+    return store
