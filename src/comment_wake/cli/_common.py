@@ -5,15 +5,26 @@ finding a registered worker or orchestrator."""
 from __future__ import annotations
 
 import argparse
+import functools
 from collections.abc import Collection
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from comment_wake._paths import resolve_state_dir
 from comment_wake.cli._errors import CliError
-from comment_wake.config import AppConfig, find_config, load_config
-from comment_wake.registry import OrchestratorRecord, Registry, WorkerRecord
+from comment_wake.config import configured_state_dir, find_config
 
-__all__ = ["add_location_options", "load_location", "open_registry", "registered"]
+if TYPE_CHECKING:
+    from comment_wake.config import AppConfig
+    from comment_wake.registry import OrchestratorRecord, Registry, WorkerRecord
+
+__all__ = [
+    "add_location_options",
+    "load_location",
+    "open_registry",
+    "registered",
+    "state_location",
+]
 
 
 def add_location_options(p: argparse.ArgumentParser) -> None:
@@ -35,21 +46,34 @@ def add_location_options(p: argparse.ArgumentParser) -> None:
 
 
 def load_location(args: argparse.Namespace) -> tuple[AppConfig, Path]:
-    """The configuration and the state directory the options name; raises ``ConfigError``,
-    or ``CliError`` (exit 2) when the state directory is a file."""
+    """The configuration, validated whole, and the state directory the options name;
+    raises ``ConfigError``, or ``CliError`` (exit 2) when the state directory is a file."""
+    from comment_wake.config import load_config  # pydantic: only where the config is used
+
     config = load_config(find_config(args.config))
-    state_dir = resolve_state_dir(args.state_dir, config.state_dir)
+    return config, _directory(resolve_state_dir(args.state_dir, config.state_dir))
+
+
+def state_location(args: argparse.Namespace) -> Path:
+    """The state directory the options name, for a command that needs nothing else of the
+    configuration (a hook's ``inbox take``, ``list``): of the file only ``state_dir`` is
+    read, so the command starts as fast as Python does."""
+    configured = configured_state_dir(find_config(args.config))
+    return _directory(resolve_state_dir(args.state_dir, configured))
+
+
+def _directory(state_dir: Path) -> Path:
     if state_dir.exists() and not state_dir.is_dir():
         raise CliError(
             f"the state directory {state_dir} is a file, not a directory; pass another "
             "--state-dir (or $COMMENT_WAKE_STATE_DIR, state_dir)",
             2,
         )
-    return config, state_dir
+    return state_dir
 
 
 def open_registry(
-    config: AppConfig,
+    config: AppConfig | None,
     state_dir: Path,
     *,
     create: bool,
@@ -59,14 +83,20 @@ def open_registry(
     """The registry over ``state_dir``'s store.  Only a command that creates state (bind,
     orchestrator add, run) passes ``create``; for any other a missing store raises
     ``StoreMissingError`` (one line at the command line), so a mistyped ``--state-dir``
-    never makes a new, empty store."""
-    return Registry.open(
+    never makes a new, empty store.  ``config`` None: a command that builds no publisher
+    (``state_location``'s), with the default publisher timeout."""
+    from comment_wake.registry import Registry
+
+    open_ = functools.partial(
+        Registry.open,
         state_dir,
-        publisher_timeout=config.delivery.publisher_timeout,
         create=create,
         check_spellings=check_spellings,
         daemon_secrets=daemon_secrets,
     )
+    if config is None:
+        return open_()
+    return open_(publisher_timeout=config.delivery.publisher_timeout)
 
 
 def registered(

@@ -12,8 +12,8 @@ no traceback, as git and gh do.
 
 from __future__ import annotations
 
-import asyncio
 import sqlite3
+import sys
 from collections.abc import Iterator
 
 from comment_wake.config import ConfigError
@@ -82,8 +82,10 @@ def _one(exc: BaseException) -> tuple[str, int] | None:
 
 
 def _ignorable(exc: BaseException) -> bool:
-    # A task cancelled because its sibling failed says nothing of its own.
-    return isinstance(exc, asyncio.CancelledError)
+    # A task cancelled because its sibling failed says nothing of its own.  Only a command
+    # that imported asyncio can have one: the light commands never import it for this.
+    asyncio = sys.modules.get("asyncio")
+    return asyncio is not None and isinstance(exc, asyncio.CancelledError)
 
 
 def failure_line(exc: BaseException) -> tuple[str, int] | None:

@@ -12,7 +12,12 @@ import msgspec
 
 from comment_wake._limits import NOTICE_TEXT_LIMIT
 from comment_wake._paths import inbox_root
-from comment_wake.cli._common import add_location_options, load_location, open_registry, registered
+from comment_wake.cli._common import (
+    add_location_options,
+    open_registry,
+    registered,
+    state_location,
+)
 from comment_wake.delivery import take
 from comment_wake.registry import InboxSpec, OrchestratorRecord, WorkerRecord
 from review_monitor import Notice
@@ -84,8 +89,8 @@ def _root(args: argparse.Namespace, record: Registered, state_dir: Path) -> Path
 def _take(args: argparse.Namespace) -> int:
     # The id must be registered in the store the location options name (a typo in a hook
     # is exit 2, not silence); the store is only read, never created.
-    config, state_dir = load_location(args)
-    with open_registry(config, state_dir, create=False) as registry:
+    state_dir = state_location(args)
+    with open_registry(None, state_dir, create=False) as registry:
         record = registered(registry, args.worker, state_dir)
     root = _root(args, record, state_dir)
     hook = bool(args.text or args.stop_hook)

@@ -11,11 +11,14 @@ from typing import TYPE_CHECKING
 from comment_wake._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from ._load import (
+    from ._file import (
         CONFIG_ENV,
         ConfigError,
+        configured_state_dir,
         default_config_path,
         find_config,
+    )
+    from ._load import (
         load_config,
         parse_config,
     )
@@ -30,6 +33,7 @@ __all__ = [
     "KeyRow",
     "LogFormat",
     "LogLevel",
+    "configured_state_dir",
     "default_config_path",
     "find_config",
     "key_rows",
@@ -42,14 +46,14 @@ __getattr__, __dir__ = lazy_exports(
     __name__,
     globals(),
     {
-        "._load": (
+        "._file": (
             "CONFIG_ENV",
             "ConfigError",
+            "configured_state_dir",
             "default_config_path",
             "find_config",
-            "load_config",
-            "parse_config",
         ),
+        "._load": ("load_config", "parse_config"),
         "._model": ("TABLES", "AppConfig", "LogFormat", "LogLevel"),
         "._reference": ("KeyRow", "key_rows", "render_default"),
     },

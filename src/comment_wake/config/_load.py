@@ -8,105 +8,33 @@ secret pasted into the wrong key must not reach a terminal or a log).
 from __future__ import annotations
 
 import difflib
-import os
-import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from ._file import ConfigError, parse_toml, read_toml
 from ._model import TABLES, AppConfig
 
-__all__ = [
-    "CONFIG_ENV",
-    "ConfigError",
-    "default_config_path",
-    "find_config",
-    "load_config",
-    "parse_config",
-]
-
-CONFIG_ENV = "COMMENT_WAKE_CONFIG"
-"""The environment variable naming the configuration file (after ``--config``)."""
+__all__ = ["load_config", "parse_config"]
 
 _PREFIXES = ("Value error, ", "Assertion failed, ")
-
-
-class ConfigError(Exception):
-    """The configuration cannot be used.  ``problems`` holds one line per problem."""
-
-    def __init__(self, source: str, problems: Sequence[str]) -> None:
-        self.source = source
-        self.problems = tuple(problems)
-        lines = "\n".join(f"  {p}" for p in self.problems)
-        super().__init__(f"invalid configuration in {source}:\n{lines}")
-
-
-def default_config_path(env: Mapping[str, str] | None = None, home: Path | None = None) -> Path:
-    """``$XDG_CONFIG_HOME/comment-wake/config.toml``, else ``~/.config/comment-wake/...``."""
-    environ = os.environ if env is None else env
-    base = environ.get("XDG_CONFIG_HOME", "")
-    if not base or not os.path.isabs(base):
-        base = str((home or Path.home()) / ".config")
-    return Path(base) / "comment-wake" / "config.toml"
-
-
-def find_config(
-    cli: Path | str | None = None,
-    *,
-    env: Mapping[str, str] | None = None,
-    home: Path | None = None,
-) -> Path | None:
-    """The file to read: ``--config``, else ``$COMMENT_WAKE_CONFIG``, else the default path
-    if it exists; None means the built-in defaults.  A file named explicitly must exist."""
-    environ = os.environ if env is None else env
-    for explicit, how in ((cli, "--config"), (environ.get(CONFIG_ENV) or None, CONFIG_ENV)):
-        if explicit is not None:
-            path = Path(explicit).expanduser()
-            if path.is_dir():
-                raise ConfigError(
-                    str(path),
-                    [
-                        f"is a directory, not a file (named by {how}); name the "
-                        f"configuration file itself, for example {path / 'config.toml'}"
-                    ],
-                )
-            if not path.is_file():
-                raise ConfigError(
-                    str(path),
-                    [
-                        f"no such file (named by {how}); create it, or point {how} at your "
-                        "configuration file"
-                    ],
-                )
-            return path
-    default = default_config_path(environ, home)
-    return default if default.is_file() else None
 
 
 def load_config(path: Path | str | None) -> AppConfig:
     """Read and validate ``path``; None gives the defaults."""
     if path is None:
         return AppConfig()
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise ConfigError(str(path), ["the file is not UTF-8 text; save it as UTF-8"]) from None
-    except OSError as exc:
-        raise ConfigError(
-            str(path), [f"cannot read the file ({exc.strerror or type(exc).__name__})"]
-        ) from None
-    return parse_config(text, source=str(path))
+    return _validate(read_toml(Path(path)), source=str(path))
 
 
 def parse_config(text: str, *, source: str = "<config>") -> AppConfig:
     """Validate TOML ``text``; ``source`` names it in messages."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(source, [f"not valid TOML: {exc}"]) from None
+    return _validate(parse_toml(text, source=source), source=source)
+
+
+def _validate(data: dict[str, Any], *, source: str) -> AppConfig:
     try:
         return AppConfig.model_validate(data)
     except ValidationError as exc:
