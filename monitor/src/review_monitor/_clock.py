@@ -5,8 +5,6 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Protocol
 
-import anyio
-
 __all__ = ["Clock", "SystemClock"]
 
 
@@ -25,6 +23,10 @@ class SystemClock:
         return datetime.now(UTC)
 
     async def sleep_until(self, t: datetime) -> None:
+        # anyio on first sleep: a command that only reads the store (it reads the clock
+        # for ``now``) never imports it.
+        import anyio.lowlevel
+
         delay = (t - self.now()).total_seconds()
         if delay > 0:
             await anyio.sleep(delay)

@@ -12,7 +12,6 @@ import importlib
 import io
 import sys
 from collections.abc import Sequence
-from importlib import metadata
 
 from comment_wake.cli._errors import INTERRUPTED, failure_line, leaves
 
@@ -31,13 +30,23 @@ _COMMANDS: tuple[str, ...] = (
 )
 
 
+# Each distribution and the module its version is written in (hatch reads the same file
+# at build time): ``--version`` needs no package metadata, which costs a hook's start-up.
+_VERSIONS = (
+    ("comment-wake", "comment_wake._version"),
+    ("pr-review-monitor", "review_monitor._version"),
+    ("untrusted-fence", "untrusted_fence._version"),
+)
+
+
 def _versions() -> str:
     lines = []
-    for dist in ("comment-wake", "pr-review-monitor", "untrusted-fence"):
+    for dist, module in _VERSIONS:
         try:
-            lines.append(f"{dist} {metadata.version(dist)}")
-        except metadata.PackageNotFoundError:
-            lines.append(f"{dist} (not installed)")
+            version: str = importlib.import_module(module).__version__
+        except ImportError:
+            version = "(not installed)"
+        lines.append(f"{dist} {version}")
     return "\n".join(lines)
 
 

@@ -13,17 +13,17 @@ from comment_wake._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from ._callback import CallbackPublisher, NoticeCallback
-    from ._command import (
+    from ._child import (
         CHILD_ENV,
         EXIT_BUSY,
         EXIT_DELIVERED,
         EXIT_GONE,
         EXIT_REFUSED,
         WITHHELD_ENV,
-        CommandPublisher,
         child_env_allows,
         child_environment,
     )
+    from ._command import CommandPublisher
     from ._errors import (
         CallbackError,
         CommandFailedError,
@@ -84,17 +84,17 @@ __getattr__, __dir__ = lazy_exports(
     globals(),
     {
         "._callback": ("CallbackPublisher", "NoticeCallback"),
-        "._command": (
+        "._child": (
             "CHILD_ENV",
             "EXIT_BUSY",
             "EXIT_DELIVERED",
             "EXIT_GONE",
             "EXIT_REFUSED",
             "WITHHELD_ENV",
-            "CommandPublisher",
             "child_env_allows",
             "child_environment",
         ),
+        "._command": ("CommandPublisher",),
         "._errors": (
             "CallbackError",
             "CommandFailedError",

@@ -15,120 +15,16 @@ import msgspec
 
 from review_monitor import Busy, Delivered, Gone, Notice, PublishOutcome, Refused
 
+from ._child import EXIT_BUSY, EXIT_DELIVERED, EXIT_GONE, EXIT_REFUSED, child_environment
 from ._errors import CommandFailedError, PublishTimeoutError
 from ._text import printable_tail, session_id_from_first_line
 
-__all__ = [
-    "CHILD_ENV",
-    "EXIT_BUSY",
-    "EXIT_DELIVERED",
-    "EXIT_GONE",
-    "EXIT_REFUSED",
-    "WITHHELD_ENV",
-    "CommandPublisher",
-    "child_env_allows",
-    "child_environment",
-]
-
-EXIT_DELIVERED = 0
-"""A command publisher's exit status for delivered."""
-EXIT_BUSY = 75  # EX_TEMPFAIL
-"""A command publisher's exit status for busy (EX_TEMPFAIL)."""
-EXIT_GONE = 69  # EX_UNAVAILABLE
-"""A command publisher's exit status for gone (EX_UNAVAILABLE)."""
-EXIT_REFUSED = 78  # EX_CONFIG
-"""A command publisher's exit status for refused (EX_CONFIG)."""
+__all__ = ["CommandPublisher"]
 
 # Output kept from a child: enough for a session id and a readable last line of stderr.
 _KEEP = 64 * 1024
 # After the child exits, how long its output pipes may stay open (a grandchild holding them).
 _DRAIN_GRACE = 1.0
-
-
-CHILD_ENV: tuple[str, ...] = (
-    # the session
-    "PATH",
-    "HOME",
-    "USER",
-    "LOGNAME",
-    "SHELL",
-    "TERM",
-    "TZ",
-    "TMPDIR",
-    # the locale
-    "LANG",
-    "LANGUAGE",
-    "LC_*",
-    # the XDG base directories
-    "XDG_*",
-    # proxies and CA bundles, in both spellings tools read
-    "HTTP_PROXY",
-    "HTTPS_PROXY",
-    "ALL_PROXY",
-    "NO_PROXY",
-    "http_proxy",
-    "https_proxy",
-    "all_proxy",
-    "no_proxy",
-    "SSL_CERT_FILE",
-    "SSL_CERT_DIR",
-    "REQUESTS_CA_BUNDLE",
-    "CURL_CA_BUNDLE",
-    "NODE_EXTRA_CA_CERTS",
-    # comment-wake's settings that hold no secret
-    "COMMENT_WAKE_STATE_DIR",
-    "COMMENT_WAKE_CONFIG",
-    "COMMENT_WAKE_INBOX",
-    "COMMENT_WAKE_SESSION_ID",
-    # the agents' own settings
-    "CODEX_HOME",
-    "CLAUDE_CONFIG_DIR",
-    "CLAUDE_CODE_*",
-    "ANTHROPIC_*",
-    "OPENAI_*",
-    # where tmux finds its server (the tmux recipe)
-    "TMUX",
-    "TMUX_TMPDIR",
-)
-"""The daemon's environment variables a command publisher's child gets (``NAME_*``: every
-name with that prefix); any other variable is withheld unless the binding names it
-(``--env NAME``), and ``WITHHELD_ENV`` never passes."""
-
-WITHHELD_ENV = frozenset(
-    {
-        "GH_TOKEN",
-        "GITHUB_TOKEN",
-        "GH_ENTERPRISE_TOKEN",
-        "GITHUB_ENTERPRISE_TOKEN",
-        "COMMENT_WAKE_WEBHOOK_SECRET",
-    }
-)
-"""The daemon's own secrets (its GitHub token variables, the webhook secret's default
-variable): a command publisher's child never sees them, and no binding may pass them."""
-
-_EXACT = frozenset(n for n in CHILD_ENV if not n.endswith("*"))
-_PREFIXES = tuple(n[:-1] for n in CHILD_ENV if n.endswith("*"))
-
-
-def child_env_allows(name: str) -> bool:
-    """Whether ``CHILD_ENV`` passes ``name`` to a command publisher's child."""
-    return name not in WITHHELD_ENV and (name in _EXACT or name.startswith(_PREFIXES))
-
-
-def child_environment(
-    environ: Mapping[str, str],
-    *,
-    extra: Collection[str] = (),
-    withhold: Collection[str] = (),
-) -> dict[str, str]:
-    """The part of ``environ`` a command publisher's child gets: the names ``CHILD_ENV``
-    allows and the ``extra`` names a binding adds, never ``WITHHELD_ENV`` or ``withhold``
-    (the daemon's other secrets)."""
-    return {
-        k: v
-        for k, v in environ.items()
-        if (child_env_allows(k) or k in extra) and k not in WITHHELD_ENV and k not in withhold
-    }
 
 
 def _env_for(notice: Notice, base: Mapping[str, str]) -> dict[str, str]:

@@ -25,7 +25,6 @@ from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
-import anyio.to_thread
 import msgspec
 
 from comment_wake._paths import private_dir
@@ -239,6 +238,9 @@ class InboxPublisher:
         return f"InboxPublisher(root={str(self.root)!r})"
 
     async def publish(self, notice: Notice) -> PublishOutcome:
+        # anyio here, not at the top: ``take`` (a hook's ``inbox take``) never needs it.
+        import anyio.to_thread
+
         try:
             await anyio.to_thread.run_sync(write_notice, self.root, notice)
         except ValueError as exc:

@@ -10,20 +10,16 @@ import re
 from collections.abc import Collection, Mapping
 from datetime import timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from comment_wake.delivery import (
-    WITHHELD_ENV,
-    CallbackPublisher,
-    CommandPublisher,
-    InboxPublisher,
-    NoticeCallback,
-    WebhookPublisher,
-    child_env_allows,
-)
+from comment_wake.delivery import WITHHELD_ENV, child_env_allows
 from review_monitor import Notice, Publisher, PublishOutcome, Refused
 
 from ._model import CallbackSpec, CommandSpec, InboxSpec, PublisherSpec, WebhookSpec
+
+if TYPE_CHECKING:
+    from comment_wake.delivery import NoticeCallback
 
 __all__ = ["Unavailable", "build_publisher", "publisher_problem"]
 
@@ -110,6 +106,15 @@ def build_publisher(
 ) -> Publisher:
     """The publisher for ``spec``; ``Unavailable`` when it cannot work right now.  A
     command's child never gets the variables named in ``withhold`` (the daemon's secrets)."""
+    # The publishers themselves (anyio, httpx) only where one is built: the daemon.  The
+    # commands that read the registry (a hook's ``inbox take``) never pay for them.
+    from comment_wake.delivery import (
+        CallbackPublisher,
+        CommandPublisher,
+        InboxPublisher,
+        WebhookPublisher,
+    )
+
     seconds = default_timeout.total_seconds()
     if isinstance(spec, CommandSpec):
         return CommandPublisher(

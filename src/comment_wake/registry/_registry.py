@@ -20,13 +20,13 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import msgspec
 
 from comment_wake._paths import inbox_root as default_inbox_root
 from comment_wake._paths import private_dir, store_path
-from comment_wake.delivery import WITHHELD_ENV, NoticeCallback
+from comment_wake.delivery import WITHHELD_ENV
 from comment_wake.ownpost import TranscriptSource
 from comment_wake.store import (
     delete_record,
@@ -60,6 +60,9 @@ from ._transcripts import (
     session_id_problem,
     transcript_files_of,
 )
+
+if TYPE_CHECKING:
+    from comment_wake.delivery import NoticeCallback
 
 __all__ = ["ORCHESTRATORS", "WORKERS", "Registry", "id_problem"]
 

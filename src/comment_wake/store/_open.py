@@ -4,14 +4,18 @@ goes through ``open_store`` / ``open_sync_store`` so both are always migrated.""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from review_monitor import Clock
-from review_monitor.store import Executor, Store, SyncStore, Tables, run_in_thread
+from review_monitor.store import SyncStore, Tables
 
 from ._outcomes import OUTCOMES
 from ._reactions import REACTIONS
 from ._records import RECORDS
 from ._spellings import refuse_two_spellings
+
+if TYPE_CHECKING:
+    from review_monitor.store import Executor, Store
 
 __all__ = ["APP_TABLES", "open_store", "open_sync_store"]
 
@@ -45,10 +49,15 @@ def open_store(
     *,
     lease: bool = False,
     clock: Clock | None = None,
-    executor: Executor = run_in_thread,
+    executor: Executor | None = None,
 ) -> Store:
-    """``Store.open`` with comment-wake's tables; ``TwoSpellingsError`` as
-    ``open_sync_store``."""
+    """``Store.open`` with comment-wake's tables (``executor`` None: ``run_in_thread``);
+    ``TwoSpellingsError`` as ``open_sync_store``."""
+    # The async store (anyio) only here: the commands that open the sync store never
+    # import it.
+    from review_monitor.store import Store, run_in_thread
+
+    executor = run_in_thread if executor is None else executor
     store = Store.open(path, lease=lease, clock=clock, tables=APP_TABLES, executor=executor)
     try:
         refuse_two_spellings(store.sync)
