@@ -9,9 +9,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import importlib.util
 import io
+import re
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from comment_wake.cli._errors import INTERRUPTED, failure_line, leaves
 
@@ -30,24 +33,30 @@ _COMMANDS: tuple[str, ...] = (
 )
 
 
-# Each distribution and the module its version is written in (hatch reads the same file
-# at build time): ``--version`` needs no package metadata, which costs a hook's start-up.
+# Each distribution and its package: the version is written in the package's
+# ``_version.py``, which hatch reads at build time.  ``--version`` reads the same line
+# without importing the package or its metadata, so it costs a hook nothing.
 _VERSIONS = (
-    ("comment-wake", "comment_wake._version"),
-    ("pr-review-monitor", "review_monitor._version"),
-    ("untrusted-fence", "untrusted_fence._version"),
+    ("comment-wake", "comment_wake"),
+    ("pr-review-monitor", "review_monitor"),
+    ("untrusted-fence", "untrusted_fence"),
 )
+_VERSION_LINE = re.compile(r'^__version__ = "([^"]+)"$', re.M)
+
+
+def _version(package: str) -> str:
+    spec = importlib.util.find_spec(package)
+    if spec is None or spec.origin is None:
+        return "(not installed)"
+    try:
+        found = _VERSION_LINE.search(Path(spec.origin).with_name("_version.py").read_text())
+    except OSError:
+        found = None
+    return found[1] if found else "(unknown)"
 
 
 def _versions() -> str:
-    lines = []
-    for dist, module in _VERSIONS:
-        try:
-            version: str = importlib.import_module(module).__version__
-        except ImportError:
-            version = "(not installed)"
-        lines.append(f"{dist} {version}")
-    return "\n".join(lines)
+    return "\n".join(f"{dist} {_version(package)}" for dist, package in _VERSIONS)
 
 
 class _Version(argparse.Action):

@@ -11,14 +11,19 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from comment_wake._paths import resolve_state_dir
-from comment_wake.cli._common import add_location_options, load_location, open_registry
+from comment_wake.cli._common import (
+    add_location_options,
+    load_location,
+    open_registry,
+    state_location,
+)
 from comment_wake.cli._mcp import mcp_instructions
-from comment_wake.config import AppConfig, ConfigError
+from comment_wake.config import ConfigError
 from comment_wake.registry import (
     ClaudeSession,
     CodexThread,
@@ -33,6 +38,9 @@ from comment_wake.registry import (
     WebhookSpec,
     WorkerRecord,
 )
+
+if TYPE_CHECKING:
+    from comment_wake.config import AppConfig
 
 __all__ = ["register"]
 
@@ -133,7 +141,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         p = subparsers.add_parser(name, help=verb, description=verb[0].upper() + verb[1:] + ".")
         p.add_argument("worker", metavar="WORKER", help="the worker's id")
         add_location_options(p)
-        p.set_defaults(handler=_run(name, fn, check_spellings=False))
+        p.set_defaults(handler=_run_light(name, fn, check_spellings=False))
 
     listing = subparsers.add_parser(
         "list",
@@ -142,7 +150,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     )
     listing.add_argument("--json", action="store_true", help="one JSON document on stdout")
     add_location_options(listing)
-    listing.set_defaults(handler=_run("list", _list, check_spellings=False))
+    listing.set_defaults(handler=_run_light("list", _list, check_spellings=False))
 
     orch = subparsers.add_parser(
         "orchestrator",
@@ -167,21 +175,20 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     )
     remove.add_argument("id", metavar="ID", help="the orchestrator's id")
     add_location_options(remove)
-    remove.set_defaults(handler=_run("orchestrator remove", _remove_orchestrator))
+    remove.set_defaults(handler=_run_light("orchestrator remove", _remove_orchestrator))
 
 
 # -- running a command -------------------------------------------------------------------
 
-_Handler = Callable[[argparse.Namespace, Registry, AppConfig], int]
+_Handler = Callable[[argparse.Namespace, Registry, "AppConfig"], int]
+_LightHandler = Callable[[argparse.Namespace, Registry], int]
 
 
-def _run(
-    name: str, fn: _Handler, *, create: bool = False, check_spellings: bool = True
-) -> Callable[[argparse.Namespace], int]:
-    # Only bind and orchestrator add create a store; the store's own failures (missing,
-    # damaged, read-only, a full disk, one PR under two spellings) are one line from
-    # ``main``, exit 1.  ``unbind``, ``archive`` and ``list`` open a store that binds one
-    # PR under two spellings: they are how it is fixed.
+def _run(name: str, fn: _Handler, *, create: bool = False) -> Callable[[argparse.Namespace], int]:
+    # bind and orchestrator add: they create the store, and read the whole configuration
+    # (the host, the publisher timeout, the webhook's secret a binding must not pass on).
+    # The store's own failures (missing, damaged, read-only, a full disk, one PR under two
+    # spellings) are one line from ``main``, exit 1.
     def handler(args: argparse.Namespace) -> int:
         try:
             config, state_dir = load_location(args)
@@ -189,10 +196,30 @@ def _run(
                 config,
                 state_dir,
                 create=create,
-                check_spellings=check_spellings,
                 daemon_secrets=(config.webhook.secret_env,),
             ) as registry:
                 return fn(args, registry, config)
+        except (_Usage, ConfigError, RegistryError) as exc:
+            print(f"comment-wake {name}: {exc}", file=sys.stderr)
+            return 2
+
+    return handler
+
+
+def _run_light(
+    name: str, fn: _LightHandler, *, check_spellings: bool = True
+) -> Callable[[argparse.Namespace], int]:
+    # A command that builds no publisher and binds nothing (unbind, archive, list,
+    # orchestrator remove) reads only the state directory of the configuration: it starts
+    # without pydantic (issue 26: a fast command line).  ``unbind``, ``archive`` and
+    # ``list`` open a store that binds one PR under two spellings: they are how it is fixed.
+    def handler(args: argparse.Namespace) -> int:
+        try:
+            state_dir = state_location(args)
+            with open_registry(
+                None, state_dir, create=False, check_spellings=check_spellings
+            ) as registry:
+                return fn(args, registry)
         except (_Usage, ConfigError, RegistryError) as exc:
             print(f"comment-wake {name}: {exc}", file=sys.stderr)
             return 2
@@ -262,13 +289,13 @@ def _bind(args: argparse.Namespace, registry: Registry, config: AppConfig) -> in
     return 0
 
 
-def _unbind(args: argparse.Namespace, registry: Registry, config: AppConfig) -> int:
+def _unbind(args: argparse.Namespace, registry: Registry) -> int:
     record = registry.unbind(args.worker)
     print(f"unbound {record.worker} from {record.pr}; no longer watching it")
     return 0
 
 
-def _archive(args: argparse.Namespace, registry: Registry, config: AppConfig) -> int:
+def _archive(args: argparse.Namespace, registry: Registry) -> int:
     record = registry.archive(args.worker)
     print(f"archived {record.worker} ({record.pr}); its notices now go to {record.orchestrator}")
     # The seed's rule: only a PR bound to a live worker is polled (one live worker per PR).
@@ -285,7 +312,7 @@ def _add_orchestrator(args: argparse.Namespace, registry: Registry, config: AppC
     return 0
 
 
-def _remove_orchestrator(args: argparse.Namespace, registry: Registry, config: AppConfig) -> int:
+def _remove_orchestrator(args: argparse.Namespace, registry: Registry) -> int:
     record = registry.remove_orchestrator(args.id)
     print(f"orchestrator {record.id} removed")
     return 0
@@ -328,7 +355,7 @@ def _orchestrator_json(record: OrchestratorRecord) -> dict[str, Any]:
     return out
 
 
-def _list(args: argparse.Namespace, registry: Registry, config: AppConfig) -> int:
+def _list(args: argparse.Namespace, registry: Registry) -> int:
     workers = registry.list()
     orchestrators = registry.orchestrators()
     if args.json:

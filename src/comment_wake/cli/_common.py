@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from comment_wake._paths import resolve_state_dir
 from comment_wake.cli._errors import CliError
-from comment_wake.config import configured_state_dir, find_config
+from comment_wake.config import find_config, read_location
 
 if TYPE_CHECKING:
     from comment_wake.config import AppConfig
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "add_location_options",
+    "light_location",
     "load_location",
     "open_registry",
     "registered",
@@ -58,8 +59,13 @@ def state_location(args: argparse.Namespace) -> Path:
     """The state directory the options name, for a command that needs nothing else of the
     configuration (a hook's ``inbox take``, ``list``): of the file only ``state_dir`` is
     read, so the command starts as fast as Python does."""
-    configured = configured_state_dir(find_config(args.config))
-    return _directory(resolve_state_dir(args.state_dir, configured))
+    return light_location(args)[0]
+
+
+def light_location(args: argparse.Namespace) -> tuple[Path, str | None]:
+    """``state_location`` and the file's GitHub host (None: the default)."""
+    found = read_location(find_config(args.config))
+    return _directory(resolve_state_dir(args.state_dir, found.state_dir)), found.github_host
 
 
 def _directory(state_dir: Path) -> Path:

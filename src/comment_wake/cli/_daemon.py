@@ -16,21 +16,11 @@ import sqlite3
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anyio
 import msgspec
 
-from comment_wake._logging import configure_logging
 from comment_wake._paths import inbox_root, store_path
-from comment_wake.app._explain import (
-    COMMENT_URL_FORMS,
-    comment_target,
-    explain_records,
-    find_records,
-    render,
-)
-from comment_wake.app._status import read_status, render_status
 from comment_wake.cli._common import (
     add_location_options,
     load_location,
@@ -38,16 +28,16 @@ from comment_wake.cli._common import (
     registered,
 )
 from comment_wake.cli._errors import failure_line
-from comment_wake.config import AppConfig, ConfigError
-from comment_wake.daemon import Daemon
-from comment_wake.daemon._doctor import run_checks
-from comment_wake.hints import WebhookSecretError, load_secret
-from comment_wake.registry import Registry
-from comment_wake.service import read_gaps
-from comment_wake.store import open_sync_store, outcomes
-from review_monitor import PrRef, StoreError, TokenNotFoundError
-from review_monitor.github import find_token as _find_token
-from review_monitor.store import SyncStore, describe_fault
+from comment_wake.config import ConfigError
+
+if TYPE_CHECKING:
+    from comment_wake.config import AppConfig
+    from review_monitor import PrRef
+    from review_monitor.store import SyncStore
+
+# Each command imports what it runs when it runs (the daemon, the status and explain
+# readers, the doctor's checks), so building the parser for another command, a hook's
+# ``inbox take`` above all, costs none of it (issue 26: a fast command line).
 
 __all__ = ["register"]
 
@@ -138,9 +128,17 @@ def _run(args: argparse.Namespace) -> int:
     if loaded is None:
         return 2
     config, state_dir = loaded
+    import anyio
+
+    from comment_wake._logging import configure_logging
+    from comment_wake.daemon import Daemon
+    from comment_wake.hints import WebhookSecretError, load_secret
+    from review_monitor import TokenNotFoundError
+    from review_monitor.github import find_token
+
     redactor = configure_logging(config.log_format, config.log_level)
     try:
-        token = _find_token(config.github.host)
+        token = find_token(config.github.host)
     except TokenNotFoundError as exc:
         print(f"comment-wake run: {exc}", file=sys.stderr)
         return 2
@@ -157,8 +155,10 @@ def _run(args: argparse.Namespace) -> int:
     return anyio.run(daemon.serve)
 
 
-def _open_store(state_dir: Path, name: str) -> SyncStore | None:
+def _open_store(state_dir: Path) -> SyncStore:
     # Never creates a store: a missing one is ``StoreMissingError``, one line from ``main``.
+    from comment_wake.store import open_sync_store
+
     return open_sync_store(store_path(state_dir), create=False)
 
 
@@ -167,9 +167,9 @@ def _status(args: argparse.Namespace) -> int:
     if loaded is None:
         return 2
     config, state_dir = loaded
-    store = _open_store(state_dir, "status")
-    if store is None:
-        return 1
+    from comment_wake.app._status import read_status, render_status
+
+    store = _open_store(state_dir)
     try:
         report = read_status(store, config.wake, datetime.now(UTC), inbox=inbox_root(state_dir))
     finally:
@@ -186,9 +186,9 @@ def _unpark(args: argparse.Namespace) -> int:
     if loaded is None:
         return 2
     _, state_dir = loaded
-    store = _open_store(state_dir, "unpark")
-    if store is None:
-        return 1
+    from comment_wake.registry import Registry
+
+    store = _open_store(state_dir)
     try:
         registered(Registry(store, inbox_root=inbox_root(state_dir)), args.worker, state_dir)
         count = store.unpark(args.worker, at=datetime.now(UTC))
@@ -203,14 +203,16 @@ def _explain(args: argparse.Namespace) -> int:
     if loaded is None:
         return 2
     config, state_dir = loaded
+    from comment_wake.app._explain import explain_records, find_records, render
+    from comment_wake.service import read_gaps
+    from comment_wake.store import outcomes
+
     try:
         pr, comment = _explain_target(args.pr, args.comment, config.github.host.lower())
     except ValueError as exc:
         print(f"comment-wake explain: {exc}", file=sys.stderr)
         return 2
-    store = _open_store(state_dir, "explain")
-    if store is None:
-        return 1
+    store = _open_store(state_dir)
     try:
         records = find_records(store, pr, comment)
         ids = {r.comment for r in records}
@@ -228,6 +230,9 @@ def _explain(args: argparse.Namespace) -> int:
 
 def _explain_target(first: str, comment: str | None, host: str) -> tuple[PrRef, str]:
     """``(pr, comment)`` from ``explain PR COMMENT`` or ``explain COMMENT_URL``."""
+    from comment_wake.app._explain import COMMENT_URL_FORMS, comment_target
+    from review_monitor import PrRef
+
     if comment is None:
         target = comment_target(first, host=host)
         if target is None:
@@ -251,10 +256,17 @@ def _doctor(args: argparse.Namespace) -> int:
     if loaded is None:
         return 2
     config, state_dir = loaded
+    import anyio
+
+    from comment_wake.daemon._doctor import run_checks
+    from review_monitor import StoreError, TokenNotFoundError
+    from review_monitor.github import find_token
+    from review_monitor.store import describe_fault
+
     token: str | None = None
     problem: str | None = None
     try:
-        token = _find_token(config.github.host)
+        token = find_token(config.github.host)
     except TokenNotFoundError as exc:
         problem = str(exc)
     try:

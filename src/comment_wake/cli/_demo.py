@@ -7,12 +7,12 @@ import functools
 import json
 import sys
 from pathlib import Path
-from typing import Any, TextIO
-
-import anyio
+from typing import TYPE_CHECKING, Any, TextIO
 
 from comment_wake._paths import private_dir
-from comment_wake.demo import DemoEvent, DemoResult, StoryError, load_story, play
+
+if TYPE_CHECKING:
+    from comment_wake.demo import DemoEvent, DemoResult
 
 __all__ = ["register"]
 
@@ -102,6 +102,10 @@ def _summary(out: TextIO, result: DemoResult, as_json: bool) -> None:
 
 
 def _demo(args: argparse.Namespace) -> int:
+    import anyio
+
+    from comment_wake.demo import StoryError, load_story, play
+
     try:
         story = load_story()
     except StoryError as exc:

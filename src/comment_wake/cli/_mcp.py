@@ -9,8 +9,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import anyio
-
 from comment_wake._mcp_names import LEGACY_SERVER_NAME, TOOL_NAMES, server_name
 from comment_wake.cli._common import add_location_options, load_location
 
@@ -35,6 +33,8 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
 def _mcp(args: argparse.Namespace) -> int:
     # A configuration error is one line from ``main`` (exit 2), as for every command.
     config, state_dir = load_location(args)
+    import anyio
+
     from comment_wake.tools import serve  # the SDK, only for this command
 
     anyio.run(serve, args.worker, config, state_dir)

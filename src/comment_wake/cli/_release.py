@@ -16,11 +16,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from comment_wake._paths import store_path
-from comment_wake.cli._common import add_location_options, load_location
+from comment_wake.cli._common import add_location_options, light_location
 from comment_wake.config import ConfigError
-from comment_wake.service import LISTENER_NAME
-from comment_wake.store import open_sync_store, request_release
-from comment_wake.wake import MarkError, decode_mark
 from review_monitor import PrRef
 
 __all__ = ["register"]
@@ -47,12 +44,12 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 def _release(args: argparse.Namespace) -> int:
     try:
-        config, state_dir = load_location(args)
+        state_dir, host = light_location(args)
     except ConfigError as exc:
         print(f"{_NAME}: {exc}", file=sys.stderr)
         return 2
     try:
-        pr = PrRef.parse(args.pr, host=config.github.host.lower())
+        pr = PrRef.parse(args.pr, **({} if host is None else {"host": host.lower()}))
     except ValueError as exc:
         print(f"{_NAME}: {exc}", file=sys.stderr)
         return 2
@@ -64,6 +61,11 @@ def _release(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
+    # The wake core's mark codec, not the core: ``release`` starts without the fence.
+    from comment_wake.service import LISTENER_NAME
+    from comment_wake.store import open_sync_store, request_release
+    from comment_wake.wake import MarkError, decode_mark
+
     store = open_sync_store(path)
     try:
         stored = store.load_mark(pr, LISTENER_NAME)

@@ -6,9 +6,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from comment_wake.ownpost import FileReport, read_transcript, transcript_files
+if TYPE_CHECKING:
+    from comment_wake.ownpost import FileReport
 
 __all__ = ["register"]
 
@@ -40,6 +41,8 @@ def _usage(parser: argparse.ArgumentParser) -> int:
 
 
 def _scan(args: argparse.Namespace) -> int:
+    from comment_wake.ownpost import read_transcript, transcript_files
+
     seen: set[str] = set()
     status = 0
     for given in args.paths:

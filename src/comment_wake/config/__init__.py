@@ -14,9 +14,10 @@ if TYPE_CHECKING:
     from ._file import (
         CONFIG_ENV,
         ConfigError,
-        configured_state_dir,
+        FileLocation,
         default_config_path,
         find_config,
+        read_location,
     )
     from ._load import (
         load_config,
@@ -30,15 +31,16 @@ __all__ = [
     "TABLES",
     "AppConfig",
     "ConfigError",
+    "FileLocation",
     "KeyRow",
     "LogFormat",
     "LogLevel",
-    "configured_state_dir",
     "default_config_path",
     "find_config",
     "key_rows",
     "load_config",
     "parse_config",
+    "read_location",
     "render_default",
 ]
 
@@ -49,9 +51,10 @@ __getattr__, __dir__ = lazy_exports(
         "._file": (
             "CONFIG_ENV",
             "ConfigError",
-            "configured_state_dir",
+            "FileLocation",
             "default_config_path",
             "find_config",
+            "read_location",
         ),
         "._load": ("load_config", "parse_config"),
         "._model": ("TABLES", "AppConfig", "LogFormat", "LogLevel"),

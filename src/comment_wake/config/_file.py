@@ -8,16 +8,18 @@ from __future__ import annotations
 import os
 import tomllib
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 __all__ = [
     "CONFIG_ENV",
     "ConfigError",
-    "configured_state_dir",
+    "FileLocation",
     "default_config_path",
     "find_config",
     "parse_toml",
+    "read_location",
     "read_toml",
 ]
 
@@ -98,18 +100,33 @@ def parse_toml(text: str, *, source: str) -> dict[str, Any]:
         raise ConfigError(source, [f"not valid TOML: {exc}"]) from None
 
 
-def configured_state_dir(path: Path | None) -> Path | None:
-    """The file's top-level ``state_dir``, read without validating the rest (None: no file,
-    or no such key).  The same key ``AppConfig.state_dir`` reads, with the same check: a
-    path as a string."""
+@dataclass(frozen=True)
+class FileLocation:
+    """What a light command reads of the file: where the state is and which GitHub host
+    (None: not set there)."""
+
+    state_dir: Path | None = None
+    github_host: str | None = None
+
+
+def read_location(path: Path | None) -> FileLocation:
+    """The file's top-level ``state_dir`` and its ``[github] host``, read without
+    validating the rest (no file: neither).  The same keys ``AppConfig`` reads, with the
+    same check: a string each."""
     if path is None:
-        return None
-    value = read_toml(path).get("state_dir")
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise ConfigError(
-            str(path),
-            ["`state_dir` at the top level: Input is not a valid path; write it as a string"],
-        )
-    return Path(value)
+        return FileLocation()
+    data = read_toml(path)
+    github = data.get("github")
+    found = {
+        "`state_dir` at the top level": data.get("state_dir"),
+        "`host` in [github]": github.get("host") if isinstance(github, dict) else None,
+    }
+    wrong = [
+        f"{key}: write it as a string"
+        for key, v in found.items()
+        if v is not None and not isinstance(v, str)
+    ]
+    if wrong:
+        raise ConfigError(str(path), wrong)
+    state_dir, host = found.values()
+    return FileLocation(None if state_dir is None else Path(state_dir), host)

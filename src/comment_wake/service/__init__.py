@@ -15,7 +15,7 @@ from comment_wake._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from ._gaps import GAPS, describe_gap, gap_row, read_gaps
-    from ._ports import BindingSource
+    from ._ports import LISTENER_NAME, BindingSource
     from ._records import (
         DECISIONS,
         DecisionRecord,
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
         namespace_of,
         rate_evidence,
     )
-    from ._service import LISTENER_NAME, CommentWake
+    from ._service import CommentWake
 
 __all__ = [
     "DECISIONS",
@@ -51,7 +51,7 @@ __getattr__, __dir__ = lazy_exports(
     globals(),
     {
         "._gaps": ("GAPS", "describe_gap", "gap_row", "read_gaps"),
-        "._ports": ("BindingSource",),
+        "._ports": ("LISTENER_NAME", "BindingSource"),
         "._records": (
             "DECISIONS",
             "DecisionRecord",
@@ -62,6 +62,6 @@ __getattr__, __dir__ = lazy_exports(
             "namespace_of",
             "rate_evidence",
         ),
-        "._service": ("LISTENER_NAME", "CommentWake"),
+        "._service": ("CommentWake",),
     },
 )

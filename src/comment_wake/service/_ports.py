@@ -9,7 +9,11 @@ from comment_wake.ownpost import TranscriptSource
 from comment_wake.wake import Binding
 from review_monitor import ItemDetail, PrRef
 
-__all__ = ["BindingSource", "DetailSource"]
+__all__ = ["LISTENER_NAME", "BindingSource", "DetailSource"]
+
+LISTENER_NAME = "comment-wake"
+"""The comment wake's listener name: its mark in the store is kept under it (here, with
+the service's seams, so a command that reads a mark needs no service)."""
 
 
 class DetailSource(Protocol):

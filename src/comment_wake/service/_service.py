@@ -82,7 +82,7 @@ from review_monitor.github import GitHubApi, read_details, read_gap
 from review_monitor.store import Mark, Store, SyncStore, WriteTx, describe_fault
 
 from ._gaps import gap_row
-from ._ports import BindingSource, DetailSource
+from ._ports import LISTENER_NAME, BindingSource, DetailSource
 from ._records import (
     DecisionRecord,
     encode_record,
@@ -92,10 +92,8 @@ from ._records import (
     record_key,
 )
 
-__all__ = ["LISTENER_NAME", "CommentWake"]
+__all__ = ["CommentWake"]
 
-LISTENER_NAME = "comment-wake"
-"""The comment wake's listener name: its mark in the store is kept under it."""
 _MAX_ROUNDS = 8  # details, own posts, permissions, gaps, and a margin
 _MAX_DETAIL_IDS = 100  # node aliases one detail query holds
 _log = logging.getLogger("comment_wake.service")

@@ -236,8 +236,30 @@ def test_a_bad_config_file_exits_2_naming_the_key(
 ) -> None:
     config = tmp_path / "c.toml"
     config.write_text('[monitor]\npolll_interval = "5m"\n')
-    code, _, err = _run(capsys, "list", "--config", str(config), "--state-dir", str(state_dir))
+    code, _, err = _run(
+        capsys,
+        "orchestrator",
+        "add",
+        "o1",
+        "--inbox",
+        "--config",
+        str(config),
+        "--state-dir",
+        str(state_dir),
+    )
     assert (2, True) == (code, "unknown key `polll_interval` in [monitor]" in err)
+
+
+def test_list_reads_only_the_state_dir_of_the_config_file(
+    capsys: pytest.CaptureFixture[str], state_dir: Path, tmp_path: Path
+) -> None:
+    # list starts without validating the whole file (issue 26: a fast command line);
+    # run, doctor and the commands that bind check every key.
+    _run(capsys, "orchestrator", "add", "o1", "--inbox", "--state-dir", str(state_dir))
+    config = tmp_path / "c.toml"
+    config.write_text(f'state_dir = "{state_dir}"\n[monitor]\npolll_interval = "5m"\n')
+    code, out, _ = _run(capsys, "list", "--config", str(config))
+    assert (0, True) == (code, "o1" in out)
 
 
 def test_the_host_defaults_to_the_configured_one(

@@ -298,7 +298,7 @@ def test_a_value_of_the_wrong_type_is_an_error_naming_the_key(
 ) -> None:
     config = tmp_path / "c.toml"
     config.write_text(f"[{table}]\n{line}\n")
-    code, _, err = _run(capsys, "list", "--config", str(config), "--state-dir", str(state_dir))
+    code, _, err = _run(capsys, "status", "--config", str(config), "--state-dir", str(state_dir))
     assert (2, True) == (code, f"`{key}` in [{table}]: must be" in err)
 
 
@@ -308,7 +308,7 @@ def test_durations_stay_strings(
     _bound(state_dir)
     config = tmp_path / "c.toml"
     config.write_text('[monitor]\npoll_interval = "90s"\nbatch_size = 50\nbudget_share = 1\n')
-    code, _, _ = _run(capsys, "list", "--config", str(config), "--state-dir", str(state_dir))
+    code, _, _ = _run(capsys, "status", "--config", str(config), "--state-dir", str(state_dir))
     assert 0 == code
 
 

@@ -213,26 +213,24 @@ def test_xdg_config_home_moves_the_default_file(tmp_path: Path) -> None:
     assert tmp_path / "cfg" / "comment-wake" / "config.toml" == default_config_path(env, tmp_path)
 
 
-def test_the_light_read_finds_the_files_state_dir(tmp_path: Path) -> None:
-    from comment_wake.config import configured_state_dir
+def test_the_light_read_finds_the_files_state_dir_and_host(tmp_path: Path) -> None:
+    from comment_wake.config import FileLocation, read_location
 
     path = tmp_path / "config.toml"
-    path.write_text('state_dir = "~/cw"\n[monitor]\npoll_interval = "1m"\n')
-    assert Path("~/cw") == configured_state_dir(path)
+    path.write_text('state_dir = "~/cw"\n[github]\nhost = "ghe.example.com"\npoll = 1\n')
+    assert FileLocation(Path("~/cw"), "ghe.example.com") == read_location(path)
 
 
-def test_the_light_read_refuses_a_state_dir_that_is_not_a_string(tmp_path: Path) -> None:
-    from comment_wake.config import ConfigError, configured_state_dir
+def test_the_light_read_refuses_a_value_that_is_not_a_string(tmp_path: Path) -> None:
+    from comment_wake.config import ConfigError, read_location
 
     path = tmp_path / "config.toml"
     path.write_text("state_dir = 7\n")
-    with pytest.raises(
-        ConfigError, match="`state_dir` at the top level: Input is not a valid path"
-    ):
-        configured_state_dir(path)
+    with pytest.raises(ConfigError, match="`state_dir` at the top level: write it as a string"):
+        read_location(path)
 
 
-def test_the_light_read_of_no_file_is_none() -> None:
-    from comment_wake.config import configured_state_dir
+def test_the_light_read_of_no_file_is_nothing() -> None:
+    from comment_wake.config import FileLocation, read_location
 
-    assert None is configured_state_dir(None)
+    assert FileLocation() == read_location(None)
