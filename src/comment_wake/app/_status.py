@@ -106,6 +106,9 @@ class PrStatusLine(msgspec.Struct, frozen=True, kw_only=True):
     next_retry_at: datetime | None
     last_poll: datetime | None
     state: str | None = None  # as last read: open, draft, merged, closed, gone
+    # A PR GitHub answered NOT_FOUND: when the daemon reads it again (1, 2, 4, 8 minutes
+    # after each miss, up to missing_pr_interval); None otherwise.
+    next_try_at: datetime | None = None
     last_error: FaultLine | None = None  # the last fault or read failure on this PR
     # What became of the comments delivered on it (the workers' ``comment_addressed``).
     outcomes: OutcomeSummary = OutcomeSummary()
@@ -252,6 +255,7 @@ def _pr_line(
         next_retry_at=min((p.next_retry for p in mark.pending), default=None) if mark else None,
         last_poll=polled,
         state=daemon.pr_states.get(key) if daemon is not None else None,
+        next_try_at=daemon.pr_next_try.get(key) if daemon is not None else None,
         last_error=daemon.pr_errors.get(key) if daemon is not None else None,
         outcomes=outcome_summary(delivered),
         comments=tuple(
@@ -326,6 +330,11 @@ def _pr_lines(pr: PrStatusLine, now: datetime) -> list[str]:
     state = f"; {_STATES.get(pr.state, pr.state)}" if pr.state and pr.state != "open" else ""
     lines = [f"{pr.pr} ({pr.host}): worker(s) {', '.join(pr.workers)}{state}"]
     lines.append(f"  floor {_t(pr.floor, now)}; last poll {_t(pr.last_poll, now)}")
+    if pr.next_try_at is not None:
+        lines.append(
+            f"  next try {_t(pr.next_try_at, now)} (GitHub answered not found; "
+            f"`comment-wake poll {pr.pr}` asks for the next round)"
+        )
     if pr.last_error is not None:
         lines.append(f"  last error {_error(pr.last_error, now)}")
     lines.append(f"  handled {pr.handled} comment(s), {pr.woken} woke the worker")
