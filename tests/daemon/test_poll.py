@@ -140,3 +140,17 @@ async def test_poll_of_a_pr_not_watched_is_refused_in_one_line(
     status = main(["poll", "octo/repo#7", *world.location()])
     err = capsys.readouterr().err
     assert (1, 1, True) == (status, len(err.splitlines()), "octo/repo#7 is not watched" in err)
+
+
+async def test_status_of_a_stopped_daemon_shows_no_next_try(
+    world: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    world.write_config(poll="10s")
+    world.bind()
+    async with world.running() as run:
+        await hidden_for_a_while(world, run)
+        await world.clock.advance(20 * timedelta(seconds=1))  # the state's heartbeat
+    capsys.readouterr()
+    assert 0 == main(["status", "--json", *world.location()])
+    [line] = json.loads(capsys.readouterr().out)["prs"]
+    assert None is line["next_try_at"]
