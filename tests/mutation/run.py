@@ -70,6 +70,8 @@ FENCE_FENCE = "fence/src/untrusted_fence/_fence.py"
 FENCE_ANSI = "fence/src/untrusted_fence/_ansi.py"
 DELIVERY_LOOP = "src/comment_wake/delivery/_loop.py"
 CLI_MAIN = "src/comment_wake/cli/__init__.py"
+MISSING = "monitor/src/review_monitor/_missing.py"
+POLLER = "monitor/src/review_monitor/_poller.py"
 
 WAKE_SUITES = ("tests/wake", "tests/replay")
 OWNPOST_SUITES = ("tests/ownpost", "tests/replay")
@@ -649,6 +651,39 @@ MUTATIONS: tuple[Mutation, ...] = (
         "            status = _NOT_BLOCKING\n",
         "            pass\n",
         ("tests/delivery/test_cli_inbox_hook_never_blocks.py",),
+    ),
+    Mutation(
+        "missing-pr-flat-interval",
+        "issue 25: a PR answered NOT_FOUND is read again after 1, 2, 4, 8 minutes, not only "
+        "every missing_pr_interval",
+        MISSING,
+        "    return min(cap, MISSING_FIRST_RETRY * (1 << doublings))\n",
+        "    return cap\n",
+        ("tests/monitor/poller",),
+    ),
+    Mutation(
+        "poll-request-ignores-the-gap",
+        "issue 25: a poll request is served no sooner than hint_min_gap after the last read",
+        POLLER,
+        "            if (last := self._looked.get(pr)) is None or last + gap <= now\n",
+        "            if True\n",
+        ("tests/monitor/poller",),
+    ),
+    Mutation(
+        "first-look-takes-all-as-history",
+        "issue 25: a comment made after the watch began is new at the first look",
+        SEEN,
+        "    return None if watched_since is None else watched_since - WATCH_CLOCK_SKEW\n",
+        "    return None\n",
+        ("tests/wake", "tests/monitor/notices"),
+    ),
+    Mutation(
+        "rewatch-forgets-what-was-decided",
+        "issue 25: a re-watch starts again but never decides again what the old watch decided",
+        CORE,
+        "        handled=ended.mark.handled,\n",
+        "        handled=(),\n",
+        WAKE_SUITES,
     ),
 )
 

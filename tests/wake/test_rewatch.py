@@ -1,5 +1,6 @@
 """A watch started again (the worker's ``pr_review_monitor unwatch`` then ``watch``, or an
-archived worker bound again) begins from a fresh baseline."""
+archived worker bound again) begins from a fresh first look at the new watch's start:
+what came before it, less the clock-skew allowance, is history."""
 
 from __future__ import annotations
 
@@ -24,8 +25,9 @@ def test_a_comment_posted_while_unwatched_never_wakes_after_watch(make_sim: Any,
     sim.binding = Binding(sim.pr, "w-1", "orch-1", watched=False)
     sim.unwatch(at(5))
     sim.comment("IC_1", "bob", at(10), "Posted while unwatched.")
-    watch(sim, at(20))
-    sim.poll(at(30))
+    # Watched again more than the clock-skew allowance (2 minutes) after the comment.
+    watch(sim, at(200))
+    sim.poll(at(210))
     assert ([("skip", "baseline")], []) == (outcomes(sim, "IC_1"), sim.woken())
 
 

@@ -578,3 +578,13 @@ class Monitor:
         """Poll ``pr`` soon (a webhook saw activity), within ``hint_min_gap`` and the
         hint share (``Poller.poll_now``); call it from the event loop."""
         self.poller.poll_now(pr)
+
+    def request_poll(self, pr: PrRef) -> None:
+        """Read ``pr``'s full badge at the next round, whatever its NOT_FOUND backoff or
+        the sweep says, not sooner than ``hint_min_gap`` after its last read
+        (``Poller.request_poll``); call it from the event loop."""
+        self.poller.request_poll(pr)
+
+    def next_tries(self) -> dict[PrRef, datetime]:
+        """Each PR GitHub answered NOT_FOUND, with when it is read again."""
+        return self.poller.next_tries() if self._poller is not None else {}

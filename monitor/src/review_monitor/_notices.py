@@ -3,10 +3,16 @@
 ``MonitorNotices`` is a listener.  Per PR it keeps a versioned msgspec mark in the store
 and enqueues its notices through the outbox in the same transaction (``SyncStore.commit``),
 so each notice is enqueued exactly once, across restarts too.  The first look at a PR
-is a baseline: what is already there is recorded, nothing is announced.  Later looks
-work out the reviews with ``reviews_step``, pure, on the seen set the comment wake shares
-(``_seen``): it returns the new mark and the permission lookups it still needs, which the
-listener does between steps.
+takes what was there before its watch began (the earliest of its watches, less
+``WATCH_CLOCK_SKEW``: ``history_until``) as history: recorded, never announced; a review
+submitted after that is new, as at any later look.  Failing checks and a merge or close
+found at the first look are state, not events, and are history too.  A PR whose watches
+carry no start time (a caller that registers none) takes everything at the first look as
+history.  The mark remembers the watch start it was written under; a PR watched again
+later (its earliest watch gone, or a new one) starts again from the new start, keeping
+what it handled.  Later looks work out the reviews with ``reviews_step``, pure, on the
+seen set the comment wake shares (``_seen``): it returns the new mark and the permission
+lookups it still needs, which the listener does between steps.
 
 * An approval or change request by a person with a trusted permission: one notice per
   review, its body fenced.  A verdict by anyone else gets one log line with neither
@@ -42,8 +48,8 @@ from ._model import (
     PrStatus,
 )
 from ._notice import NOTICE_VERSION, Notice, NoticeItem, NoticePr, notice_key
-from ._seen import Seen, retry_delay, settle_seen, unseen
-from .store import Store, SyncStore
+from ._seen import Seen, history_until, retry_delay, settle_seen, unseen
+from .store import Mark, Store, SyncStore
 
 __all__ = [
     "MARK_VERSION",
@@ -118,6 +124,10 @@ class NoticesMark(msgspec.Struct, frozen=True, kw_only=True):
     checks_head: str | None = None
     checks_state: str | None = None  # the rollup state when checks were last considered
     checks: tuple[str, ...] = ()  # failing check ids handled on ``checks_head``
+    # The start of the earliest watch this mark was written under, as an identity: a mark
+    # of an earlier watch starts again from the new one's start.  None: an older mark, or
+    # watches with no start time, taken as the same watch.
+    watched_since: datetime | None = None
 
 
 _MARK_DECODER = msgspec.msgpack.Decoder(NoticesMark)
@@ -190,14 +200,22 @@ class MonitorNotices:
     async def on_poll(
         self, watches: Sequence[Watch], new: PrStatus, old: PrStatus | None, now: datetime
     ) -> None:
-        stored = await self._store.call(SyncStore.load_mark, new.pr, self.name)
+        threads = tuple(w.thread_id for w in watches)
+        stored, since = await self._store.call(_load, new.pr, self.name, threads)
+        drafts: list[_Draft] = []
         if stored is None or stored.version != MARK_VERSION:
-            # No mark, or one this build cannot read: look afresh without announcing.
-            mark = await self._baseline(new)
-            drafts: list[_Draft] = []
+            # No mark, or one this build cannot read: a first look, which announces only
+            # the reviews submitted since the watch began.
+            mark = await self._baseline(new, since)
+            if mark.reviews_floor is not None:
+                mark, drafts = await self._reviews(mark, new, now)
         else:
             mark = _MARK_DECODER.decode(stored.blob)
+            if since is not None and mark.watched_since not in (None, since):
+                mark = _watched_again(mark, since)
             mark, drafts = await self._changes(mark, new, now)
+            if since is not None and mark.watched_since is None:
+                mark = msgspec.structs.replace(mark, watched_since=since)
             if stored.blob == msgspec.msgpack.encode(mark) and not drafts:
                 return
         notices = [self._address(d, w, new, now) for d in drafts for w in watches]
@@ -212,16 +230,25 @@ class MonitorNotices:
 
     # -- the first look -------------------------------------------------------------
 
-    async def _baseline(self, new: PrStatus) -> NoticesMark:
+    async def _baseline(self, new: PrStatus, since: datetime | None) -> NoticesMark:
+        """The mark of a first look: failing checks and the PR's end recorded; reviews up
+        to ``history_until(since)`` are old (the floor), or all listed ones when no watch
+        start is known."""
         checks: tuple[str, ...] = ()
         if new.is_open and new.check_state in _FAILING:
             checks = tuple(f.id for f in await self._read_checks(new.pr))
+        cutoff = history_until(since)
+        reviews: tuple[Seen, ...] = ()
+        if cutoff is None:
+            reviews = settle_seen(None, (), [_seen(r) for r in new.reviews], (), _KEEP_REVIEWS)[1]
         return NoticesMark(
-            reviews=settle_seen(None, (), [_seen(r) for r in new.reviews], (), _KEEP_REVIEWS)[1],
+            reviews_floor=cutoff,
+            reviews=reviews,
             ended=None if new.is_open else _ending(new),
             checks_head=new.head_ref_oid,
             checks_state=new.check_state,
             checks=checks,
+            watched_since=since,
         )
 
     # -- a later look ---------------------------------------------------------------
@@ -306,6 +333,30 @@ class MonitorNotices:
             text=draft.text,
             created_at=now,
         )
+
+
+def _load(
+    db: SyncStore, pr: PrRef, listener: str, threads: Sequence[str]
+) -> tuple[Mark | None, datetime | None]:
+    """The PR's stored mark and the start of its earliest watch among ``threads`` (None
+    when none has one), in one call on the store's thread."""
+    starts = [s for t in threads if (s := db.watched_since(t, pr)) is not None]
+    return db.load_mark(pr, listener), min(starts, default=None)
+
+
+def _watched_again(mark: NoticesMark, since: datetime) -> NoticesMark:
+    """The mark of an earlier watch, for the watch that began at ``since``: what came
+    before the new start (less the clock-skew allowance) is history, the reviews it handled
+    stay handled, and a verdict waiting for a permission retry from before is dropped."""
+    cutoff = history_until(since)
+    floor = (
+        cutoff if mark.reviews_floor is None or cutoff is None else max(cutoff, mark.reviews_floor)
+    )
+    kept = tuple(s for s in mark.reviews if floor is None or s.at > floor)
+    waiting = tuple(w for w in mark.waiting if floor is None or w.at > floor)
+    return msgspec.structs.replace(
+        mark, reviews_floor=floor, reviews=kept, waiting=waiting, watched_since=since
+    )
 
 
 class ReviewsStep(msgspec.Struct, frozen=True):

@@ -9,6 +9,11 @@ batches; the listeners of the others are told their last badge again, which the 
 proved current.
 Hinted polls (``poll_now``) come between rounds: each PR at most once per
 ``hint_min_gap``, all of them within the governor's hint share of the budget.
+A PR GitHub answers NOT_FOUND is read again after 1, 2, 4, 8 ... minutes, up to
+``missing_pr_interval`` (``_missing.py``), and from the first round after a successful
+read as usual.  A poll request (``request_poll``, ``comment-wake poll``) has the next
+round read the PR's full badge, whatever its backoff or the sweep says, but not sooner
+than ``hint_min_gap`` after its last read.
 A batch that fails calls no listener for its PRs, so no mark moves on a failure.
 All time goes through the ``Clock``.
 """
@@ -30,6 +35,7 @@ from ._errors import GitHubError, RateLimitedError, TransientError
 from ._events import PollObserver
 from ._governor import BudgetGovernor
 from ._listener import Listener, Watch
+from ._missing import Missing, missed
 from ._model import BadgeBatch, PrRef, PrStatus, SweepEntry
 from ._store._faults import describe_fault
 from ._sweep import Sweeper, SweepRead
@@ -92,7 +98,9 @@ class Poller:
         self._log = logger or _log
         self._observer = observer
         self._previous: dict[tuple[str, PrRef], PrStatus] = {}
-        self._missing: dict[PrRef, datetime] = {}  # PR -> when to look again
+        self._missing: dict[PrRef, Missing] = {}  # PRs answered NOT_FOUND, with their backoff
+        self._looked: dict[PrRef, datetime] = {}  # PR -> its last answered badge read
+        self._requested: set[PrRef] = set()  # poll requests the next rounds serve
         self._hints: dict[PrRef, datetime] = {}  # PR -> when to poll it
         self._hinted_at: dict[PrRef, datetime] = {}  # PR -> its last hinted poll, for the gap
         self._hint_cost = 1.0  # points one hinted badge query cost last time
@@ -126,6 +134,22 @@ class Poller:
         self._hints[pr] = at
         self._woken.set()
 
+    def request_poll(self, pr: PrRef) -> None:
+        """Read ``pr``'s full badge at the next round (``comment-wake poll``): whatever its
+        NOT_FOUND backoff or the sweep says, but not sooner than ``hint_min_gap`` after its
+        last read (a round before that leaves the request for a later one).  The request
+        stands until a badge read of the PR is answered."""
+        self._requested.add(pr)
+
+    def requested(self, pr: PrRef) -> bool:
+        """Whether a poll request of ``pr`` waits for a round."""
+        return pr in self._requested
+
+    def next_tries(self) -> dict[PrRef, datetime]:
+        """Each PR GitHub answered NOT_FOUND, with when it is read again (at the first
+        round from then on)."""
+        return {pr: m.next_try for pr, m in self._missing.items()}
+
     # -- the loop ------------------------------------------------------------------
 
     async def run(self) -> None:
@@ -139,8 +163,9 @@ class Poller:
                 await self._wait(start + self._config.poll_interval)
                 continue
             self._forget_unwatched(by_pr)
-            due = [pr for pr in by_pr if self._is_due(pr, start)]
-            swept = await self._sweep(due, start)
+            forced = self._forced(start)
+            due = [pr for pr in by_pr if pr in forced or self._is_due(pr, start)]
+            swept = await self._sweep(due, start, forced)
             if swept is None:  # rate limited: nothing is read until GitHub allows it
                 await self._wait(start + self._interval)
                 continue
@@ -174,17 +199,17 @@ class Poller:
             await self._tell(by_pr[pr], self._badges[pr], self._clock.now())
 
     async def _sweep(
-        self, prs: Sequence[PrRef], now: datetime
+        self, prs: Sequence[PrRef], now: datetime, forced: frozenset[PrRef] = frozenset()
     ) -> tuple[list[PrRef], list[PrRef], float, int] | None:
         """Sweep ``prs``: the PRs whose badge need not be read this round, those whose
-        badge must be (changed ones first, then the safety net's, so fresh changes are
-        read early in the round), the points the sweep cost and the requests it took;
-        None when GitHub rate-limited the sweep (the round is skipped)."""
+        badge must be (changed ones and ``forced`` first, then the safety net's, so fresh
+        changes are read early in the round), the points the sweep cost and the requests
+        it took; None when GitHub rate-limited the sweep (the round is skipped)."""
         # With every badge in one batch the sweep would cost as much as reading them all
         # (one point), and a change would cost a second query: read the badges.
         if self._sweeper is None or len(prs) <= self._config.batch_size:
             return [], list(prs), 0.0, 0
-        ids = self.book.node_ids(prs)
+        ids = self.book.node_ids(pr for pr in prs if pr not in forced)
         if not ids:
             return [], list(prs), 0.0, 0
         found: dict[PrRef, SweepEntry | None] = {}
@@ -212,6 +237,9 @@ class Poller:
         changed: list[PrRef] = []
         net: list[PrRef] = []
         for pr in prs:
+            if pr in forced:
+                changed.append(pr)
+                continue
             reason = self.book.due(pr, now, self._interval) if pr in self._badges else "first"
             (quiet if reason is None else net if reason == "safety-net" else changed).append(pr)
         return quiet, changed + net, cost, requests
@@ -220,7 +248,9 @@ class Poller:
         """Poll every batch once, back to back (a one-shot poll, and tests)."""
         by_pr = await self._watches()
         now = self._clock.now()
-        for i, batch in enumerate(self._batches([pr for pr in by_pr if self._is_due(pr, now)])):
+        forced = self._forced(now)
+        due = [pr for pr in by_pr if pr in forced or self._is_due(pr, now)]
+        for i, batch in enumerate(self._batches(due)):
             await self._poll(batch, by_pr, index=i)
 
     async def _watches(self) -> dict[PrRef, tuple[Watch, ...]]:
@@ -234,8 +264,17 @@ class Poller:
         return [list(prs[i : i + size]) for i in range(0, len(prs), size)]
 
     def _is_due(self, pr: PrRef, now: datetime) -> bool:
-        again = self._missing.get(pr)
-        return again is None or again <= now
+        missing = self._missing.get(pr)
+        return missing is None or missing.next_try <= now
+
+    def _forced(self, now: datetime) -> frozenset[PrRef]:
+        """The requested PRs this round reads: those last read ``hint_min_gap`` ago or more."""
+        gap = self._config.hint_min_gap
+        return frozenset(
+            pr
+            for pr in self._requested
+            if (last := self._looked.get(pr)) is None or last + gap <= now
+        )
 
     def _forget_unwatched(self, by_pr: dict[PrRef, tuple[Watch, ...]]) -> None:
         for key in [k for k in self._previous if k[1] not in by_pr]:
@@ -245,6 +284,9 @@ class Poller:
         self.book.forget(by_pr)
         for pr in [pr for pr in self._missing if pr not in by_pr]:
             del self._missing[pr]
+        for pr in [pr for pr in self._looked if pr not in by_pr]:
+            del self._looked[pr]
+        self._requested &= by_pr.keys()
 
     async def _wait(self, until: datetime) -> None:
         """Sleep until ``until``, serving hinted polls that fall due meanwhile; never
@@ -359,19 +401,26 @@ class Poller:
             batch=index, cost=result.cost, remaining=result.remaining, reset_at=result.reset_at
         )
         for pr in result.missing:
-            if pr not in self._missing:
+            before = self._missing.get(pr)
+            entry = self._missing[pr] = missed(before, now, self._config.missing_pr_interval)
+            self._looked[pr] = now
+            self._requested.discard(pr)
+            if before is None:
                 if observer is not None:
                     observer.pr_gone(pr)
                 self._log.warning(
-                    "%s is gone or the token lost access to it; polling it every %s from now on",
+                    "%s is gone or the token lost access to it; trying again in %s, then "
+                    "less often, up to every %s",
                     pr,
+                    format_duration(entry.next_try - now),
                     format_duration(self._config.missing_pr_interval),
                 )
-            self._missing[pr] = now + self._config.missing_pr_interval
         for pr in batch:
             status = result.statuses.get(pr)
             if status is None:
                 continue
+            self._looked[pr] = now
+            self._requested.discard(pr)
             self._badges[pr] = status
             self.book.badge_read(status, now)
             if self._missing.pop(pr, None) is not None:

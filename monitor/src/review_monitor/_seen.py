@@ -15,6 +15,8 @@ wake (comments and reviews), so both answer "is this new?" the same way:
   GitHub lists late is still new.
 * ``retry_delay``: a failed lookup is retried after each delay of the schedule in turn,
   then given up.
+* ``history_until``: the first look at a watched PR takes what was created at or before
+  the watch's start, less ``WATCH_CLOCK_SKEW``, as history; what came after is new.
 """
 
 from __future__ import annotations
@@ -26,9 +28,34 @@ import msgspec
 
 from ._model import BadgeItem
 
-__all__ = ["Seen", "lag_floor", "retry_delay", "settle_seen", "unseen"]
+__all__ = [
+    "WATCH_CLOCK_SKEW",
+    "Seen",
+    "history_until",
+    "lag_floor",
+    "retry_delay",
+    "settle_seen",
+    "unseen",
+]
 
 _TICK = timedelta(microseconds=1)
+
+WATCH_CLOCK_SKEW = timedelta(minutes=2)
+"""How far before a watch's start an item still counts as new at the first look.
+
+The watch's start (``watched_since``) is stamped by this machine's clock, an item's
+``createdAt`` by GitHub's.  If ours runs ahead, a comment posted right after ``bind`` can
+carry a time before the watch began and would be taken for history; two minutes is far
+more than a clock kept by NTP drifts (milliseconds) or one left alone drifts in weeks, yet
+short enough that only a comment posted in the moments before the bind (most likely meant
+for the worker being bound) is taken as new with it."""
+
+
+def history_until(watched_since: datetime | None) -> datetime | None:
+    """The last creation time the first look at a PR watched since ``watched_since``
+    takes as history: ``WATCH_CLOCK_SKEW`` before it.  None (no watch time known, as for
+    a caller that keeps none): everything listed at the first look is history."""
+    return None if watched_since is None else watched_since - WATCH_CLOCK_SKEW
 
 
 class Seen(msgspec.Struct, frozen=True, array_like=True):

@@ -8,14 +8,38 @@ from typing import TYPE_CHECKING
 from review_monitor._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from ._seen import Seen, lag_floor, retry_delay, settle_seen, unseen
+    from ._seen import (
+        WATCH_CLOCK_SKEW,
+        Seen,
+        history_until,
+        lag_floor,
+        retry_delay,
+        settle_seen,
+        unseen,
+    )
 
-__all__ = ["Seen", "lag_floor", "retry_delay", "settle_seen", "unseen"]
+__all__ = [
+    "WATCH_CLOCK_SKEW",
+    "Seen",
+    "history_until",
+    "lag_floor",
+    "retry_delay",
+    "settle_seen",
+    "unseen",
+]
 
 __getattr__, __dir__ = lazy_exports(
     __name__,
     globals(),
     {
-        "._seen": ("Seen", "lag_floor", "retry_delay", "settle_seen", "unseen"),
+        "._seen": (
+            "WATCH_CLOCK_SKEW",
+            "Seen",
+            "history_until",
+            "lag_floor",
+            "retry_delay",
+            "settle_seen",
+            "unseen",
+        ),
     },
 )

@@ -54,6 +54,9 @@ from comment_wake.registry import Registry
 from comment_wake.service import DECISIONS, GAPS, BindingSource, CommentWake
 from comment_wake.store import (
     APP_TABLES,
+    PollRequest,
+    clear_poll_request,
+    poll_requests,
     prune_outcomes,
     prune_reactions,
     prune_records,
@@ -67,7 +70,7 @@ from review_monitor.store import Store, SyncStore, describe_fault
 from ._explain import COMMENT_URL_FORMS, Explanation, comment_target, explain_comment
 from ._refusal import TokenRefusal, TokenRefusedError
 from ._snapshot import snapshot_store
-from ._state import DAEMON_STATE_KEY, DaemonState, PrStates, StatusTracker
+from ._state import DAEMON_STATE_KEY, DaemonState, PrStates, StatusTracker, pr_key
 from ._status import StatusReport, read_status
 
 if TYPE_CHECKING:
@@ -122,6 +125,7 @@ class App:
         self._started = clock.now()
         self._watched: tuple[PrRef, ...] = ()
         self._releases: dict[PrRef, datetime] = {}  # release requests already acted on
+        self._polls: dict[PrRef, PollRequest] = {}  # poll requests handed to the poller
         self._round = anyio.Event()
         self.hint_port: int | None = None
         self.ready = anyio.Event()
@@ -189,6 +193,9 @@ class App:
             faults=t.faults,
             pr_states=dict(sorted(t.pr_states.items())),
             pr_errors=dict(sorted(t.pr_errors.items())),
+            pr_next_try=dict(
+                sorted((pr_key(p), at) for p, at in self.monitor.next_tries().items())
+            ),
         )
 
     async def status(self) -> StatusReport:
@@ -309,6 +316,7 @@ class App:
             if now >= next_watch:
                 await self._refresh_watches()
                 await self.apply_releases(now)
+                await self.apply_poll_requests(now)
                 next_watch = now + _WATCH_REFRESH
             if now >= next_beat or self._round.is_set():
                 self._round = anyio.Event()
@@ -340,6 +348,36 @@ class App:
             except Exception as exc:
                 _log.error("applying the release of %s failed: %s", pr, type(exc).__name__)
         return acted
+
+    async def apply_poll_requests(self, now: datetime) -> int:
+        """Act on the poll requests ``comment-wake poll`` recorded: hand each to the poller
+        (``Monitor.request_poll``: its next round reads the PR, not sooner than
+        ``hint_min_gap`` after its last read), and delete it once the poller served it.  A
+        request for a PR no longer watched is deleted.  Returns how many were handed over."""
+        store = self.monitor.store
+        try:
+            requests = await store.call(poll_requests)
+        except Exception as exc:
+            self._store_fault("reading the poll requests", exc)
+            return 0
+        pending = {r.pr: r for r in requests}
+        self._polls = {pr: r for pr, r in self._polls.items() if pending.get(pr) == r}
+        handed = 0
+        for pr, request in pending.items():
+            match = matching_watch(pr, self._watched)
+            served = pr in self._polls and not self.monitor.poller.requested(match or pr)
+            if match is None or served:
+                self._polls.pop(pr, None)
+                try:
+                    await store.call(clear_poll_request, request, at=now)
+                except Exception as exc:
+                    self._store_fault("deleting a served poll request", exc)
+                continue
+            if pr not in self._polls:
+                self._polls[pr] = request
+                self.monitor.request_poll(match)
+                handed += 1
+        return handed
 
     async def prune(self, now: datetime) -> int:
         """Delete what is older than ``prune_after``: finished notices with their attempts,

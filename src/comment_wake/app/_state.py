@@ -72,6 +72,8 @@ class DaemonState(msgspec.Struct, frozen=True, kw_only=True):
     stop_reason: str | None = None  # why the app stopped by itself (a refused token)
     pr_states: dict[str, str] = msgspec.field(default_factory=dict)  # open/merged/closed/gone
     pr_errors: dict[str, FaultLine] = msgspec.field(default_factory=dict)  # the last per PR
+    # PRs GitHub answered NOT_FOUND: when each is read again (the poller's backoff).
+    pr_next_try: dict[str, datetime] = msgspec.field(default_factory=dict)
 
 
 def pr_key(pr: PrRef) -> str:

@@ -106,6 +106,9 @@ class PrStatusLine(msgspec.Struct, frozen=True, kw_only=True):
     next_retry_at: datetime | None
     last_poll: datetime | None
     state: str | None = None  # as last read: open, draft, merged, closed, gone
+    # A PR GitHub answered NOT_FOUND: when the running daemon reads it again (1, 2, 4, 8
+    # minutes after each miss, up to missing_pr_interval); None otherwise.
+    next_try_at: datetime | None = None
     last_error: FaultLine | None = None  # the last fault or read failure on this PR
     # What became of the comments delivered on it (the workers' ``comment_addressed``).
     outcomes: OutcomeSummary = OutcomeSummary()
@@ -155,7 +158,10 @@ def read_status(
     by_pr: dict[PrRef, list[str]] = defaultdict(list)
     for w in store.watches():
         by_pr[w.pr].append(w.thread_id)
-    prs = tuple(_pr_line(store, pr, tuple(ws), wake, now, daemon) for pr, ws in by_pr.items())
+    prs = tuple(
+        _pr_line(store, pr, tuple(ws), wake, now, daemon, running=running)
+        for pr, ws in by_pr.items()
+    )
     pending: dict[str, int] = defaultdict(int)
     parked: dict[str, int] = defaultdict(int)
     oldest: dict[str, datetime] = {}
@@ -221,6 +227,8 @@ def _pr_line(
     wake: WakeConfig,
     now: datetime,
     daemon: DaemonState | None,
+    *,
+    running: bool,
 ) -> PrStatusLine:
     stored = store.load_mark(pr, LISTENER_NAME)
     mark = None
@@ -252,6 +260,8 @@ def _pr_line(
         next_retry_at=min((p.next_retry for p in mark.pending), default=None) if mark else None,
         last_poll=polled,
         state=daemon.pr_states.get(key) if daemon is not None else None,
+        # A stopped daemon tries nothing: the next one reads every watched PR at its start.
+        next_try_at=daemon.pr_next_try.get(key) if daemon is not None and running else None,
         last_error=daemon.pr_errors.get(key) if daemon is not None else None,
         outcomes=outcome_summary(delivered),
         comments=tuple(
@@ -326,6 +336,11 @@ def _pr_lines(pr: PrStatusLine, now: datetime) -> list[str]:
     state = f"; {_STATES.get(pr.state, pr.state)}" if pr.state and pr.state != "open" else ""
     lines = [f"{pr.pr} ({pr.host}): worker(s) {', '.join(pr.workers)}{state}"]
     lines.append(f"  floor {_t(pr.floor, now)}; last poll {_t(pr.last_poll, now)}")
+    if pr.next_try_at is not None:
+        lines.append(
+            f"  next try {_t(pr.next_try_at, now)} (GitHub answered not found; "
+            f"`comment-wake poll {pr.pr}` asks for the next round)"
+        )
     if pr.last_error is not None:
         lines.append(f"  last error {_error(pr.last_error, now)}")
     lines.append(f"  handled {pr.handled} comment(s), {pr.woken} woke the worker")

@@ -28,6 +28,7 @@ _COMMANDS: tuple[str, ...] = (
     "comment_wake.cli._replay",
     "comment_wake.cli._daemon",
     "comment_wake.cli._release",
+    "comment_wake.cli._poll",
     "comment_wake.cli._demo",
     "comment_wake.cli._mcp",
 )

@@ -124,6 +124,9 @@ class _Registry:
         self._workers: dict[str, WorkerSpec] = {w.id: w for w in scenario.workers}
         self._archived = {w.id for w in scenario.workers if w.archived}
         self._transcripts = transcripts
+        # The store's watch registry, once it is open: when each watch began, which the
+        # first look takes as the line between history and news (as the daemon's does).
+        self.watched_since: Callable[[str, PrRef], datetime | None] | None = None
 
     def archive(self, worker: str) -> None:
         self._archived.add(worker)
@@ -134,12 +137,17 @@ class _Registry:
     def binding(self, pr: PrRef) -> Binding:
         spec = self._prs[pr]
         w = self._workers.get(spec.worker) if spec.worker is not None else None
+        archived = spec.worker in self._archived
+        since = None
+        if spec.worker is not None and not archived and self.watched_since is not None:
+            since = self.watched_since(spec.worker, pr)
         return Binding(
             pr=pr,
             worker=spec.worker,
             spawned_by=w.spawned_by if w is not None and w.role == "worker" else None,
-            archived=spec.worker in self._archived,
+            archived=archived,
             watched=spec.watched,
+            watched_since=since,
         )
 
     def transcripts(self, worker: str) -> Sequence[TranscriptSource]:
@@ -387,6 +395,7 @@ class _Replay:
         per call would cost more real time than the whole simulated poll."""
         s = self.s
         store = open_store(self.dir / "state.db", clock=self.clock, executor=run_inline)
+        self.registry.watched_since = store.sync.watched_since
         for spec in s.prs:
             if spec.worker is not None and not self.registry.is_archived(spec.worker):
                 store.sync.add_watch(spec.worker, spec.ref, at=self.clock.now())

@@ -4,8 +4,8 @@ The store (``review_monitor.store.SyncStore`` / ``Store``) is one SQLite file in
 with its own migrations.  comment-wake registers three: ``RECORDS`` (``app_records``: the
 registry's workers and orchestrators, the decision records), ``REACTIONS`` (the
 acknowledgements the delivery owes) and ``OUTCOMES`` (what became of each delivered
-comment).  Release requests (``comment-wake release``) are application records too
-(``RELEASES``).  Every opener in the app
+comment).  Release and poll requests (``comment-wake release``, ``comment-wake poll``)
+are application records too (``RELEASES``, ``POLLS``).  Every opener in the app
 goes through ``open_store`` / ``open_sync_store`` so both are always migrated.
 """
 
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         outcomes,
         prune_outcomes,
     )
+    from ._polls import POLLS, PollRequest, clear_poll_request, poll_requests, request_poll
     from ._reactions import (
         REACTIONS,
         ReactionEntry,
@@ -67,6 +68,7 @@ __all__ = [
     "APP_TABLES",
     "OUTCOMES",
     "OUTCOME_ITEM_KINDS",
+    "POLLS",
     "REACTIONS",
     "RECORDS",
     "RELEASES",
@@ -74,11 +76,13 @@ __all__ = [
     "CommentOutcome",
     "Outcome",
     "OutcomeSummary",
+    "PollRequest",
     "ReactionEntry",
     "ReactionStatus",
     "ReleaseRequest",
     "TwoSpellingsError",
     "address",
+    "clear_poll_request",
     "clearing_release",
     "delete_record",
     "delivering",
@@ -91,6 +95,7 @@ __all__ = [
     "outcome_summary",
     "outcomes",
     "owing",
+    "poll_requests",
     "prune_outcomes",
     "prune_reactions",
     "prune_records",
@@ -103,6 +108,7 @@ __all__ = [
     "records_under",
     "refuse_two_spellings",
     "release_requests",
+    "request_poll",
     "request_release",
     "settle_reactions",
     "two_spellings",
@@ -126,6 +132,7 @@ __getattr__, __dir__ = lazy_exports(
             "outcomes",
             "prune_outcomes",
         ),
+        "._polls": ("POLLS", "PollRequest", "clear_poll_request", "poll_requests", "request_poll"),
         "._reactions": (
             "REACTIONS",
             "ReactionEntry",

@@ -73,7 +73,14 @@ from datetime import datetime, timedelta
 import msgspec
 
 from review_monitor import BadgeItem, ItemDetail, MonitorConfig, Notice, PageInfo, PrStatus
-from review_monitor.seen import Seen, lag_floor, retry_delay, settle_seen, unseen
+from review_monitor.seen import (
+    Seen,
+    history_until,
+    lag_floor,
+    retry_delay,
+    settle_seen,
+    unseen,
+)
 
 from ._config import WakeConfig
 from ._mark import GapSpend, Handled, Held, Pending, WakeMark
@@ -204,9 +211,9 @@ def step(
         raise ValueError(f"the badge is for {status.pr} but the binding is for {binding.pr}")
     ctx = _Ctx(binding, status, facts, config, monitor, now, interval=interval, operator=release)
     if not mark.baseline_done:
-        result = _baseline(ctx, mark)
+        result = _first_look(ctx, mark, rng)
     elif _watched_again(binding, mark):
-        result = _rebaseline(ctx, mark)
+        result = _rebaseline(ctx, mark, rng)
     else:
         result = _look(ctx, mark, rng)
     if result.done and result.mark.watched_since != binding.watched_since:
@@ -229,14 +236,23 @@ def _watched_again(binding: Binding, mark: WakeMark) -> bool:
     )
 
 
-def _rebaseline(ctx: _Ctx, mark: WakeMark) -> Step:
-    """A watch started again begins from a fresh baseline, so comments posted while the PR
-    was unwatched never wake its worker (only PRs bound to a live, watching worker fire).
-    Whatever the old mark still held is dropped as at the unwatch, when the service has not
-    yet done so."""
+def _rebaseline(ctx: _Ctx, mark: WakeMark, rng: random.Random | None) -> Step:
+    """A watch started again begins from a fresh first look at its own start, so comments
+    posted while the PR was unwatched never wake its worker (only PRs bound to a live,
+    watching worker fire).  Whatever the old mark still held is dropped as at the unwatch,
+    when the service has not yet done so; what it decided stays decided."""
     ended = finish(ctx.binding, mark, None, config=ctx.config, now=ctx.now)
-    decided = {d.comment for d in ended.decisions}
-    fresh = _baseline(ctx, WakeMark(own_posts=mark.own_posts, wakes=mark.wakes), skip=decided)
+    decided = frozenset(d.comment for d in ended.decisions)
+    kept = WakeMark(
+        floor=ended.mark.floor,
+        handled=ended.mark.handled,
+        own_posts=mark.own_posts,
+        wakes=mark.wakes,
+        gap_spent=mark.gap_spent,
+    )
+    fresh = _first_look(ctx, kept, rng, skip=decided)
+    if not fresh.done:
+        return fresh
     return msgspec.structs.replace(fresh, decisions=(*ended.decisions, *fresh.decisions))
 
 
@@ -281,6 +297,38 @@ def finish(
 
 
 # -- the first look ----------------------------------------------------------------
+
+
+def _first_look(
+    ctx: _Ctx, mark: WakeMark, rng: random.Random | None, skip: frozenset[str] = frozenset()
+) -> Step:
+    """The first look at a watch: what was created at or before its start, less the
+    clock-skew allowance (``history_until``), is history, decided ``baseline``; what came
+    after is new and goes through a look like any later one, as if a look at that instant
+    had seen everything before it.  So a comment made between ``bind`` and the first poll
+    wakes the worker, and those of days of downtime after the bind are read back within the
+    gap bound and held by the rate limit as usual.  A binding with no watch time takes
+    everything listed as history (``_baseline``, the seed's rule).
+
+    ``mark`` carries what an earlier watch of the PR decided (a rebaseline): its floor and
+    handled ids stay, so nothing it decided is decided again; ``skip`` are ids decided in
+    this step already."""
+    cutoff = history_until(ctx.binding.watched_since)
+    if cutoff is None:
+        return _baseline(ctx, mark, skip)
+    known = skip | {h.id for h in mark.handled}
+    for item in [*ctx.status.comments, *ctx.status.reviews]:
+        if item.created_at <= cutoff and item.id not in known:
+            ctx.decide(item, "skip", "baseline")
+    start = WakeMark(
+        baseline_done=True,
+        floor=_max_time(cutoff, mark.floor),
+        handled=mark.handled,
+        own_posts=mark.own_posts,
+        wakes=mark.wakes,
+        gap_spent=mark.gap_spent,
+    )
+    return _look(ctx, start, rng)
 
 
 def _baseline(ctx: _Ctx, mark: WakeMark, skip: frozenset[str] | set[str] = frozenset()) -> Step:

@@ -180,7 +180,7 @@ async def test_a_verdict_with_a_null_author_is_ignored_with_one_line(
 
 
 @pytest.mark.anyio
-async def test_a_pr_that_disappears_is_reported_once_and_polled_at_the_slower_cadence(
+async def test_a_pr_that_disappears_is_reported_once_and_polled_again_with_backoff(
     world: World, logs: pytest.LogCaptureFixture
 ) -> None:
     await three_prs(world)
@@ -200,8 +200,10 @@ async def test_a_pr_that_disappears_is_reported_once_and_polled_at_the_slower_ca
     ]
     lines = [line for line in poller_lines(logs) if "gone" in line]
     assert (
-        [270 * S],
+        # Missed at hidden_at - 30s: tried again 1, 2 and 4 minutes after each miss.
+        [30 * S, 150 * S, 390 * S],
         [
-            f"{gone} is gone or the token lost access to it; polling it every 5m from now on",
+            f"{gone} is gone or the token lost access to it; trying again in 1m, then less "
+            "often, up to every 5m",
         ],
     ) == (polled, lines)

@@ -35,8 +35,10 @@ def populate(world: World) -> dict[str, PrRef]:
         fake.set_permission(repo, "alice", "write")
         fake.set_permission(repo, "mona", "maintain")
         fake.set_permission(repo, "tri", "triage")
-    # Already there before the monitor first looks: a baseline, never announced.
-    fake.post_review(prs["alpha1"], "alice", "APPROVED", "old approval")
+    # Already there before the watch began (by more than the 2-minute clock-skew
+    # allowance) and before the monitor first looks: history, never announced.
+    before = world.clock.now() - 10 * M
+    fake.post_review(prs["alpha1"], "alice", "APPROVED", "old approval", at=before)
     fake.add_check_run(prs["alpha2"], "lint", summary="old failure")
     return prs
 

@@ -153,3 +153,15 @@ async def test_prs_that_fit_one_badge_batch_are_read_without_a_sweep(world: Worl
         start = len(world.fake.requests)
         await world.run_for(2 * M)
     assert ["badge", "badge"] == kinds_since(world, start)
+
+
+async def test_a_poll_request_reads_its_pr_although_the_sweep_saw_no_change(
+    world: World,
+) -> None:
+    prs = await opened(world, 150)
+    async with world.monitor() as monitor, world.running(monitor):
+        await world.run_for(50 * S)  # the baseline: three batches, 20 s apart
+        monitor.request_poll(prs[80])
+        start = len(world.fake.requests)
+        await world.run_for(M)
+    assert ["sweep", "badge"] == kinds_since(world, start)

@@ -424,3 +424,74 @@ async def test_a_merge_is_not_announced_again_after_a_restart(
         restarted = World(reopened)
         await restarted.poll(status(state="MERGED"), T0 + 2 * M)
         assert ["pr-merged"] == await restarted.kinds()
+
+
+# -- the first look at a watched PR (issue 25, item 4) ------------------------------------
+# A verdict submitted after the watch began, less the clock-skew allowance (2 minutes), is
+# announced at the first look; one before it is history; a PR watched again starts again.
+
+
+def watch_at(world: World, at: datetime) -> None:
+    world.store.sync.add_watch(WATCH.thread_id, PR, at=at)
+
+
+async def announced(world: World) -> list[str]:
+    return [i.id for n in await world.notices() for i in n.items]
+
+
+@pytest.mark.anyio
+async def test_a_verdict_between_the_watch_and_the_first_look_is_announced(
+    world: World,
+) -> None:
+    watch_at(world, T0)
+    await world.poll(status(review("R1", "alice", at=T0 + M)), T0 + 2 * M)
+    assert ["R1"] == await announced(world)
+
+
+@pytest.mark.anyio
+async def test_a_verdict_before_the_watch_less_the_allowance_is_history(world: World) -> None:
+    watch_at(world, T0)
+    old = review("R_old", "alice", at=T0 - 2 * M)
+    new = review("R_new", "alice", at=T0 + M)
+    await world.poll(status(old, new), T0 + 2 * M)
+    assert ["R_new"] == await announced(world)
+
+
+@pytest.mark.anyio
+async def test_a_verdict_by_a_stranger_after_the_watch_is_not_announced(world: World) -> None:
+    watch_at(world, T0)
+    await world.poll(status(review("R1", "mallory", at=T0 + M)), T0 + 2 * M)
+    assert [] == await announced(world)
+
+
+@pytest.mark.anyio
+async def test_a_failing_check_at_the_first_look_of_a_watch_is_history(world: World) -> None:
+    watch_at(world, T0)
+    world.checks.failures = (failure("c1"),)
+    await world.poll(status(check="FAILURE"), T0 + 2 * M)
+    assert [] == await announced(world)
+
+
+@pytest.mark.anyio
+async def test_a_pr_watched_again_announces_only_what_came_after_the_new_watch(
+    world: World,
+) -> None:
+    watch_at(world, T0)
+    await world.poll(status(), T0 + M)
+    world.store.sync.remove_watch(WATCH.thread_id, PR)
+    while_unwatched = review("R_gap", "alice", at=T0 + 5 * M)
+    watch_at(world, T0 + 30 * M)
+    after = review("R_after", "alice", at=T0 + 31 * M)
+    await world.poll(status(while_unwatched, after), T0 + 32 * M)
+    assert ["R_after"] == await announced(world)
+
+
+@pytest.mark.anyio
+async def test_a_pr_watched_again_never_announces_a_verdict_twice(world: World) -> None:
+    watch_at(world, T0)
+    r1 = review("R1", "alice", at=T0 + M)
+    await world.poll(status(r1), T0 + 2 * M)
+    world.store.sync.remove_watch(WATCH.thread_id, PR)
+    watch_at(world, T0 + 3 * M)  # R1 is within the new watch's allowance
+    await world.poll(status(r1), T0 + 4 * M)
+    assert ["R1"] == await announced(world)

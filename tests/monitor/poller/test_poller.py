@@ -286,15 +286,79 @@ async def test_a_listener_failure_is_logged_without_its_message(
 
 
 @pytest.mark.anyio
-async def test_a_missing_pr_is_reported_once_then_polled_slowly(
+async def test_a_missing_pr_is_reported_once_then_polled_after_1_2_4_8_and_15_minutes(
     clock: VirtualClock, badges: FakeBadges, caplog: pytest.LogCaptureFixture
 ) -> None:
     t0 = clock.now()
     badges.missing.add(A)
     with caplog.at_level(logging.WARNING, logger="review_monitor.poller"):
         async with running(make(clock, badges, [A, B], batch_size=1), clock):
-            await clock.advance(20 * 60 * S)
-    assert ([t0, t0 + 15 * 60 * S], 1) == (badges.polled(A), len(caplog.records))
+            await clock.advance(40 * 60 * S)
+    minutes = [0, 1, 3, 7, 15, 30]
+    assert ([t0 + m * 60 * S for m in minutes], 1) == (badges.polled(A), len(caplog.records))
+
+
+@pytest.mark.anyio
+async def test_a_missing_pr_read_again_starts_its_backoff_at_one_minute(
+    clock: VirtualClock, badges: FakeBadges
+) -> None:
+    t0 = clock.now()
+    badges.missing.add(A)
+    async with running(make(clock, badges, [A]), clock):
+        await clock.advance(4 * 60 * S)  # missed at 0, 1 and 3 minutes
+        badges.missing.discard(A)
+        await clock.advance(4 * 60 * S)  # read at 7 and every minute from then
+        badges.missing.add(A)
+        await clock.advance(4 * 60 * S)  # missed at 9, tried again at 10
+    minutes = [0, 1, 3, 7, 8, 9, 10, 12]
+    assert [t0 + m * 60 * S for m in minutes] == badges.polled(A)
+
+
+@pytest.mark.anyio
+async def test_the_next_try_of_a_missing_pr_is_told(
+    clock: VirtualClock, badges: FakeBadges
+) -> None:
+    t0 = clock.now()
+    badges.missing.add(A)
+    poller = make(clock, badges, [A, B])
+    async with running(poller, clock):
+        await clock.advance(90 * S)
+    assert {A: t0 + 3 * 60 * S} == poller.next_tries()
+
+
+@pytest.mark.anyio
+async def test_a_poll_request_is_served_by_the_next_round_despite_the_backoff(
+    clock: VirtualClock, badges: FakeBadges
+) -> None:
+    t0 = clock.now()
+    badges.missing.add(A)
+    poller = make(clock, badges, [A])
+    async with running(poller, clock):
+        await clock.advance(185 * S)  # missed at 0, 1 and 3 minutes: next try at 7
+        poller.request_poll(A)
+        await clock.advance(60 * S)
+    assert [t0, t0 + 60 * S, t0 + 180 * S, t0 + 240 * S] == badges.polled(A)
+
+
+@pytest.mark.anyio
+async def test_a_poll_request_waits_for_hint_min_gap_after_the_last_read(
+    clock: VirtualClock, badges: FakeBadges
+) -> None:
+    t0 = clock.now()
+    badges.missing.add(A)
+    config = MonitorConfig.model_validate({"poll_interval": "60s", "hint_min_gap": "90s"})
+    poller = Poller(
+        watches=FakeWatches([Watch("w1", A)]),
+        read_badges=badges,
+        listeners=(Recorder(),),
+        clock=clock,
+        config=config,
+    )
+    async with running(poller, clock):
+        await clock.advance(185 * S)  # missed at 0, 1 and 3 minutes: next try at 7
+        poller.request_poll(A)
+        await clock.advance(120 * S)  # the round at 4 minutes is 60s after the last read
+    assert [t0, t0 + 60 * S, t0 + 180 * S, t0 + 300 * S] == badges.polled(A)
 
 
 @pytest.mark.anyio
