@@ -37,6 +37,8 @@ def lazy_exports(
         return value
 
     def dir_() -> list[str]:
-        return sorted({*namespace, *where})
+        # The public names and the module's own private ones; not the names the lazy
+        # table's own code brings in (``TYPE_CHECKING``, ``lazy_exports``, ``annotations``).
+        return sorted({*where, *(n for n in namespace if n.startswith("_"))})
 
     return getattr_, dir_
