@@ -16,7 +16,8 @@ from review_monitor._lazy import lazy_exports
 if TYPE_CHECKING:
     from ._clock import Clock, SystemClock
     from ._config import GitHubConfig, MonitorConfig
-    from ._duration import Duration, format_duration, parse_duration
+    from ._duration import format_duration, parse_duration
+    from ._duration_field import Duration
     from ._errors import (
         AuthError,
         GitHubError,
@@ -120,7 +121,8 @@ __getattr__, __dir__ = lazy_exports(
     {
         "._clock": ("Clock", "SystemClock"),
         "._config": ("GitHubConfig", "MonitorConfig"),
-        "._duration": ("Duration", "format_duration", "parse_duration"),
+        "._duration": ("format_duration", "parse_duration"),
+        "._duration_field": ("Duration",),
         "._errors": (
             "AuthError",
             "GitHubError",

@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from ._duration import Duration
+from ._duration_field import Duration
 
 __all__ = ["GitHubConfig", "MonitorConfig"]
 

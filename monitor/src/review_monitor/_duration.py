@@ -1,14 +1,14 @@
-"""Durations as configuration writes them: an integer and ``s``, ``m``, ``h`` or ``d``."""
+"""Durations as configuration writes them: an integer and ``s``, ``m``, ``h`` or ``d``.
+
+Pure: the command line parses them too, without pydantic (``_duration_field`` has the
+configuration's field type)."""
 
 from __future__ import annotations
 
 import re
 from datetime import timedelta
-from typing import Annotated
 
-from pydantic import BeforeValidator, PlainSerializer
-
-__all__ = ["Duration", "format_duration", "parse_duration"]
+__all__ = ["format_duration", "parse_duration"]
 
 _DURATION = re.compile(r"^([0-9]{1,9})([smhd])$")
 _UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -32,19 +32,3 @@ def format_duration(d: timedelta) -> str:
         if seconds and seconds % _UNIT[unit] == 0:
             return f"{seconds // _UNIT[unit]}{unit}"
     return f"{seconds}s"
-
-
-def _coerce(value: object) -> object:
-    if isinstance(value, timedelta):
-        return value
-    if isinstance(value, str):
-        return parse_duration(value)
-    raise ValueError('a duration is a string such as "90s", "5m", "2h" or "1d"')
-
-
-Duration = Annotated[
-    timedelta,
-    BeforeValidator(_coerce),
-    PlainSerializer(format_duration, return_type=str),
-]
-"""A pydantic field type for durations written as ``"90s"``."""

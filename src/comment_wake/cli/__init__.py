@@ -82,6 +82,15 @@ def _name_leaves(parser: argparse.ArgumentParser) -> None:
             _name_leaves(sub)
 
 
+# ``--config`` and ``--state-dir`` may also come before the command
+# (``comment-wake --state-dir S list``).  Given on both sides, the one after the command
+# wins: it was written later (issue 25, item 16).
+_GLOBAL_OPTIONS = (
+    ("config", "--config", "configuration file"),
+    ("state_dir", "--state-dir", "state directory"),
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``comment-wake`` argument parser with every command registered."""
     parser = argparse.ArgumentParser(
@@ -94,6 +103,16 @@ def build_parser() -> argparse.ArgumentParser:
         action=_Version,
         help="print the versions of comment-wake and of its two libraries, and exit",
     )
+    for dest, flag, what in _GLOBAL_OPTIONS:
+        parser.add_argument(
+            flag,
+            dest=f"global_{dest}",
+            type=Path,
+            default=None,
+            metavar=dest.upper(),
+            help=f"the {what}, for a command that takes {flag} (given after the command "
+            "too, that one wins)",
+        )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in _COMMANDS:
         importlib.import_module(name).register(subparsers)
@@ -114,13 +133,29 @@ def _is_hook(argv: Sequence[str]) -> bool:
     return "inbox" in argv and "take" in argv and not _HOOK_OPTIONS.isdisjoint(argv)
 
 
+def _parse(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Namespace:
+    """``parser.parse_args``, with the options given before the command moved to it."""
+    args = parser.parse_args(argv)
+    if args.command is None:
+        return args
+    for dest, flag, _ in _GLOBAL_OPTIONS:
+        given = getattr(args, f"global_{dest}")
+        if given is None:
+            continue
+        if not hasattr(args, dest):
+            parser.error(f"{flag} does not apply to `{args.command_name}`")
+        if getattr(args, dest) is None:
+            setattr(args, dest, given)
+    return args
+
+
 def _parse_hook(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Namespace:
-    """``parser.parse_args`` for a hook's command line: a usage error is one line and exit 1
+    """``_parse`` for a hook's command line: a usage error is one line and exit 1
     (``SystemExit``), argparse's usage text left out."""
     said = io.StringIO()
     try:
         with contextlib.redirect_stderr(said):
-            return parser.parse_args(argv)
+            return _parse(parser, argv)
     except SystemExit as exc:
         if exc.code in (0, None):
             raise
@@ -141,7 +176,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     hook = _is_hook(words)
     try:
         parser = build_parser()
-        args = _parse_hook(parser, words) if hook else parser.parse_args(words)
+        args = _parse_hook(parser, words) if hook else _parse(parser, words)
         handler = getattr(args, "handler", None)
         if handler is None:
             parser.print_help(sys.stderr)

@@ -20,6 +20,7 @@ from comment_wake.cli._common import (
     add_location_options,
     load_location,
     open_registry,
+    seconds,
     state_location,
 )
 from comment_wake.cli._mcp import mcp_instructions
@@ -84,10 +85,10 @@ def _publisher_flags(p: argparse.ArgumentParser) -> None:
     )
     how.add_argument(
         "--timeout",
-        type=float,
-        metavar="SECONDS",
-        help="with --command or --webhook: the time one delivery may take "
-        "(default: [delivery] publisher_timeout)",
+        type=seconds,
+        metavar="DURATION",
+        help="with --command or --webhook: the time one delivery may take, as in the "
+        'configuration ("90s", "5m") or in seconds (default: [delivery] publisher_timeout)',
     )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import math
 from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING
 from comment_wake._paths import resolve_state_dir
 from comment_wake.cli._errors import CliError
 from comment_wake.config import find_config, read_location
+from review_monitor import parse_duration
 
 if TYPE_CHECKING:
     from comment_wake.config import AppConfig
@@ -24,6 +26,7 @@ __all__ = [
     "load_location",
     "open_registry",
     "registered",
+    "seconds",
     "state_location",
 ]
 
@@ -117,3 +120,21 @@ def registered(
             2,
         )
     return found
+
+
+def seconds(text: str) -> float:
+    """An option's duration, as argparse's ``type``: the configuration's syntax (``"90s"``,
+    ``"5m"``, ``"2h"``, ``"1d"``), or a bare number of seconds as before."""
+    try:
+        value = float(text)
+    except ValueError:
+        try:
+            return parse_duration(text).total_seconds()
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(f"{exc}, or a number of seconds") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(
+            f"not a duration: {text!r}; write a positive number of seconds, or a duration "
+            'such as "90s" or "5m"'
+        )
+    return value
