@@ -233,6 +233,32 @@ def test_run_on_a_read_only_store_says_so_in_one_line(
     assert (1, 1, True) == (code, len(lines), "is read-only" in lines[0])
 
 
+def test_run_on_a_state_db_sqlite_opens_read_only_stops_in_one_line(
+    capsys: pytest.CaptureFixture[str],
+    state_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    token: str,
+    unreachable_api: Path,
+    quiet_root_logger: None,
+) -> None:
+    # A state.db the user cannot write, in a directory they can: SQLite opens it
+    # read-only without a word (root cannot chmod one here: the connection is opened
+    # read-only instead).  The daemon used to stay up, failing every round's writes.
+    _bound(state_dir)
+    real_connect = sqlite3.connect
+
+    def read_only(path: Any, *args: Any, **kwargs: Any) -> sqlite3.Connection:
+        conn: sqlite3.Connection = real_connect(f"file:{path}?mode=ro", *args, uri=True, **kwargs)
+        return conn
+
+    monkeypatch.setattr(sqlite3, "connect", read_only)
+    code, _, err = _run(
+        capsys, "run", "--config", str(unreachable_api), "--state-dir", str(state_dir)
+    )
+    lines = [line for line in err.splitlines() if line.startswith("comment-wake run:")]
+    assert (1, 1, True) == (code, len(lines), "(SQLITE_READONLY)" in lines[0])
+
+
 def test_a_write_on_a_full_disk_says_the_disk_is_full_and_loses_nothing(
     capsys: pytest.CaptureFixture[str], state_dir: Path, store_fault: Any
 ) -> None:

@@ -67,10 +67,22 @@ class Store:
         tables: Sequence[Tables] = (),
         executor: Executor = run_in_thread,
     ) -> Store:
-        """Take the lease when asked, then open ``SyncStore.open(path, tables=...)``."""
+        """Take the lease when asked, then open ``SyncStore.open(path, tables=...)``.
+
+        A daemon (``lease``) also checks that it may write: SQLite opens a ``state.db`` it
+        cannot write (in a directory it can) read-only without a word, and every round's
+        write would then fail the same way; it stops at once instead, with SQLite's
+        ``SQLITE_READONLY``."""
         held = Lease.acquire(Path(path)) if lease else None
         try:
-            return cls(SyncStore.open(path, clock=clock, tables=tables), held, executor=executor)
+            sync = SyncStore.open(path, clock=clock, tables=tables)
+            if lease:
+                try:
+                    sync.check_writable()
+                except BaseException:
+                    sync.close()
+                    raise
+            return cls(sync, held, executor=executor)
         except BaseException:
             if held is not None:
                 held.release()

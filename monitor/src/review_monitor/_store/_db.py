@@ -158,6 +158,16 @@ class Database:
                 raise
             self._conn.execute("COMMIT")
 
+    def check_writable(self) -> None:
+        """Raise SQLite's ``OperationalError`` (``SQLITE_READONLY``) when this connection
+        cannot write, by a write that changes nothing, rolled back."""
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                self._conn.execute("DELETE FROM schema_versions WHERE 0")
+            finally:
+                self._conn.execute("ROLLBACK")
+
     @contextmanager
     def read(self) -> Iterator[ReadTx]:
         """One read transaction: a consistent view for several statements."""
