@@ -34,6 +34,16 @@ async def test_status_json_shows_the_pr_the_wake_and_the_budget(world: Any) -> N
 
 
 @pytest.mark.anyio
+async def test_status_json_gives_the_last_polls_remaining_points_as_an_integer(
+    world: Any,
+) -> None:
+    # As ``budget_remaining`` is (it was the string "4990", or "unknown"; issue 25, 19).
+    await world.story()
+    daemon = json.loads(world.cli("status", "--json").stdout)["daemon"]
+    assert world.fake.graphql_remaining == daemon["last_poll"]["remaining"]
+
+
+@pytest.mark.anyio
 async def test_explain_a_woken_comment_shows_every_rule_passing_with_the_permission(
     world: Any,
 ) -> None:

@@ -30,8 +30,6 @@ def test_the_own_post_rule_shows_the_matchers_answer_for_the_tokens_login() -> N
         viewer_did_author=True,
         own_post=SAID,
     )
-    expected = (
-        "pass: written with the token's login, but no post in the worker's transcripts "
-        f"explains it: {SAID}"
-    )
+    # Said once: the matcher's answer, not a paraphrase of it before it (issue 25, 19).
+    expected = f"pass: written with the token's login; {SAID}"
     assert expected == _own_post_line(record)

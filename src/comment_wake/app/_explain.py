@@ -140,11 +140,12 @@ def _pass_evidence(rule: str, r: DecisionRecord) -> str:
         if r.viewer_did_author is False:
             return "GitHub says the token's login did not write it"
         # The matcher is asked only about comments written with the token's login.
-        if r.viewer_did_author or r.own_post:
-            said = f": {r.own_post}" if r.own_post else " (the matcher's answer was not recorded)"
+        if r.own_post:  # the matcher's own words say why it is not the worker's
+            return f"written with the token's login; {r.own_post}"
+        if r.viewer_did_author:
             return (
                 "written with the token's login, but no post in the worker's transcripts "
-                f"explains it{said}"
+                "explains it (the matcher's answer was not recorded)"
             )
     if rule == "write-access":
         return _permission(r)

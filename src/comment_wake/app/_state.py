@@ -39,7 +39,7 @@ class PollFigures(msgspec.Struct, frozen=True):
     at: datetime
     prs: int | None = None
     cost: int | None = None
-    remaining: str | None = None  # "unknown" when GitHub did not say
+    remaining: int | None = None  # points left after it; None when GitHub did not say
 
 
 class FaultLine(msgspec.Struct, frozen=True):
@@ -102,9 +102,8 @@ class StatusTracker:
             self.wakes += 1
         elif isinstance(event, PollRound):
             self.rounds += 1
-            left = "unknown" if event.remaining is None else str(event.remaining)
             self.last_poll = PollFigures(
-                at=event.at, prs=len(event.prs), cost=event.cost, remaining=left
+                at=event.at, prs=len(event.prs), cost=event.cost, remaining=event.remaining
             )
             for pr in event.prs:
                 self.polled[pr_key(pr)] = event.at
