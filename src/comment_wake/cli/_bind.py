@@ -273,6 +273,7 @@ def _bind(args: argparse.Namespace, registry: Registry, config: AppConfig) -> in
         warning = session_id_warning(publisher.argv)
         if warning is not None:
             print(f"comment-wake bind: warning: {warning}", file=sys.stderr)
+    before = registry.worker(args.worker)
     record = registry.bind(
         args.worker,
         args.pr,
@@ -285,6 +286,8 @@ def _bind(args: argparse.Namespace, registry: Registry, config: AppConfig) -> in
         f"bound {record.worker} to {record.pr} on {record.pr.host} "
         f"(orchestrator {record.orchestrator}); watching it"
     )
+    if before is not None and before.pr != record.pr and not before.archived:
+        print(f"{before.pr} is no longer watched: {record.worker} moved to {record.pr}")
     state_dir = resolve_state_dir(args.state_dir, config.state_dir)
     print(mcp_instructions(record.worker, state_dir, args.config))
     return 0

@@ -88,6 +88,18 @@ def id_problem(value: str, what: str) -> str | None:
     return None
 
 
+def new_id_problem(value: str, what: str) -> str | None:
+    """Why ``value`` cannot be a new id, or None: also one starting with ``-``, which every
+    command line reads as an option.  Ids registered before this rule stay usable
+    (``comment-wake unbind -- -w``)."""
+    if value.startswith("-"):
+        return (
+            f"{what} {value!r} starts with '-', which a command line reads as an option: "
+            "start it with a letter or a digit"
+        )
+    return id_problem(value, what)
+
+
 def _bound_worker(tx: ReadTx, worker: str) -> WorkerRecord:
     blob = get_record(tx, WORKERS, worker)
     if blob is None:
@@ -242,6 +254,8 @@ class Registry:
                     f"{orchestrator!r} is already a worker's id; give the orchestrator another id"
                 )
             old = get_record(tx, ORCHESTRATORS, orchestrator)
+            if old is None:
+                self._refuse(new_id_problem(orchestrator, "orchestrator id"))
             record = OrchestratorRecord(
                 id=orchestrator,
                 publisher=publisher,
@@ -308,6 +322,8 @@ class Registry:
                         f"{ref} is already bound to worker {key!r}; unbind or archive it first"
                     )
             old_blob = get_record(tx, WORKERS, worker)
+            if old_blob is None:
+                self._refuse(new_id_problem(worker, "worker id"))
             old = None if old_blob is None else _decode_worker(old_blob)
             if old is not None and old.pr != ref:
                 remove_watch(tx, worker, old.pr)
