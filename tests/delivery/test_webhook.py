@@ -206,12 +206,28 @@ async def test_secret_never_appears_in_errors_repr_or_logs(
 ) -> None:
     caplog.set_level(logging.DEBUG)
     receiver.status = 500
-    url = receiver.url + f"?token={SECRET}"
-    publisher = WebhookPublisher(url, SECRET)
+    publisher = WebhookPublisher(receiver.url, SECRET)
     with pytest.raises(WebhookError) as caught:
         await publisher.publish(make_notice())
     seen = " ".join([str(caught.value), repr(publisher), caplog.text])
     assert SECRET not in seen
+
+
+@pytest.mark.parametrize(
+    "tail",
+    [f"?token={SECRET}", f"?access_token={SECRET}", f"#token={SECRET}", f"?x=1&api_key={SECRET}"],
+)
+def test_a_credential_in_the_urls_query_or_fragment_is_refused_without_echoing_it(
+    tail: str,
+) -> None:
+    with pytest.raises(ValueError, match="must not carry a credential") as caught:
+        WebhookPublisher(f"http://127.0.0.1/hook{tail}", "k")
+    assert SECRET not in str(caught.value)
+
+
+def test_a_query_without_a_credential_is_kept() -> None:
+    publisher = WebhookPublisher("http://127.0.0.1/hook?worker=w1&monkey=1", "k")
+    assert "http://127.0.0.1/hook" == publisher.safe_url
 
 
 def test_credentials_in_the_url_are_refused_without_echoing_them() -> None:

@@ -133,9 +133,25 @@ def _is_hook(argv: Sequence[str]) -> bool:
     return "inbox" in argv and "take" in argv and not _HOOK_OPTIONS.isdisjoint(argv)
 
 
+# ``bind --command ARGV...`` (and ``orchestrator add``) takes the rest of the line as the
+# command.  argparse's REMAINDER stops at a ``--`` inside it, so the rest is cut off before
+# parsing and handed over after: ``--command -- ARGV...`` gives every word verbatim, even
+# one that is also an option of bind's (issue 25, item 12).
+_REST_OPTION = "--command"
+
+
 def _parse(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Namespace:
-    """``parser.parse_args``, with the options given before the command moved to it."""
-    args = parser.parse_args(argv)
+    """``parser.parse_args``, with the options given before the command moved to it and
+    the words after ``--command`` given to it whole."""
+    words = list(argv)
+    rest: list[str] | None = None
+    if _REST_OPTION in words:
+        cut = words.index(_REST_OPTION) + 1
+        words, rest = words[:cut], words[cut:]
+    args = parser.parse_args(words)
+    if rest is not None and getattr(args, "command_argv", None) is not None:
+        args.command_verbatim = rest[:1] == ["--"]
+        args.command_argv = rest[1:] if args.command_verbatim else rest
     if args.command is None:
         return args
     for dest, flag, _ in _GLOBAL_OPTIONS:

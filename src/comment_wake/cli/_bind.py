@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from comment_wake._paths import resolve_state_dir
+from comment_wake._paths import resolve_state_dir, store_path
 from comment_wake.cli._common import (
     add_location_options,
     load_location,
@@ -25,6 +25,7 @@ from comment_wake.cli._common import (
 )
 from comment_wake.cli._mcp import mcp_instructions
 from comment_wake.config import ConfigError
+from comment_wake.delivery import safe_url
 from comment_wake.registry import (
     ClaudeSession,
     CodexThread,
@@ -51,6 +52,7 @@ class _Usage(Exception):
 
 
 def _publisher_flags(p: argparse.ArgumentParser) -> None:
+    p.set_defaults(command_verbatim=False)  # ``--command --`` sets it (cli._parse)
     how = p.add_argument_group("publisher (exactly one)")
     one = how.add_mutually_exclusive_group(required=True)
     one.add_argument(
@@ -59,7 +61,9 @@ def _publisher_flags(p: argparse.ArgumentParser) -> None:
         nargs=argparse.REMAINDER,
         metavar="ARGV",
         help="run this program with its arguments per notice (never through a shell); "
-        "it must come last: everything after it is the command",
+        "it must come last: everything after it is the command.  A word of the command "
+        "that is one of these options is refused; after `--command --` every word is the "
+        "command's, verbatim",
     )
     one.add_argument("--webhook", metavar="URL", help="POST each notice to this URL")
     one.add_argument(
@@ -105,6 +109,12 @@ def _transcript_flags(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _own_options(p: argparse.ArgumentParser) -> frozenset[str]:
+    # The options a word after --command would have been meant for (help aside: a
+    # command's own --help is common and never meant for bind).
+    return frozenset(p._option_string_actions) - {"-h", "--help"}
+
+
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     bind = subparsers.add_parser(
         "bind",
@@ -129,7 +139,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     _publisher_flags(bind)
     _transcript_flags(bind)
     add_location_options(bind)
-    bind.set_defaults(handler=_run("bind", _bind, create=True))
+    bind.set_defaults(handler=_run("bind", _bind, create=True), own_options=_own_options(bind))
 
     for name, verb, fn in (
         ("unbind", "forget a worker and stop watching its pull request", _unbind),
@@ -168,7 +178,10 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     _publisher_flags(add)
     _transcript_flags(add)
     add_location_options(add)
-    add.set_defaults(handler=_run("orchestrator add", _add_orchestrator, create=True))
+    add.set_defaults(
+        handler=_run("orchestrator add", _add_orchestrator, create=True),
+        own_options=_own_options(add),
+    )
     remove = actions.add_parser(
         "remove",
         help="forget an orchestrator that has no workers",
@@ -238,6 +251,8 @@ def _publisher(args: argparse.Namespace) -> PublisherSpec:
     if args.command_argv is not None:
         if not args.command_argv:
             raise _Usage("--command needs the program to run, for example --command notify W1")
+        if not args.command_verbatim:
+            _refuse_own_options(args.command_argv, args.own_options)
         env = tuple(dict.fromkeys(args.env_names))
         return CommandSpec(tuple(args.command_argv), timeout=args.timeout, env=env)
     if args.webhook is not None:
@@ -249,6 +264,18 @@ def _publisher(args: argparse.Namespace) -> PublisherSpec:
         return WebhookSpec(args.webhook, args.secret_env, timeout=args.timeout)
     root = str(Path(args.inbox).expanduser().absolute()) if args.inbox else None
     return InboxSpec(root)
+
+
+def _refuse_own_options(argv: Sequence[str], own: frozenset[str]) -> None:
+    # ``bind W PR --command notify --inbox --state-dir S`` once bound into the default
+    # store with the command ``notify --inbox --state-dir S`` (issue 25, item 12).
+    for word in argv:
+        if word.split("=", 1)[0] in own:
+            raise _Usage(
+                f"{word.split('=', 1)[0]} comes after --command, so it would be the "
+                "command's, not bind's: put --command last, or write --command -- CMD... "
+                "to give the command every word that follows"
+            )
 
 
 def _transcripts(args: argparse.Namespace) -> tuple[TranscriptSpec, ...]:
@@ -288,9 +315,33 @@ def _bind(args: argparse.Namespace, registry: Registry, config: AppConfig) -> in
     )
     if before is not None and before.pr != record.pr and not before.archived:
         print(f"{before.pr} is no longer watched: {record.worker} moved to {record.pr}")
+    for warning in _transcript_warnings(record.transcripts):
+        print(f"comment-wake bind: warning: {warning}", file=sys.stderr)
     state_dir = resolve_state_dir(args.state_dir, config.state_dir)
+    print(f"  store: {store_path(state_dir)}")
+    print(f"  publisher: {_describe_publisher(record.publisher)}")
+    print(f"  transcripts: {_describe_transcripts(record.transcripts)}")
     print(mcp_instructions(record.worker, state_dir, args.config))
     return 0
+
+
+def _transcript_warnings(specs: Sequence[TranscriptSpec]) -> list[str]:
+    """What a binding's transcripts leave unrecognised (issue 25, item 13)."""
+    from comment_wake.ownpost import detect_format
+
+    if not specs:
+        return [
+            "no transcript: comment-wake cannot tell the worker's own posts from yours, so "
+            "a comment it posts with your token's login wakes it as if you had written it "
+            "(unless that login is in [wake] agent_logins); bind again with --transcript, "
+            "--claude-session or --codex-thread"
+        ]
+    return [
+        f"the transcript {spec.path} is empty (a session just begun?): the worker's posts "
+        "are recognised as it grows"
+        for spec in specs
+        if isinstance(spec, TranscriptPath) and detect_format(spec.path) == "empty"
+    ]
 
 
 def _unbind(args: argparse.Namespace, registry: Registry) -> int:
@@ -330,7 +381,8 @@ def _describe_publisher(spec: PublisherSpec) -> str:
         passed = f" (also gets ${', $'.join(spec.env)})" if spec.env else ""
         return "command " + " ".join(spec.argv) + passed
     if isinstance(spec, WebhookSpec):
-        return f"webhook {spec.url} (secret in ${spec.secret_env})"
+        # A URL stored before credentials in it were refused is shown without them.
+        return f"webhook {safe_url(spec.url)} (secret in ${spec.secret_env})"
     if isinstance(spec, InboxSpec):
         return f"inbox {spec.root}" if spec.root else "inbox"
     return f"callback {spec.name}"

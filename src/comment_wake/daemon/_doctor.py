@@ -25,6 +25,7 @@ import httpx
 import msgspec
 
 from comment_wake.config import AppConfig
+from comment_wake.ownpost import detect_format
 from comment_wake.registry import (
     CallbackSpec,
     CommandSpec,
@@ -208,12 +209,27 @@ def _transcripts_check(registry: Registry, worker: str) -> Check:
             "the bound transcript cannot be found now; check the session id or path "
             "(comment-wake list) and CLAUDE_CONFIG_DIR / CODEX_HOME",
         )
+    empty = []
     for t in found:
         try:
-            with open(t.path, "rb") as f:
-                f.read(1)
+            kind = detect_format(t.path)
         except OSError as exc:
             return Check(name, "FAIL", f"{t.path} is not readable ({exc.strerror})")
+        if kind == "unknown":
+            return Check(
+                name,
+                "FAIL",
+                f"{t.path} is not a Claude Code or Codex transcript (none of its first lines "
+                "is in their formats); bind the session's .jsonl file",
+            )
+        if kind == "empty":
+            empty.append(t.path)
+    if empty:
+        return Check(
+            name,
+            "WARN",
+            f"{', '.join(empty)} empty so far (a session just begun?); the rest readable",
+        )
     return Check(name, "ok", f"{len(found)} transcript file(s) readable")
 
 

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from ._loop import DeliveryConfig, DeliveryLoop
     from ._signature import sign, verify_signature
     from ._webhook import WebhookPublisher
+    from ._webhook_url import safe_url, webhook_url_problem
 
 __all__ = [
     "CHILD_ENV",
@@ -73,9 +74,11 @@ __all__ = [
     "child_environment",
     "default_inbox_root",
     "handoff_notice",
+    "safe_url",
     "sign",
     "take",
     "verify_signature",
+    "webhook_url_problem",
     "write_notice",
 ]
 
@@ -114,5 +117,6 @@ __getattr__, __dir__ = lazy_exports(
         "._loop": ("DeliveryConfig", "DeliveryLoop"),
         "._signature": ("sign", "verify_signature"),
         "._webhook": ("WebhookPublisher",),
+        "._webhook_url": ("safe_url", "webhook_url_problem"),
     },
 )

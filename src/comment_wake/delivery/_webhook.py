@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from datetime import timedelta
-from urllib.parse import urlsplit, urlunsplit
 
 import anyio
 import httpx
@@ -25,6 +24,7 @@ from review_monitor import (
 from ._errors import WebhookError
 from ._signature import sign
 from ._text import SESSION_ID_PATTERN, printable_tail
+from ._webhook_url import safe_url, webhook_url_problem
 
 __all__ = ["BUSY_STATUSES", "GONE_STATUSES", "WebhookPublisher"]
 
@@ -45,15 +45,6 @@ _RESERVED = frozenset(
 
 class _Answer(msgspec.Struct):
     session_id: str | None = None
-
-
-def _safe_url(url: str) -> str:
-    """The URL without credentials, query or fragment: what errors may name."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if parts.port is not None:
-        host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path, "", ""))
 
 
 def _session_id(body: bytes) -> str | None:
@@ -93,13 +84,9 @@ class WebhookPublisher:
         transport: httpx.AsyncBaseTransport | None = None,
         clock: Clock | None = None,
     ) -> None:
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(f"webhook url must be http(s)://host/...: {_safe_url(url)!r}")
-        if parts.username is not None or parts.password is not None:
-            raise ValueError(
-                f"webhook url {_safe_url(url)!r} carries credentials; send them in headers"
-            )
+        problem = webhook_url_problem(url)
+        if problem is not None:
+            raise ValueError(f"{problem}: {safe_url(url)!r}")
         if not secret:
             raise ValueError("webhook secret must not be empty")
         extra = dict(headers or {})
@@ -112,7 +99,7 @@ class WebhookPublisher:
         self._headers = extra
         self._transport = transport
         self._clock: Clock = clock or SystemClock()
-        self.safe_url = _safe_url(url)
+        self.safe_url = safe_url(url)
 
     def __repr__(self) -> str:
         return f"WebhookPublisher(url={self.safe_url!r}, secret=<hidden>)"

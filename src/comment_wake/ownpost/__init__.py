@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         SourceState,
         TranscriptSource,
     )
+    from ._readers import detect_format
     from ._scan import FileReport, ReportedPost, read_transcript, scan, transcript_files
     from ._text import LinkRef, body_hash, normalise_body
 
@@ -43,6 +44,7 @@ __all__ = [
     "SourceState",
     "TranscriptSource",
     "body_hash",
+    "detect_format",
     "match",
     "normalise_body",
     "read_transcript",
@@ -66,6 +68,7 @@ __getattr__, __dir__ = lazy_exports(
             "SourceState",
             "TranscriptSource",
         ),
+        "._readers": ("detect_format",),
         "._scan": ("FileReport", "ReportedPost", "read_transcript", "scan", "transcript_files"),
         "._text": ("LinkRef", "body_hash", "normalise_body"),
     },

@@ -13,6 +13,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -29,7 +30,7 @@ from ._model import (
 from ._posts import mcp_tool_name, plan_mcp, plan_patch, plan_shell, plan_write
 from ._text import body_hash, find_links
 
-__all__ = ["FoundPost", "ReadResult", "read_source"]
+__all__ = ["FoundPost", "ReadResult", "detect_format", "read_source"]
 
 _CHUNK = 4 << 20
 _MAX_PENDING = 256
@@ -263,17 +264,7 @@ class _Reader:
             self.unreadable += 1
 
     def _detect(self, line: bytes) -> None:
-        probe = msgspec.json.decode(line, type=_Probe)
-        if probe.payload != _EMPTY and probe.type in _CODEX_ENVELOPE:
-            self.format = "codex"
-        elif (
-            probe.record_type is not None
-            or probe.instructions != _EMPTY
-            or probe.type in _CODEX_ITEMS
-        ):
-            self.format = "codex-legacy"
-        elif probe.type in _CLAUDE_TYPES or probe.sessionId is not None:
-            self.format = "claude-code"
+        self.format = _format_of(line)
 
     def _time(self, text: str | None) -> datetime | None:
         if not text:
@@ -636,6 +627,44 @@ class _Reader:
             oldest = next(iter(self.files))
             del self.files[oldest]
             self.file_texts.pop(oldest, None)
+
+
+def _format_of(line: bytes) -> str:
+    """The transcript format one line shows (``unknown`` when it shows none)."""
+    probe = msgspec.json.decode(line, type=_Probe)
+    if probe.payload != _EMPTY and probe.type in _CODEX_ENVELOPE:
+        return "codex"
+    if probe.record_type is not None or probe.instructions != _EMPTY or probe.type in _CODEX_ITEMS:
+        return "codex-legacy"
+    if probe.type in _CLAUDE_TYPES or probe.sessionId is not None:
+        return "claude-code"
+    return "unknown"
+
+
+_DETECT_LINES = 20
+
+
+def detect_format(path: str | Path) -> str:
+    """The format of the transcript at ``path`` as the readers would find it, from its
+    first lines: ``claude-code``, ``codex`` or ``codex-legacy``; ``empty`` for a file with
+    no line yet (a session just begun); ``unknown`` when none of its first 20 lines is in
+    a known format (not a transcript).  ``OSError`` when it cannot be read."""
+    seen = 0
+    with open(path, "rb") as f:
+        for raw in f:
+            line = raw.rstrip(b"\r\n")
+            if not line.strip():
+                continue
+            seen += 1
+            try:
+                found = _format_of(line)
+            except (msgspec.DecodeError, ValueError, TypeError):
+                found = "unknown"
+            if found != "unknown":
+                return found
+            if seen >= _DETECT_LINES:
+                break
+    return "empty" if seen == 0 else "unknown"
 
 
 def _argv_plan(command: object, cwd: str | None) -> CallPlan | None:

@@ -11,9 +11,8 @@ from collections.abc import Collection, Mapping
 from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
 
-from comment_wake.delivery import WITHHELD_ENV, child_env_allows
+from comment_wake.delivery import WITHHELD_ENV, child_env_allows, webhook_url_problem
 from review_monitor import Notice, Publisher, PublishOutcome, Refused
 
 from ._model import CallbackSpec, CommandSpec, InboxSpec, PublisherSpec, WebhookSpec
@@ -60,15 +59,19 @@ def publisher_problem(spec: object, callbacks: Mapping[str, NoticeCallback]) -> 
                     "name"
                 )
     elif isinstance(spec, WebhookSpec):
-        parts = urlsplit(spec.url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            return "a webhook url must be http(s)://host/path"
-        if parts.username is not None or parts.password is not None:
-            return "a webhook url must not carry credentials; the secret comes from --secret-env"
+        problem = webhook_url_problem(spec.url)
+        if problem is not None:
+            return problem
         if _ENV_NAME.fullmatch(spec.secret_env) is None:
             return (
                 "--secret-env must name an environment variable (letters, digits and _), "
                 "never the secret itself"
+            )
+        if spec.secret_env in WITHHELD_ENV:
+            return (
+                f"--secret-env {spec.secret_env} names one of the daemon's own secrets (its "
+                "GitHub token): a webhook's signing secret must be one of its own, in a "
+                "variable of its own, for example COMMENT_WAKE_ORCH_SECRET"
             )
         if child_env_allows(spec.secret_env):
             return (

@@ -27,7 +27,7 @@ import msgspec
 from comment_wake._paths import inbox_root as default_inbox_root
 from comment_wake._paths import private_dir, store_path
 from comment_wake.delivery import WITHHELD_ENV
-from comment_wake.ownpost import TranscriptSource
+from comment_wake.ownpost import TranscriptSource, detect_format
 from comment_wake.store import (
     delete_record,
     get_record,
@@ -98,6 +98,22 @@ def new_id_problem(value: str, what: str) -> str | None:
             "start it with a letter or a digit"
         )
     return id_problem(value, what)
+
+
+def _not_a_transcript(path: Path) -> str | None:
+    """Why ``path`` is not a Claude Code or Codex transcript, or None (an empty file is
+    one: a session just begun)."""
+    try:
+        found = detect_format(path)
+    except OSError as exc:
+        return f"transcript {path} cannot be read ({exc.strerror or type(exc).__name__})"
+    if found == "unknown":
+        return (
+            f"{path} is not a Claude Code or Codex transcript (none of its first lines is "
+            f"in their formats); give the session's .jsonl file (`comment-wake transcripts "
+            f"scan {path}` shows what it holds)"
+        )
+    return None
 
 
 def _bound_worker(tx: ReadTx, worker: str) -> WorkerRecord:
@@ -610,6 +626,7 @@ class Registry:
                     f"transcript {spec.path} does not exist (or is not a file); give the "
                     "path of the worker's .jsonl transcript"
                 )
+            self._refuse(_not_a_transcript(path))
             return TranscriptPath(str(path.resolve()))
         if isinstance(spec, ClaudeSession):
             self._refuse(session_id_problem(spec.session_id, "Claude Code session id"))

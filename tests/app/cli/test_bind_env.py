@@ -34,14 +34,24 @@ def test_env_is_repeatable_and_stored_with_the_command(
     assert CommandSpec(("n",), env=("PROVIDER_KEY", "SSH_AUTH_SOCK")) == record.publisher
 
 
-def test_env_after_command_is_part_of_the_commands_argv(
+def test_env_after_command_and_a_dash_dash_is_part_of_the_commands_argv(
     capsys: pytest.CaptureFixture[str], state_dir: Path
 ) -> None:
-    _bind(capsys, state_dir, "--command", "n", "--env", "X")
+    _bind(capsys, state_dir, "--command", "--", "n", "--env", "X")
     with Registry.open(state_dir) as registry:
         record = registry.worker("w1")
     assert record is not None
     assert CommandSpec(("n", "--env", "X")) == record.publisher
+
+
+def test_env_after_command_without_a_dash_dash_is_refused_naming_it(
+    capsys: pytest.CaptureFixture[str], state_dir: Path
+) -> None:
+    # bind's own option after --command was meant for bind, not the command (issue 25, 12).
+    code, _, err = _bind(capsys, state_dir, "--command", "n", "--env", "X")
+    with Registry.open(state_dir) as registry:
+        bound = registry.worker("w1") is not None
+    assert (2, False, True) == (code, bound, "--env comes after --command" in err)
 
 
 def test_env_naming_the_daemons_token_exits_2_and_binds_nothing(

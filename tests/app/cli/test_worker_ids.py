@@ -16,7 +16,6 @@ from comment_wake.store import open_sync_store, put_record
 from review_monitor import PrRef
 from review_monitor.store import add_watch
 
-
 T0 = datetime(2026, 12, 1, tzinfo=UTC)
 
 
