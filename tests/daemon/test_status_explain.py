@@ -126,6 +126,16 @@ def test_explain_an_unknown_comment_exits_1_and_says_so(
     assert "no decision about IC_nothing" in out
 
 
+def test_explain_of_an_undecided_comment_names_the_floor_as_a_pre_rule(
+    world: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The reason ``old`` was never given: a comment at or below the floor is never decided,
+    # so explain says so where it finds no decision (issue 26, item 5).
+    world.bind()
+    _, out = _cli(world, capsys, "explain", "octo/repo#1", "IC_nothing")
+    assert "at or below the floor, which is never decided" in out
+
+
 def test_doctor_on_a_bad_setup_fails_each_broken_check(
     served: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -18,7 +18,7 @@ NAMES = tuple(rule.name for rule in RULES)
 TABLE_REASONS = list(dict.fromkeys(reason for rule in RULES for reason in rule.reasons))
 BEFORE_WRITE_ACCESS = NAMES[: NAMES.index("write-access")]
 # Reasons decided before the rules run, and those of the outcomes past them.
-NOT_RULES = {"baseline", "old", "flood-gap", "writer", "rate-limit", "operator-release"}
+NOT_RULES = {"baseline", "flood-gap", "writer", "rate-limit", "operator-release"}
 
 
 def traces(sim: WakeSim, comment: str) -> list[tuple[str, tuple[str, ...]]]:

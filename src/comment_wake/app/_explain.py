@@ -45,9 +45,10 @@ RULES: tuple[tuple[str, tuple[str, ...], str], ...] = (
 )
 _BEFORE_RULES = {
     "baseline": "it was already there when the PR was first watched (the baseline)",
-    "old": "it is at or below the floor: decided before, or older than the binding",
     "flood-gap": "a flood pushed it out of the listing before it could be read",
 }
+# The pre-rule no decision names: a comment the floor has passed is never decided again.
+_AT_OR_BELOW_FLOOR = "which is never decided: decided before, or older than the binding"
 _UNTRACED = (
     "not recorded (decided by an earlier build): every rule before the stop is assumed passed"
 )
@@ -257,8 +258,8 @@ def render(
                 "(#pullrequestreview-ID) or id"
             )
         lines = [
-            f"no decision about {comment} on {pr} is recorded (not seen yet, decided by "
-            f"a dry run, or pruned){hint}"
+            f"no decision about {comment} on {pr} is recorded (not seen yet; at or below "
+            f"the floor, {_AT_OR_BELOW_FLOOR}; decided by a dry run; or pruned){hint}"
         ]
         if gaps:
             lines.append(

@@ -35,7 +35,7 @@ _KEYS = {
 }  # fmt: skip
 _RANK = {"decision": 0, "wake": 1, "notice": 2, "log": 3, "gap": 4}
 _SKIP_REASONS = {
-    "baseline", "old", "unbound", "pr-closed", "no-author", "minimized", "bot", "verdict",
+    "baseline", "unbound", "pr-closed", "no-author", "minimized", "bot", "verdict",
     "blank", "rereview-command", "own-post", "not-writer", "lookup-failed", "invalid-login",
     "flood-gap",
 }  # fmt: skip

@@ -36,7 +36,6 @@ Outcome = Literal["wake", "held", "retry", "skip", "drop"]
 # agree), then the reasons of the other outcomes.
 Reason = Literal[
     "baseline",
-    "old",
     "unbound",
     "pr-closed",
     "no-author",
