@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from ._notices import PermissionChecker, is_bot
     from ._permissions import Permissions, is_valid_login
     from ._publisher import Busy, Delivered, Gone, Publisher, PublishOutcome, Refused
+    from ._wait import sleep_until_or
 
 __all__ = [
     "MAX_PR_NUMBER",
@@ -113,6 +114,7 @@ __all__ = [
     "notice_key",
     "parse_duration",
     "pr_number_problem",
+    "sleep_until_or",
 ]
 
 __getattr__, __dir__ = lazy_exports(
@@ -166,5 +168,6 @@ __getattr__, __dir__ = lazy_exports(
         "._notices": ("PermissionChecker", "is_bot"),
         "._permissions": ("Permissions", "is_valid_login"),
         "._publisher": ("Busy", "Delivered", "Gone", "Publisher", "PublishOutcome", "Refused"),
+        "._wait": ("sleep_until_or",),
     },
 )

@@ -40,6 +40,7 @@ from ._model import BadgeBatch, PrRef, PrStatus, SweepEntry
 from ._store._faults import describe_fault
 from ._sweep import Sweeper, SweepRead
 from ._sweep_book import SweepBook
+from ._wait import sleep_until_or
 
 __all__ = ["BadgeReader", "Poller", "WatchSource"]
 
@@ -310,15 +311,7 @@ class Poller:
 
     async def _sleep_or_woken(self, t: datetime) -> None:
         self._woken = anyio.Event()
-        async with anyio.create_task_group() as tg:
-
-            async def sleeper() -> None:
-                await self._clock.sleep_until(t)
-                tg.cancel_scope.cancel()
-
-            tg.start_soon(sleeper)
-            await self._woken.wait()
-            tg.cancel_scope.cancel()
+        await sleep_until_or(self._clock, t, self._woken)
 
     def _next_hint(self, now: datetime) -> datetime | None:
         """When the next hinted poll may run: its PR's time, or later when the

@@ -63,7 +63,7 @@ from comment_wake.store import (
     refuse_two_spellings,
     release_requests,
 )
-from review_monitor import Clock, Monitor, PrRef, SystemClock
+from review_monitor import Clock, Monitor, PrRef, SystemClock, sleep_until_or
 from review_monitor.github import RetryPolicy
 from review_monitor.store import Store, SyncStore, describe_fault
 
@@ -322,7 +322,7 @@ class App:
                 self._round = anyio.Event()
                 await self._write_state()
                 next_beat = now + _HEARTBEAT
-            await _sleep_until_or(self.clock, min(next_prune, next_watch, next_beat), self._round)
+            await sleep_until_or(self.clock, min(next_prune, next_watch, next_beat), self._round)
 
     async def apply_releases(self, now: datetime) -> int:
         """Act on the release requests ``comment-wake release`` recorded: look at each
@@ -418,19 +418,6 @@ class App:
             )
         except Exception as exc:
             self._store_fault("writing the status entry", exc)
-
-
-async def _sleep_until_or(clock: Clock, t: datetime, event: anyio.Event) -> None:
-    """Return at ``t`` on ``clock``, or as soon as ``event`` is set."""
-    async with anyio.create_task_group() as tg:
-
-        async def sleeper() -> None:
-            await clock.sleep_until(t)
-            tg.cancel_scope.cancel()
-
-        tg.start_soon(sleeper)
-        await event.wait()
-        tg.cancel_scope.cancel()
 
 
 def _private_state(state: Path) -> None:

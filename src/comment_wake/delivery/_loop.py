@@ -39,7 +39,17 @@ from comment_wake.events import (
     NoticeParked,
 )
 from comment_wake.store import delivering, owing
-from review_monitor import Busy, Clock, Delivered, Duration, Gone, Publisher, Refused, StoreError
+from review_monitor import (
+    Busy,
+    Clock,
+    Delivered,
+    Duration,
+    Gone,
+    Publisher,
+    Refused,
+    StoreError,
+    sleep_until_or,
+)
 from review_monitor.github import GitHubApi
 from review_monitor.store import OutboxEntry, Store, SyncStore, WriteTx, describe_fault
 
@@ -320,18 +330,7 @@ class DeliveryLoop:
         return min(candidates)
 
     async def _sleep(self, until: datetime) -> None:
-        async with anyio.create_task_group() as tg:
-
-            async def timer() -> None:
-                await self._clock.sleep_until(until)
-                tg.cancel_scope.cancel()
-
-            async def woken() -> None:
-                await self._wake.wait()
-                tg.cancel_scope.cancel()
-
-            tg.start_soon(timer)
-            tg.start_soon(woken)
+        await sleep_until_or(self._clock, until, self._wake)
 
     async def _attempt_task(self, entry: OutboxEntry) -> None:
         try:

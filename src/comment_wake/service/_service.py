@@ -77,6 +77,7 @@ from review_monitor import (
     RateLimitedError,
     TransientError,
     Watch,
+    sleep_until_or,
 )
 from review_monitor.github import GitHubApi, read_details, read_gap
 from review_monitor.store import Mark, Store, SyncStore, WriteTx, describe_fault
@@ -197,17 +198,7 @@ class CommentWake:
             await self._sleep_or_changed(wake_at)
 
     async def _sleep_or_changed(self, t: datetime | None) -> None:
-        changed = self._changed
-        async with anyio.create_task_group() as tg:
-            if t is not None:
-
-                async def sleeper() -> None:
-                    await self._clock.sleep_until(t)
-                    tg.cancel_scope.cancel()
-
-                tg.start_soon(sleeper)
-            await changed.wait()
-            tg.cancel_scope.cancel()
+        await sleep_until_or(self._clock, t, self._changed)
 
     def _schedule(self, pr: PrRef, mark: WakeMark) -> None:
         due = next_due(mark)
