@@ -64,6 +64,8 @@ def where(text: str, token: str) -> str:
         ('<img src="https://e.com/i.png" alt="alt1">', "https://e.com/i.png", "target"),
         ("<!DOCTYPE secret1><p>x</p>", "secret1", "hidden"),
         ('<p title="a" title="dup1">x</p>', "dup1", "hidden"),
+        ('<template title="sec1ret">x</template> y', "sec1ret", "hidden"),
+        ('<template title="t">shown1</template>', "shown1", "shown"),
         ("<body class=secret1>x", "secret1", "hidden"),
         ("<svg><![CDATA[shown1]]></svg>", "shown1", "shown"),
         ("<script>x</script><style>y</style>", "script", "shown"),  # tagfilter escapes them

@@ -214,6 +214,7 @@ def _enter(node: LexborNode, w: _Writer) -> Steps | None:
         _attributes(node, tag, w)
         w.emit("hidden", text_of(node))
     elif tag == "template":
+        _attributes(node, tag, w)  # the sanitizer drops them with the tag: no reader sees them
         return _template(node)
     elif tag == "img":
         _image(node, w)
