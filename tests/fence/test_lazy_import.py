@@ -28,3 +28,16 @@ def test_an_unknown_name_is_an_attribute_error() -> None:
 
     with pytest.raises(AttributeError, match="no_such_name"):
         untrusted_fence.no_such_name  # noqa: B018
+
+
+def test_the_marker_rules_are_built_on_the_first_use_not_on_import() -> None:
+    # Building them costs about a quarter of a second; a process that imports the fence
+    # (a notice builder's module, the worker tools) but fences nothing must not pay it.
+    probe = (
+        "from untrusted_fence import _markers\n"
+        "print(_markers._all_rules.cache_info().currsize, end=' ')\n"
+        "_markers.has_marker('<<<untrusted-comment-end x>>>')\n"
+        "print(_markers._all_rules.cache_info().currsize)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert ("0 1", "") == (done.stdout.strip(), done.stderr)

@@ -568,8 +568,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "fence-markers-lookalikes-missed",
         "fence: markers are looked for in the lookalike fold too (Cyrillic, outlined letters)",
         FENCE_MARKERS,
-        "_ALL = (_CASEFOLD, _FOLD)\n",
-        "_ALL = (_CASEFOLD,)\n",
+        "    return (_Rules(casefold, casefold_view=True), _Rules(fold, casefold_view=False))\n",
+        "    return (_Rules(casefold, casefold_view=True),)\n",
         FENCE_SUITES,
     ),
     Mutation(

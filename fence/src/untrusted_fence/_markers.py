@@ -279,9 +279,12 @@ class _Rules:
         self.cross_literals = {key} if casefold_view else {key, key.replace("u", "y")}
 
 
-_CASEFOLD = _Rules(casefold, casefold_view=True)
-_FOLD = _Rules(fold, casefold_view=False)
-_ALL = (_CASEFOLD, _FOLD)
+@lru_cache(maxsize=1)
+def _all_rules() -> tuple[_Rules, ...]:
+    """The rules in the casefold view and in the lookalike fold, built on first use:
+    building them takes about a quarter of a second, which a process that fences nothing
+    (a hook's ``inbox take``, the worker tools' start-up) must not pay."""
+    return (_Rules(casefold, casefold_view=True), _Rules(fold, casefold_view=False))
 
 
 # -- one view: its matches, mapped back ----------------------------------------------------------
@@ -372,7 +375,7 @@ def _back(rules: _Rules, text: str, view: str, spans: list[Span]) -> list[Span]:
 def _plain_spans(text: str) -> list[Span]:
     """The markers in the casefold and lookalike views of ``text`` (spans of ``text``)."""
     out: list[Span] = []
-    for rules in _ALL:
+    for rules in _all_rules():
         view = rules.view(text)
         found = _view_spans(rules, view)
         if found:
