@@ -27,7 +27,7 @@ import msgspec
 from comment_wake._paths import inbox_root as default_inbox_root
 from comment_wake._paths import private_dir, store_path
 from comment_wake.delivery import WITHHELD_ENV
-from comment_wake.ownpost import TranscriptSource, detect_format
+from comment_wake.ownpost import TranscriptSource
 from comment_wake.store import (
     delete_record,
     get_record,
@@ -103,6 +103,10 @@ def new_id_problem(value: str, what: str) -> str | None:
 def _not_a_transcript(path: Path) -> str | None:
     """Why ``path`` is not a Claude Code or Codex transcript, or None (an empty file is
     one: a session just begun)."""
+    # The transcript readers (a shell parser among them) only where a file is bound: the
+    # commands that open the registry to read it start without them.
+    from comment_wake.ownpost import detect_format
+
     try:
         found = detect_format(path)
     except OSError as exc:
