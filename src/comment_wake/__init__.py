@@ -9,10 +9,13 @@ The names below are the entry points a session manager embedding comment-wake ne
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
-
+# Nothing is imported at run time: the ``comment-wake`` script imports this package before
+# its entry point can catch Ctrl-C (``__main__.run``), so the less it loads, the shorter the
+# moment in which Ctrl-C prints a traceback (issue 25, item 18).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from .app import App, open_app
     from .config import AppConfig, load_config, parse_config
     from .daemon import Daemon
@@ -56,6 +59,8 @@ def __getattr__(name: str) -> Any:
     home = _HOME.get(name)
     if home is None:
         raise AttributeError(f"module 'comment_wake' has no attribute {name!r}")
+    import importlib
+
     value = getattr(importlib.import_module(f".{home}", __name__), name)
     globals()[name] = value
     return value

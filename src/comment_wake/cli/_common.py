@@ -129,9 +129,10 @@ def seconds(text: str) -> float:
         value = float(text)
     except ValueError:
         try:
-            return parse_duration(text).total_seconds()
+            value = parse_duration(text).total_seconds()
         except ValueError as exc:
             raise argparse.ArgumentTypeError(f"{exc}, or a number of seconds") from None
+    # Checked for both spellings: "0s" is refused here as "0" is.
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(
             f"not a duration: {text!r}; write a positive number of seconds, or a duration "

@@ -27,6 +27,13 @@ def test_a_bad_duration_says_what_to_write(text: str) -> None:
         seconds(text)
 
 
+@pytest.mark.parametrize("text", ["0s", "0m", "00h"])
+def test_a_zero_duration_is_refused_as_a_zero_number_is(text: str) -> None:
+    # "0" was refused here while "0s" passed, to be refused later by the publisher spec.
+    with pytest.raises(argparse.ArgumentTypeError, match="positive"):
+        seconds(text)
+
+
 def test_bind_timeout_in_minutes_is_stored_in_seconds(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -66,3 +66,17 @@ def _interrupted_once_importing(module: str, state: Path) -> tuple[int, str]:
 )
 def test_ctrl_c_while_mcp_starts_is_exit_130_and_silent(module: str, state: Path) -> None:
     assert (130, "") == _interrupted_once_importing(module, state)
+
+
+def test_the_entry_point_is_reached_before_any_module_but_the_package() -> None:
+    # Ctrl-C before ``comment_wake.__main__.run``'s guard is Python's traceback: importing
+    # the package on the way there loads nothing more (it loaded ``typing``, re and
+    # importlib, a window of some 10 ms at every start).
+    probe = (
+        "import sys; before = set(sys.modules); import comment_wake.__main__; "
+        "print(' '.join(sorted(set(sys.modules) - before)))"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert ["__future__", "comment_wake", "comment_wake.__main__"] == loaded
