@@ -52,9 +52,25 @@ def _tree(name: str) -> ast.Module:
     return ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
 
 
+def _is_type_checking(node: ast.stmt) -> bool:
+    return isinstance(node, ast.If) and ast.unparse(node.test) in (
+        "TYPE_CHECKING",
+        "typing.TYPE_CHECKING",
+    )
+
+
+def _statements(tree: ast.Module) -> list[ast.stmt]:
+    """The module's top-level statements, those under ``if TYPE_CHECKING:`` included: a
+    package that loads its names on first use (``lazy_exports``) imports them there."""
+    out: list[ast.stmt] = []
+    for node in tree.body:
+        out += node.body if _is_type_checking(node) else [node]  # type: ignore[attr-defined]
+    return out
+
+
 def _own_names(tree: ast.Module, is_package: bool) -> set[str]:
     names: set[str] = set()
-    for node in tree.body:
+    for node in _statements(tree):
         if isinstance(node, ast.ImportFrom) and node.level > 0 and is_package:
             names.update(a.asname or a.name for a in node.names)
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
@@ -63,7 +79,8 @@ def _own_names(tree: ast.Module, is_package: bool) -> set[str]:
             names.update(t.id for t in node.targets if isinstance(t, ast.Name))
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             names.add(node.target.id)
-    return {n for n in names if not n.startswith("_")}
+    # ``TYPE_CHECKING = False``: the idiom that spares a module importing ``typing``.
+    return {n for n in names if not n.startswith("_")} - {"TYPE_CHECKING"}
 
 
 def _attribute_docstring(name: str, module_name: str) -> bool:
