@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from ._store._async import Executor, Store, run_in_thread, run_inline
     from ._store._db import ReadTx, WriteTx, parse_store_time, store_time
     from ._store._faults import describe_fault
-    from ._store._marks import Mark
+    from ._store._marks import Mark, load_mark
     from ._store._outbox import (
         Attempt,
         OutboxEntry,
@@ -28,7 +28,14 @@ if TYPE_CHECKING:
     )
     from ._store._schema import Migration, Tables
     from ._store._sync import SyncStore
-    from ._store._watches import add_watch, remove_watch
+    from ._store._watches import (
+        add_watch,
+        bump_registry,
+        read_registry_version,
+        read_watch_starts,
+        read_watches,
+        remove_watch,
+    )
 
 __all__ = [
     "Attempt",
@@ -44,10 +51,15 @@ __all__ = [
     "Tables",
     "WriteTx",
     "add_watch",
+    "bump_registry",
     "count_enqueued",
     "describe_fault",
     "enqueue_notices",
+    "load_mark",
     "parse_store_time",
+    "read_registry_version",
+    "read_watch_starts",
+    "read_watches",
     "remove_watch",
     "run_in_thread",
     "run_inline",
@@ -62,7 +74,7 @@ __getattr__, __dir__ = lazy_exports(
         "._store._async": ("Executor", "Store", "run_in_thread", "run_inline"),
         "._store._db": ("ReadTx", "WriteTx", "parse_store_time", "store_time"),
         "._store._faults": ("describe_fault",),
-        "._store._marks": ("Mark",),
+        "._store._marks": ("Mark", "load_mark"),
         "._store._outbox": (
             "Attempt",
             "OutboxEntry",
@@ -72,6 +84,13 @@ __getattr__, __dir__ = lazy_exports(
         ),
         "._store._schema": ("Migration", "Tables"),
         "._store._sync": ("SyncStore",),
-        "._store._watches": ("add_watch", "remove_watch"),
+        "._store._watches": (
+            "add_watch",
+            "bump_registry",
+            "read_registry_version",
+            "read_watch_starts",
+            "read_watches",
+            "remove_watch",
+        ),
     },
 )

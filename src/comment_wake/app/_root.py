@@ -50,7 +50,7 @@ from comment_wake.events import (
     WorkerWoken,
 )
 from comment_wake.hints import HintListener, load_secret, matching_watch
-from comment_wake.registry import Registry
+from comment_wake.registry import Registry, RegistryBook
 from comment_wake.service import DECISIONS, GAPS, BindingSource, CommentWake
 from comment_wake.store import (
     APP_TABLES,
@@ -507,7 +507,7 @@ async def open_app(
         registry: Registry | None = None
         source: BindingSource
         if bindings is None:
-            registry = source = Registry(
+            registry = Registry(
                 monitor.store.sync,
                 inbox_root=inbox_root(state),
                 clock=the_clock,
@@ -516,6 +516,9 @@ async def open_app(
                 environ=env,
                 daemon_secrets=(c.webhook.secret_env,),
             )
+            # The wake reads the bindings from one snapshot, reloaded when the registry
+            # version moves (issue 26): a look no longer decodes every worker's record.
+            source = await anyio.to_thread.run_sync(RegistryBook, registry)
         else:
             source = bindings
         wake = CommentWake(

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     )
     from ._publishers import Unavailable
     from ._registry import ORCHESTRATORS, WORKERS, Registry, id_problem
+    from ._snapshot import RegistryBook, RegistrySnapshot
     from ._transcripts import AgentHomes, claude_project_name, resolve_transcript
 
 __all__ = [
@@ -47,7 +48,9 @@ __all__ = [
     "PublisherSpec",
     "RefusedInputError",
     "Registry",
+    "RegistryBook",
     "RegistryError",
+    "RegistrySnapshot",
     "TranscriptPath",
     "TranscriptSpec",
     "Unavailable",
@@ -79,6 +82,7 @@ __getattr__, __dir__ = lazy_exports(
         ),
         "._publishers": ("Unavailable",),
         "._registry": ("ORCHESTRATORS", "WORKERS", "Registry", "id_problem"),
+        "._snapshot": ("RegistryBook", "RegistrySnapshot"),
         "._transcripts": ("AgentHomes", "claude_project_name", "resolve_transcript"),
     },
 )

@@ -20,7 +20,7 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 import msgspec
 
@@ -39,7 +39,16 @@ from comment_wake.store import (
 )
 from comment_wake.wake import Binding
 from review_monitor import Clock, Gone, PrRef, Publisher, SystemClock
-from review_monitor.store import ReadTx, SyncStore, add_watch, remove_watch
+from review_monitor.store import (
+    ReadTx,
+    SyncStore,
+    WriteTx,
+    add_watch,
+    bump_registry,
+    read_registry_version,
+    read_watch_starts,
+    remove_watch,
+)
 
 from ._errors import RefusedInputError, UnknownWorkerError
 from ._model import (
@@ -54,6 +63,7 @@ from ._model import (
     WorkerRecord,
 )
 from ._publishers import build_publisher, publisher_problem
+from ._snapshot import RegistrySnapshot, SpecGroup
 from ._transcripts import (
     AgentHomes,
     resolve_transcript,
@@ -73,7 +83,6 @@ ORCHESTRATORS = "comment-wake/orchestrators"
 
 # The inbox publisher's rule for a directory name: every worker id must be usable there.
 _ID = re.compile(r"[A-Za-z0-9_@+-][A-Za-z0-9._@+-]{0,127}")
-_Role = Literal["worker", "orchestrator", "sibling"]
 _PREVIOUS_KEPT = 16
 _RESOLVE_TTL = timedelta(minutes=1)  # session ids a binding remembers after it moved on
 
@@ -118,6 +127,18 @@ def _not_a_transcript(path: Path) -> str | None:
             f"scan {path}` shows what it holds)"
         )
     return None
+
+
+def _put(tx: WriteTx, namespace: str, key: str, blob: bytes) -> None:
+    # Every registry write moves the registry version in its own transaction: the wake's
+    # snapshot of the bindings reloads when, and only when, it moved.
+    put_record(tx, namespace, key, blob)
+    bump_registry(tx)
+
+
+def _delete(tx: WriteTx, namespace: str, key: str) -> None:
+    delete_record(tx, namespace, key)
+    bump_registry(tx)
 
 
 def _bound_worker(tx: ReadTx, worker: str) -> WorkerRecord:
@@ -282,7 +303,7 @@ class Registry:
                 transcripts=specs,
                 added_at=now if old is None else _decode_orchestrator(old).added_at,
             )
-            put_record(tx, ORCHESTRATORS, orchestrator, msgspec.json.encode(record))
+            _put(tx, ORCHESTRATORS, orchestrator, msgspec.json.encode(record))
         return record
 
     def remove_orchestrator(self, orchestrator: str) -> OrchestratorRecord:
@@ -301,7 +322,7 @@ class Registry:
                     f"orchestrator {orchestrator!r} still has workers ({', '.join(users)}); "
                     "unbind them first"
                 )
-            delete_record(tx, ORCHESTRATORS, orchestrator)
+            _delete(tx, ORCHESTRATORS, orchestrator)
         return _decode_orchestrator(blob)
 
     def bind(
@@ -355,7 +376,7 @@ class Registry:
                 transcripts=specs,
                 bound_at=now,
             )
-            put_record(tx, WORKERS, worker, msgspec.json.encode(record))
+            _put(tx, WORKERS, worker, msgspec.json.encode(record))
             add_watch(tx, worker, ref)
         self._forget_publisher(worker)
         return record
@@ -364,7 +385,7 @@ class Registry:
         """Forget ``worker`` and stop watching its PR, in one transaction."""
         with self._store.write(at=self._clock.now()) as tx:
             record = _bound_worker(tx, worker)
-            delete_record(tx, WORKERS, worker)
+            _delete(tx, WORKERS, worker)
             remove_watch(tx, worker, record.pr)
         self._forget_publisher(worker)
         return record
@@ -377,7 +398,7 @@ class Registry:
             record = _bound_worker(tx, worker)
             if not record.archived:
                 record = msgspec.structs.replace(record, archived=True, archived_at=now)
-                put_record(tx, WORKERS, worker, msgspec.json.encode(record))
+                _put(tx, WORKERS, worker, msgspec.json.encode(record))
             remove_watch(tx, worker, record.pr)
         self._forget_publisher(worker)
         return record
@@ -422,7 +443,7 @@ class Registry:
                 if record.session_id == session_id and specs == record.transcripts:
                     return False
                 updated = msgspec.structs.replace(record, transcripts=specs, session_id=session_id)
-                put_record(tx, namespace, worker, msgspec.json.encode(updated))
+                _put(tx, namespace, worker, msgspec.json.encode(updated))
                 return True
         return False
 
@@ -431,43 +452,33 @@ class Registry:
 
     # -- the service's binding source ---------------------------------------------
 
+    def snapshot(self) -> RegistrySnapshot:
+        """Every worker, orchestrator and watch, read in one transaction."""
+        with self._store.read() as tx:
+            return RegistrySnapshot(
+                read_registry_version(tx),
+                (_decode_worker(b) for _, b in record_items(tx, WORKERS)),
+                (_decode_orchestrator(b) for _, b in record_items(tx, ORCHESTRATORS)),
+                read_watch_starts(tx),
+            )
+
+    def version(self) -> int:
+        """The registry version: it moves with every registry write and watch change."""
+        return self._store.registry_version()
+
     def binding(self, pr: PrRef) -> Binding:
         """Who owns ``pr``: its live worker, else its last archived one, else nobody."""
-        found: WorkerRecord | None = None
-        for record in self.workers():
-            if record.pr != pr:
-                continue
-            if not record.archived:
-                found = record
-                break
-            if found is None or (record.archived_at or datetime.min) > (
-                found.archived_at or datetime.min
-            ):
-                found = record
-        if found is None:
-            return Binding(pr=pr, worker=None)
-        since = None if found.archived else self._store.watched_since(found.worker, pr)
-        return Binding(
-            pr=pr,
-            worker=found.worker,
-            spawned_by=found.orchestrator,
-            archived=found.archived,
-            watched=since is not None,
-            watched_since=since,
-        )
+        return self.snapshot().binding(pr)
 
     def transcripts(self, worker: str) -> tuple[TranscriptSource, ...]:
         """The files to read for ``worker``'s own posts: its own (role ``worker``), its
         orchestrator's and its siblings'.  Files that do not exist (yet, or any more)
         are left out; a file is listed once, under the closest role."""
-        me = self.worker(worker)
-        if me is None:
-            return ()
-        groups: list[tuple[_Role, tuple[TranscriptSpec, ...]]] = [("worker", me.transcripts)]
-        boss = self.orchestrator(me.orchestrator)
-        if boss is not None:
-            groups.append(("orchestrator", boss.transcripts))
-        groups.extend(("sibling", s.transcripts) for s in self.siblings(worker))
+        return self.transcript_sources(self.snapshot().transcript_groups(worker))
+
+    def transcript_sources(self, groups: Sequence[SpecGroup]) -> tuple[TranscriptSource, ...]:
+        """The files of ``groups`` (``RegistrySnapshot.transcript_groups``), resolved now;
+        a file is listed once, under the closest role."""
         out: list[TranscriptSource] = []
         seen: set[str] = set()
         for role, specs in groups:

@@ -150,6 +150,12 @@ class _Registry:
             watched_since=since,
         )
 
+    def version(self) -> int | None:
+        return None  # the scenario's timeline says when a binding moves
+
+    def refresh(self) -> frozenset[PrRef]:
+        return frozenset()
+
     def transcripts(self, worker: str) -> Sequence[TranscriptSource]:
         found: list[TranscriptSource] = []
         own = self._transcripts.get(worker)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence, Set
 from typing import Protocol
 
 from comment_wake.ownpost import TranscriptSource
@@ -28,10 +28,23 @@ class DetailSource(Protocol):
 class BindingSource(Protocol):
     """The session manager's registry: who owns a PR, and whose transcripts to read.
 
-    ``transcripts(worker)`` lists the worker's own transcript (role ``worker``), its
-    orchestrator's (``orchestrator``) and its siblings' (``sibling``).
+    ``binding`` answers from memory (a look asks it once).  ``transcripts(worker)``
+    lists the worker's own transcript files (role ``worker``), its orchestrator's
+    (``orchestrator``) and its siblings' (``sibling``); it may look for files, and is
+    called off the event loop.
+
+    ``version`` is the registry version the answers hold as of (``RegistryBook``), or
+    None for a source that is not versioned.  The wake's commit re-reads the version
+    inside its transaction: when it moved, the commit is undone, ``refresh`` reloads
+    the source (blocking, called off the event loop; it returns the PRs whose binding
+    changed) and the look steps again on the fresh binding, so an archived or unbound
+    worker is never woken.
     """
 
     def binding(self, pr: PrRef) -> Binding: ...
 
     def transcripts(self, worker: str) -> Sequence[TranscriptSource]: ...
+
+    def version(self) -> int | None: ...
+
+    def refresh(self) -> Set[PrRef]: ...

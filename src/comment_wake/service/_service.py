@@ -80,7 +80,15 @@ from review_monitor import (
     sleep_until_or,
 )
 from review_monitor.github import GitHubApi, read_details, read_gap
-from review_monitor.store import Mark, Store, SyncStore, WriteTx, describe_fault
+from review_monitor.store import (
+    Mark,
+    Store,
+    SyncStore,
+    WriteTx,
+    describe_fault,
+    load_mark,
+    read_registry_version,
+)
 
 from ._gaps import gap_row
 from ._ports import LISTENER_NAME, BindingSource, DetailSource
@@ -97,6 +105,7 @@ __all__ = ["CommentWake"]
 
 _MAX_ROUNDS = 8  # details, own posts, permissions, gaps, and a margin
 _MAX_DETAIL_IDS = 100  # node aliases one detail query holds
+_MAX_MOVES = 4  # a look steps again at most this often when the registry moved under it
 _log = logging.getLogger("comment_wake.service")
 
 
@@ -107,6 +116,10 @@ class _ReadFailed(Exception):
         super().__init__(what)
         self.what = what
         self.cause = cause
+
+
+class _RegistryMoved(Exception):
+    """The registry version moved between a look's binding read and its commit."""
 
 
 class CommentWake:
@@ -223,20 +236,39 @@ class CommentWake:
         """
         lock = self._locks.setdefault(pr, anyio.Lock())
         async with lock:
-            return await self._look(pr, self._last.get(pr), now)
+            for _ in range(_MAX_MOVES):
+                try:
+                    return await self._look(pr, self._last.get(pr), now)
+                except _RegistryMoved:
+                    # An archive, an unbind or a re-bind landed while this look stepped:
+                    # its commit was undone; step again on the fresh binding.
+                    await self.refresh_bindings(now)
+            raise RuntimeError(
+                f"the registry moved at each of {_MAX_MOVES} tries to commit a look at {pr}; "
+                "nothing was decided, the next round looks again"
+            )
+
+    async def refresh_bindings(self, now: datetime) -> None:
+        """Reload the bindings when the registry version moved, and look soon at every PR
+        whose binding changed (an unbind or an archive finishes what its mark holds; a
+        re-bind or a new watch starts from its watch).  One store read when nothing moved."""
+        moved = await anyio.to_thread.run_sync(self._bindings.refresh)
+        for pr in moved:
+            self._due[pr] = min(now, self._due.get(pr, now))
+        if moved:
+            self._changed.set()
 
     async def _look(self, pr: PrRef, status: PrStatus | None, now: datetime) -> Step | None:
-        stored = await self._store.call(SyncStore.load_mark, pr, self.name)
+        stored, released = await self._store.call(_mark_and_release, pr, self.name)
         mark = None if stored is None else decode_mark(stored.blob)
-        released = await self._store.call(_release_requested, pr)
-        # The registry reads SQLite: off the event loop, like every other store read.
-        binding = await anyio.to_thread.run_sync(self._bindings.binding, pr)
+        binding = self._bindings.binding(pr)
+        version = self._bindings.version()
         if status is None:
             if mark is None or not _unfinished(binding, mark):
                 return None
             closed = finish(binding, mark, None, config=self._config, now=now)
             return await self._commit(
-                pr, binding, stored, closed, None, Facts(), mark, now, released=released
+                pr, binding, stored, closed, None, Facts(), mark, now, released, version
             )
         stepped, facts = await self._steps(binding, mark, status, now, release=released)
         if stepped is None:
@@ -247,7 +279,7 @@ class CommentWake:
                 stepped, mark=closing.mark, decisions=(*stepped.decisions, *closing.decisions)
             )
         return await self._commit(
-            pr, binding, stored, stepped, status, facts, mark, now, released=released
+            pr, binding, stored, stepped, status, facts, mark, now, released, version
         )
 
     async def _steps(
@@ -297,13 +329,15 @@ class CommentWake:
         facts: Facts,
         before: WakeMark | None,
         now: datetime,
-        *,
-        released: bool = False,
+        released: bool,
+        version: int | None,
     ) -> Step:
         """Write the mark, enqueue the notices and put the decisions' records in one
         transaction, then publish: if the commit raises, nobody has heard anything and
         the next look decides again.  ``released``: the look applied a release request,
-        which the same transaction deletes."""
+        which the same transaction deletes.  ``version``: the registry version the
+        binding was read at; when the registry moved since, the transaction is undone
+        (``_RegistryMoved``) before anything is written."""
         blob = encode_mark(result.mark)
         items = _known_items(status, facts, before)
         records = [self._record(d, items, facts, result, now) for d in result.decisions]
@@ -316,6 +350,8 @@ class CommentWake:
             clear = clearing_release(pr) if released else None
 
             def also(tx: WriteTx) -> None:
+                if version is not None and read_registry_version(tx) != version:
+                    raise _RegistryMoved
                 put(tx)
                 if clear is not None:
                     clear(tx)
@@ -546,9 +582,10 @@ class CommentWake:
         return msgspec.msgpack.encode(matched), verdicts
 
 
-def _release_requested(db: SyncStore, pr: PrRef) -> bool:
+def _mark_and_release(db: SyncStore, pr: PrRef, listener: str) -> tuple[Mark | None, bool]:
+    """The PR's mark and whether a release of it is requested, in one read."""
     with db.read() as tx:
-        return has_release_request(tx, pr)
+        return load_mark(tx, pr, listener), has_release_request(tx, pr)
 
 
 def _unfinished(binding: Binding, mark: WakeMark) -> bool:

@@ -54,6 +54,12 @@ class StaticBindings:
     def transcripts(self, worker: str) -> Sequence[TranscriptSource]:
         return tuple(self.sources.get(worker, ()))
 
+    def version(self) -> int | None:
+        return None  # not versioned: tests change ``bindings`` in place
+
+    def refresh(self) -> frozenset[PrRef]:
+        return frozenset()
+
 
 class ServiceRig:
     """Real store, client and permissions around ``CommentWake``, on a virtual clock.

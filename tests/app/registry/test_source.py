@@ -19,6 +19,7 @@ from comment_wake.registry import (
     CommandSpec,
     InboxSpec,
     Registry,
+    RegistryBook,
     TranscriptPath,
     Unavailable,
     WebhookSpec,
@@ -42,8 +43,8 @@ def _file(path: Path) -> Path:
     return path
 
 
-def test_the_registry_is_a_binding_source(registry: Registry) -> None:
-    source: BindingSource = registry
+def test_the_registry_book_is_a_binding_source(registry: Registry) -> None:
+    source: BindingSource = RegistryBook(registry)
     assert Binding(pr=PR, worker=None) == source.binding(PR)
 
 

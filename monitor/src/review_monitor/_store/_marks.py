@@ -72,6 +72,7 @@ def put_mark(tx: WriteTx, pr: PrRef, listener: str, mark: Mark) -> None:
 
 
 def load_mark(tx: ReadTx, pr: PrRef, listener: str) -> Mark | None:
+    """``listener``'s mark for ``pr`` inside ``tx``; None when it has none."""
     row = tx.execute(
         "SELECT version, blob FROM marks WHERE host = ? AND owner = ? AND name = ? "
         "AND number = ? AND listener = ?",

@@ -1,4 +1,11 @@
-"""The watch registry: which threads watch which PRs (``pr_review_monitor`` watches)."""
+"""The watch registry: which threads watch which PRs (``pr_review_monitor`` watches).
+
+Beside it, the registry version: one counter that every change of the watches moves in
+the same transaction, and that an application moves with its own registry's writes
+(``bump_registry``: the comment wake's workers and orchestrators).  A reader that keeps
+a snapshot of the registry reads the counter alone and reloads only when it moved, so a
+quiet poll round costs one store read whatever the number of watches.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +14,20 @@ from datetime import UTC, datetime
 from review_monitor._listener import WATCH_TOOL, Watch
 from review_monitor._model import PrRef
 
-from ._db import Database, WriteTx, parse_store_time
+from ._db import Database, ReadTx, WriteTx, parse_store_time
 from ._schema import Migration, Tables
 
-__all__ = ["WATCHES", "WatchesPart", "add_watch", "remove_watch", "respell_watches"]
+__all__ = [
+    "WATCHES",
+    "WatchesPart",
+    "add_watch",
+    "bump_registry",
+    "read_registry_version",
+    "read_watch_starts",
+    "read_watches",
+    "remove_watch",
+    "respell_watches",
+]
 
 _V1 = (  # version 1: watch registry
     """CREATE TABLE watches (
@@ -45,11 +62,32 @@ _V2 = (
     "ALTER TABLE watches_v2 RENAME TO watches",
     "CREATE INDEX watches_by_pr ON watches (host, owner, name, number)",
 )
+# version 3: the registry version (one row, id 0).
+_V3 = (
+    "CREATE TABLE registry_version (id INTEGER PRIMARY KEY CHECK (id = 0), n INTEGER NOT NULL)",
+    "INSERT INTO registry_version (id, n) VALUES (0, 0)",
+)
 WATCHES = Tables(
     "review_monitor.watches",
-    (Migration(1, "watch registry", _V1), Migration(2, "names compare case-insensitively", _V2)),
+    (
+        Migration(1, "watch registry", _V1),
+        Migration(2, "names compare case-insensitively", _V2),
+        Migration(3, "registry version", _V3),
+    ),
     legacy=1,
 )
+
+
+def bump_registry(tx: WriteTx) -> None:
+    """Move the registry version inside ``tx``: call it in every transaction that changes
+    what a registry snapshot holds (the watches move it themselves)."""
+    tx.execute("UPDATE registry_version SET n = n + 1 WHERE id = 0")
+
+
+def read_registry_version(tx: ReadTx) -> int:
+    """The registry version as of ``tx``."""
+    row = tx.execute("SELECT n FROM registry_version WHERE id = 0").fetchone()
+    return 0 if row is None else int(row[0])
 
 
 def add_watch(tx: WriteTx, thread_id: str, pr: PrRef) -> bool:
@@ -59,7 +97,10 @@ def add_watch(tx: WriteTx, thread_id: str, pr: PrRef) -> bool:
         "added_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
         (thread_id, pr.host, pr.owner, pr.name, pr.number, WATCH_TOOL, tx.stamp),
     )
-    return cur.rowcount == 1
+    if cur.rowcount != 1:
+        return False
+    bump_registry(tx)
+    return True
 
 
 def remove_watch(tx: WriteTx, thread_id: str, pr: PrRef) -> bool:
@@ -69,7 +110,10 @@ def remove_watch(tx: WriteTx, thread_id: str, pr: PrRef) -> bool:
         "AND name = ? AND number = ? AND tool = ?",
         (thread_id, pr.host, pr.owner, pr.name, pr.number, WATCH_TOOL),
     )
-    return cur.rowcount > 0
+    if cur.rowcount == 0:
+        return False
+    bump_registry(tx)
+    return True
 
 
 def respell_watches(tx: WriteTx, pr: PrRef) -> int:
@@ -80,6 +124,8 @@ def respell_watches(tx: WriteTx, pr: PrRef) -> int:
         "AND number = ? AND (owner != ? COLLATE BINARY OR name != ? COLLATE BINARY)",
         (pr.owner, pr.name, pr.host, pr.owner, pr.name, pr.number, pr.owner, pr.name),
     )
+    if cur.rowcount:
+        bump_registry(tx)
     return cur.rowcount
 
 
@@ -115,12 +161,40 @@ class WatchesPart(Database):
     def watches(self) -> tuple[Watch, ...]:
         """Every watch, sorted by PR then thread id."""
         with self.read() as tx:
-            rows = tx.execute(
-                "SELECT thread_id, host, owner, name, number FROM watches WHERE tool = ?",
-                (WATCH_TOOL,),
-            ).fetchall()
-        out = [Watch(r[0], PrRef(host=r[1], owner=r[2], name=r[3], number=r[4])) for r in rows]
-        return tuple(sorted(out, key=lambda w: (w.pr, w.thread_id)))
+            return read_watches(tx)
+
+    def registry_version(self) -> int:
+        """The registry version: it moves with every change of the watches and with every
+        application write that calls ``bump_registry``."""
+        with self.read() as tx:
+            return read_registry_version(tx)
+
+    def versioned_watches(self) -> tuple[int, tuple[Watch, ...]]:
+        """The registry version and every watch, read in one transaction."""
+        with self.read() as tx:
+            return read_registry_version(tx), read_watches(tx)
+
+
+def read_watch_starts(tx: ReadTx) -> dict[Watch, datetime]:
+    """Every watch as of ``tx``, with when it began."""
+    rows = tx.execute(
+        "SELECT thread_id, host, owner, name, number, added_at FROM watches WHERE tool = ?",
+        (WATCH_TOOL,),
+    ).fetchall()
+    return {
+        Watch(r[0], PrRef(host=r[1], owner=r[2], name=r[3], number=r[4])): parse_store_time(r[5])
+        for r in rows
+    }
+
+
+def read_watches(tx: ReadTx) -> tuple[Watch, ...]:
+    """Every watch as of ``tx``, sorted by PR then thread id."""
+    rows = tx.execute(
+        "SELECT thread_id, host, owner, name, number FROM watches WHERE tool = ?",
+        (WATCH_TOOL,),
+    ).fetchall()
+    out = [Watch(r[0], PrRef(host=r[1], owner=r[2], name=r[3], number=r[4])) for r in rows]
+    return tuple(sorted(out, key=lambda w: (w.pr, w.thread_id)))
 
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)

@@ -1,0 +1,148 @@
+"""``RegistrySnapshot``: the registry as of one read transaction, and ``RegistryBook``,
+the daemon's copy of it, reloaded only when the registry version moves.
+
+A look at a PR needs its binding (who owns it, since when it is watched) and, for the
+own-post check, its worker's transcript specs with its orchestrator's and siblings'.
+Reading them from the store at every look decoded every worker's record per look, which
+grew with the fleet (issue 26).  The snapshot reads every record once; the book keeps it
+and reads only the registry version (``review_monitor.store``'s counter, moved in the
+same transaction as every registry write and every watch change) to know it is current.
+Transcript *files* are still resolved at each scan (``Registry.transcript_sources``,
+with its one-minute cache), so a new compaction file or a moved session is found.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Literal
+
+from comment_wake.wake import Binding
+from review_monitor import PrRef, Watch
+
+from ._model import OrchestratorRecord, TranscriptSpec, WorkerRecord
+
+if TYPE_CHECKING:
+    from comment_wake.ownpost import TranscriptSource
+
+    from ._registry import Registry
+
+__all__ = ["RegistryBook", "RegistrySnapshot", "Role", "SpecGroup"]
+
+Role = Literal["worker", "orchestrator", "sibling"]
+SpecGroup = tuple[Role, tuple[TranscriptSpec, ...]]
+"""A role and the transcript specs read under it, closest role first."""
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def _archive_order(record: WorkerRecord) -> tuple[bool, datetime]:
+    return (record.archived_at is not None, record.archived_at or _EPOCH)
+
+
+class RegistrySnapshot:
+    """The workers, orchestrators and watches as of one read, at registry ``version``."""
+
+    def __init__(
+        self,
+        version: int,
+        workers: Iterable[WorkerRecord],
+        orchestrators: Iterable[OrchestratorRecord],
+        watch_starts: Mapping[Watch, datetime],
+    ) -> None:
+        self.version = version
+        self._workers = {w.worker: w for w in sorted(workers, key=lambda w: w.worker)}
+        self._orchestrators = {o.id: o for o in orchestrators}
+        self._starts = dict(watch_starts)
+        self.watched: tuple[PrRef, ...] = tuple(sorted({w.pr for w in self._starts}))
+        """Every PR some thread watches (a worker, or another watcher)."""
+        self._team: dict[str, list[WorkerRecord]] = defaultdict(list)
+        owner: dict[PrRef, WorkerRecord] = {}
+        for record in self._workers.values():
+            self._team[record.orchestrator].append(record)
+            # A PR's owner: its live worker (the first by id), else its last archived one.
+            found = owner.get(record.pr)
+            if (
+                found is None
+                or (found.archived and not record.archived)
+                or (
+                    found.archived
+                    and record.archived
+                    and _archive_order(record) > _archive_order(found)
+                )
+            ):
+                owner[record.pr] = record
+        self._bindings = {pr: self._binding_of(pr, r) for pr, r in owner.items()}
+
+    def _binding_of(self, pr: PrRef, record: WorkerRecord) -> Binding:
+        since = None if record.archived else self._starts.get(Watch(record.worker, pr))
+        return Binding(
+            pr=pr,
+            worker=record.worker,
+            spawned_by=record.orchestrator,
+            archived=record.archived,
+            watched=since is not None,
+            watched_since=since,
+        )
+
+    def binding(self, pr: PrRef) -> Binding:
+        """Who owns ``pr``: its live worker, else its last archived one, else nobody."""
+        return self._bindings.get(pr) or Binding(pr=pr, worker=None)
+
+    def worker(self, worker: str) -> WorkerRecord | None:
+        return self._workers.get(worker)
+
+    def transcript_groups(self, worker: str) -> tuple[SpecGroup, ...]:
+        """The transcript specs to read for ``worker``'s own posts: its own (role
+        ``worker``), its orchestrator's and its siblings'; () for an unknown worker."""
+        me = self._workers.get(worker)
+        if me is None:
+            return ()
+        groups: list[SpecGroup] = [("worker", me.transcripts)]
+        boss = self._orchestrators.get(me.orchestrator)
+        if boss is not None:
+            groups.append(("orchestrator", boss.transcripts))
+        groups.extend(
+            ("sibling", s.transcripts) for s in self._team[me.orchestrator] if s is not me
+        )
+        return tuple(groups)
+
+    def moved_since(self, before: RegistrySnapshot) -> frozenset[PrRef]:
+        """The PRs whose binding differs from ``before``'s (bound, unbound, archived,
+        re-bound, watched again)."""
+        prs = self._bindings.keys() | before._bindings.keys()
+        return frozenset(pr for pr in prs if self.binding(pr) != before.binding(pr))
+
+
+class RegistryBook:
+    """The registry as the daemon reads it: a ``RegistrySnapshot`` kept in memory and
+    reloaded when the registry version moved (``refresh``: one read of the version when
+    it did not).  It is the wake's ``BindingSource``; ``version`` is the registry version
+    its answers hold as of, which the wake's commit checks inside its transaction."""
+
+    def __init__(self, registry: Registry) -> None:
+        self._registry = registry
+        self._snapshot = registry.snapshot()
+
+    @property
+    def snapshot(self) -> RegistrySnapshot:
+        return self._snapshot
+
+    def refresh(self) -> frozenset[PrRef]:
+        """Reload when the registry version moved; the PRs whose binding changed (blocking:
+        call it off the event loop)."""
+        if self._registry.version() == self._snapshot.version:
+            return frozenset()
+        before, self._snapshot = self._snapshot, self._registry.snapshot()
+        return self._snapshot.moved_since(before)
+
+    def version(self) -> int:
+        return self._snapshot.version
+
+    def binding(self, pr: PrRef) -> Binding:
+        return self._snapshot.binding(pr)
+
+    def transcripts(self, worker: str) -> tuple[TranscriptSource, ...]:
+        """``worker``'s transcript files, resolved now (blocking: file lookups)."""
+        return self._registry.transcript_sources(self._snapshot.transcript_groups(worker))
