@@ -16,7 +16,7 @@ from comment_wake.service import CommentWake
 from comment_wake.service.testing import ServiceRig
 from comment_wake.store import release_requests, request_release
 from comment_wake.wake import WakeConfig, decode_mark
-from review_monitor import ItemDetail
+from review_monitor import ItemDetail, Observation
 from review_monitor.testing import Fault
 
 pytestmark = pytest.mark.anyio
@@ -136,7 +136,10 @@ async def test_the_reread_never_comes_from_the_monitors_prefetched_bodies(
     )
     held.fake.delete("IC_2")
     await held.clock.advance(timedelta(minutes=14))
-    await wake.on_poll([], await held.badge(), None, held.clock.now())
+    badge = await held.badge()
+    now = held.clock.now()
+    seen = Observation(pr=held.pr, read_at=now, badge=badge, watches=(), interval=MINUTE)
+    await wake.observe(seen, now)
     assert ([], ("IC_2", "drop", "deleted")) == (asked, held.events.outcomes()[-1])
 
 

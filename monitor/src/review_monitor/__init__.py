@@ -32,7 +32,7 @@ if TYPE_CHECKING:
         TransientError,
     )
     from ._events import Fault, FaultKind, MonitorEvent, PollRound, describe_event, log_event
-    from ._listener import WATCH_TOOL, Listener, Watch
+    from ._listener import WATCH_TOOL, Listener, LookAgain, Watch
     from ._model import (
         MAX_PR_NUMBER,
         Author,
@@ -52,6 +52,16 @@ if TYPE_CHECKING:
     from ._monitor import Monitor
     from ._notice import NOTICE_VERSION, Notice, NoticeItem, NoticePr, notice_key
     from ._notices import PermissionChecker, is_bot
+    from ._observations import (
+        Dispatcher,
+        InMemoryObservations,
+        Observation,
+        ObservationSource,
+        Observed,
+        PrGone,
+        PrReadable,
+        RoundDone,
+    )
     from ._permissions import Permissions, is_valid_login
     from ._publisher import Busy, Delivered, Gone, Publisher, PublishOutcome, Refused
     from ._wait import sleep_until_or
@@ -67,6 +77,7 @@ __all__ = [
     "CheckFailure",
     "Clock",
     "Delivered",
+    "Dispatcher",
     "Duration",
     "Fault",
     "FaultKind",
@@ -75,9 +86,11 @@ __all__ = [
     "GitHubError",
     "Gone",
     "GraphQLError",
+    "InMemoryObservations",
     "InlineComment",
     "ItemDetail",
     "Listener",
+    "LookAgain",
     "LookupFailed",
     "Monitor",
     "MonitorConfig",
@@ -85,17 +98,23 @@ __all__ = [
     "Notice",
     "NoticeItem",
     "NoticePr",
+    "Observation",
+    "ObservationSource",
+    "Observed",
     "PageInfo",
     "PermissionAnswer",
     "PermissionChecker",
     "Permissions",
     "PollRound",
+    "PrGone",
+    "PrReadable",
     "PrRef",
     "PrStatus",
     "PublishOutcome",
     "Publisher",
     "RateLimitedError",
     "Refused",
+    "RoundDone",
     "StoreCorruptError",
     "StoreError",
     "StoreLockedError",
@@ -146,7 +165,17 @@ __getattr__, __dir__ = lazy_exports(
             "describe_event",
             "log_event",
         ),
-        "._listener": ("WATCH_TOOL", "Listener", "Watch"),
+        "._listener": ("WATCH_TOOL", "Listener", "LookAgain", "Watch"),
+        "._observations": (
+            "Dispatcher",
+            "InMemoryObservations",
+            "Observation",
+            "ObservationSource",
+            "Observed",
+            "PrGone",
+            "PrReadable",
+            "RoundDone",
+        ),
         "._model": (
             "MAX_PR_NUMBER",
             "Author",

@@ -87,12 +87,12 @@ def fault_of(exc: GitHubError, at: datetime, pr: PrRef | None = None) -> Fault:
 class PollObserver(Protocol):
     """What the poller reports as it goes; the monitor turns it into ``PollRound`` events.
 
-    ``round_planned`` starts a paced round; ``sweep_read`` gives the sweep's figures (in a
-    round without badge batches, once the listeners of the PRs the sweep showed unchanged
-    have run; otherwise they are told with the first batch); ``batch_read`` or
-    ``batch_failed`` follows each badge query, and ``batch_told`` comes once that batch's
-    listeners have all run, so a round's figures include what its last listeners did.
-    ``pr_gone`` is called once per PR when it first goes missing.
+    ``round_planned`` starts a paced round; ``sweep_read`` gives the sweep's figures;
+    ``batch_read`` or ``batch_failed`` follows each badge query; ``round_done`` comes once
+    the round's last batch was read and its observations handed to the listeners, so a
+    round's figures include what its last listeners did: it returns the round's figures
+    (None when the round read nothing).  ``pr_gone`` is called once per PR when it first
+    goes missing.
     """
 
     def round_planned(self, batches: int, pace: Pace | None) -> None: ...
@@ -103,7 +103,7 @@ class PollObserver(Protocol):
 
     def batch_failed(self, batch: Sequence[PrRef], exc: Exception) -> None: ...
 
-    def batch_told(self, index: int | None) -> None: ...
+    def round_done(self) -> PollRound | None: ...
 
     def pr_gone(self, pr: PrRef) -> None: ...
 

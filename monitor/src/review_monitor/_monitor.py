@@ -42,6 +42,7 @@ from ._governor import BudgetGovernor, Pace
 from ._listener import Listener, Watch
 from ._model import BadgeBatch, ItemDetail, PrRef
 from ._notices import MonitorNotices
+from ._observations import InMemoryObservations, ObservationSource
 from ._permissions import Permissions, is_valid_login
 from ._poller import Poller
 from ._split import BatchSplitter
@@ -63,9 +64,7 @@ Task = Callable[[], Coroutine[Any, Any, None]]
 class _Round:
     """What one poll round read and spent."""
 
-    def __init__(self, expected: int | None) -> None:
-        self.expected = expected  # batches the round planned; None: a one-shot round
-        self.done = 0  # planned batches finished (read or failed) and told
+    def __init__(self) -> None:
         self.batches = 0
         self.failed_batches = 0
         self.prs: list[PrRef] = []
@@ -80,8 +79,8 @@ class _Round:
 
 
 class _Tally:
-    """The poller's observer: counts each round's reads and emits its ``PollRound`` once
-    the round's last batch has been told, and a ``Fault`` for each failure."""
+    """The poller's observer: counts each round's reads and emits its ``PollRound`` when
+    the round is done, and a ``Fault`` for each failure."""
 
     def __init__(self, client: GitHubClient, clock: Clock, emit: EventSink) -> None:
         self._client = client
@@ -90,12 +89,12 @@ class _Tally:
         self._round: _Round | None = None
         self.interval: timedelta | None = None  # the last paced round's interval
 
-    def begin(self, expected: int | None) -> None:
+    def begin(self) -> None:
         self.report()
-        self._round = _Round(expected)
+        self._round = _Round()
 
     def round_planned(self, batches: int, pace: Pace | None) -> None:
-        self.begin(batches)
+        self.begin()
         if pace is not None and self._round is not None:
             self._round.interval = pace.interval
         if pace is not None:
@@ -103,7 +102,7 @@ class _Tally:
 
     def _current(self) -> _Round:
         if self._round is None:
-            self._round = _Round(None)
+            self._round = _Round()
         return self._round
 
     def sweep_read(self, quiet: Sequence[PrRef], requests: int, cost: int) -> None:
@@ -112,8 +111,6 @@ class _Tally:
         r.swept += len(quiet)
         r.prs.extend(quiet)
         r.cost += cost
-        if r.expected == 0:
-            self.report()  # no badge batch follows
 
     def batch_read(self, batch: Sequence[PrRef], result: BadgeBatch) -> None:
         r = self._current()
@@ -140,14 +137,6 @@ class _Tally:
         detail = f"badge poll of {len(batch)} PRs failed: {fault.detail}"
         self._emit(msgspec.structs.replace(fault, detail=detail))
 
-    def batch_told(self, index: int | None) -> None:
-        if index is None:
-            return
-        r = self._current()
-        r.done += 1
-        if r.expected is not None and r.done >= r.expected:
-            self.report()
-
     def pr_gone(self, pr: PrRef) -> None:
         self._emit(Fault(at=self._clock.now(), kind="pr-gone", pr=pr, detail="not found"))
 
@@ -156,30 +145,33 @@ class _Tally:
         detail = f"badge query refused ({code}); read alone from now on"
         self._emit(Fault(at=self._clock.now(), kind="github", pr=pr, detail=detail))
 
-    def report(self) -> None:
+    def report(self) -> PollRound | None:
+        """Emit the current round's ``PollRound`` and return it (None: it read nothing)."""
         r, self._round = self._round, None
         if r is None or (r.batches == 0 and r.sweeps == 0):
-            return
+            return None
         remaining, reset_at = r.remaining, r.reset_at
         latest = self._client.rate_limit
         if remaining is None and latest is not None:
             remaining, reset_at = latest.remaining, latest.reset_at
-        self._emit(
-            PollRound(
-                at=self._clock.now(),
-                prs=tuple(r.prs),
-                batches=r.batches,
-                cost=r.cost,
-                remaining=remaining,
-                reset_at=reset_at,
-                interval=r.interval,
-                failed_batches=r.failed_batches,
-                unread=r.unread,
-                missing=r.missing,
-                sweeps=r.sweeps,
-                swept=r.swept,
-            )
+        figures = PollRound(
+            at=self._clock.now(),
+            prs=tuple(r.prs),
+            batches=r.batches,
+            cost=r.cost,
+            remaining=remaining,
+            reset_at=reset_at,
+            interval=r.interval,
+            failed_batches=r.failed_batches,
+            unread=r.unread,
+            missing=r.missing,
+            sweeps=r.sweeps,
+            swept=r.swept,
         )
+        self._emit(figures)
+        return figures
+
+    round_done = report
 
 
 class _Prefetch:
@@ -187,7 +179,7 @@ class _Prefetch:
 
     Listeners are called one PR at a time, so a listener that reads bodies itself sends one
     detail query per busy PR.  Right after a badge batch is read, the monitor reads the
-    bodies of every item that is new since its previous badge of the same PR (up to
+    bodies of every item that is new since the PR's latest observation (up to
     ``detail_batch``, one query) and serves them to ``Monitor.read_details`` until the
     next batch.  A failed prefetch is dropped: the listeners then read for themselves.
     Reviews the token's login did not write are read to their first page of inline
@@ -195,22 +187,25 @@ class _Prefetch:
     one page until a listener has decided it wants the rest.
     """
 
-    def __init__(self, client: GitHubClient, config: MonitorConfig) -> None:
+    def __init__(
+        self, client: GitHubClient, config: MonitorConfig, observations: ObservationSource
+    ) -> None:
         self._client = client
         self._config = config
-        self._listed: dict[PrRef, frozenset[str]] = {}
+        self._observations = observations
         self._bodies: dict[str, ItemDetail] = {}
 
     async def after_read(self, result: BadgeBatch) -> None:
+        """Read the new items' bodies of a batch just read, before it is published."""
         self._bodies = {}
         fresh: list[str] = []
         others: set[str] = set()
         for pr, status in result.statuses.items():
             items = (*status.comments, *status.reviews)
-            before = self._listed.get(pr)
-            self._listed[pr] = frozenset(i.id for i in items)
             others.update(i.id for i in items if not i.viewer_did_author)
-            if before is not None:
+            latest = self._observations.latest(pr)
+            if latest is not None:
+                before = {i.id for i in (*latest.badge.comments, *latest.badge.reviews)}
                 fresh.extend(i.id for i in items if i.id not in before)
         if not fresh:
             return
@@ -225,10 +220,6 @@ class _Prefetch:
             )
         except GitHubError:
             self._bodies = {}
-
-    def forget(self, keep: set[PrRef]) -> None:
-        for pr in [pr for pr in self._listed if pr not in keep]:
-            del self._listed[pr]
 
     async def read(
         self, ids: Sequence[str], first_page_only: Collection[str] = ()
@@ -256,18 +247,15 @@ class _Prefetch:
 
 class _Watches:
     """The store's watch registry as the poller sees it: PRs on this client's host only,
-    and each newly watched repository preflighted once."""
+    and each newly watched repository preflighted once.  The list is read again only
+    when the registry version moved: a round costs one store read when nothing did."""
 
     def __init__(
-        self,
-        store: Store,
-        client: GitHubClient,
-        permissions: Permissions,
-        clock: Clock,
-        prefetch: _Prefetch,
+        self, store: Store, client: GitHubClient, permissions: Permissions, clock: Clock
     ) -> None:
         self._store = store
-        self._prefetch = prefetch
+        self._version: int | None = None
+        self._kept: list[Watch] = []
         self._client = client
         self._permissions = permissions
         self._clock = clock
@@ -278,7 +266,11 @@ class _Watches:
         self._viewer_refused = False  # GitHub will not say who the token is (an app token)
 
     async def watches(self) -> Sequence[Watch]:
-        found = await self._store.call(SyncStore.watches)
+        if self._version is not None:
+            version = await self._store.call(SyncStore.registry_version)
+            if version == self._version:
+                return self._kept
+        self._version, found = await self._store.call(SyncStore.versioned_watches)
         host = self._client.host
         kept = [w for w in found if w.pr.host == host]
         for w in found:
@@ -290,10 +282,10 @@ class _Watches:
                     w.pr.host,
                     host,
                 )
-        self._prefetch.forget({w.pr for w in kept})
         repos = sorted({w.pr.repo for w in kept} - self._checked)
         if repos:
             await self._preflight(repos)
+        self._kept = kept
         return kept
 
     async def _preflight(self, repos: Sequence[str]) -> None:
@@ -395,8 +387,10 @@ class Monitor:
         self.permissions = Permissions(self.client, self.config)
         self._listeners: list[Listener] = list(listeners)
         self._tasks: list[Task] = []
+        # The observation stream the poller publishes and the listeners follow.
+        self._observations = InMemoryObservations()
         self._tally = _Tally(self.client, self.clock, on_event or log_event)
-        self._prefetch = _Prefetch(self.client, self.config)
+        self._prefetch = _Prefetch(self.client, self.config, self._observations)
         # Kept across poller rebuilds: which PRs are read alone because GitHub refuses them.
         self._splitter = BatchSplitter(
             now=self.clock.now,
@@ -437,6 +431,8 @@ class Monitor:
             review_bots=c.review_bots,
             permission_retries=c.permission_retries,
             text_limit=self._notice_text_limit,
+            observations=self._observations,
+            clock=self.clock,
         )
         self._build_poller()
         return self
@@ -473,6 +469,11 @@ class Monitor:
         if self._poller is None:
             raise RuntimeError("the monitor is not open: use `async with Monitor(...)`")
         return self._poller
+
+    @property
+    def observations(self) -> ObservationSource:
+        """The observation stream: what the poller saw (``follow``, ``latest``)."""
+        return self._observations
 
     @property
     def poll_interval(self) -> timedelta:
@@ -516,7 +517,7 @@ class Monitor:
             return result
 
         self._poller = Poller(
-            watches=_Watches(self.store, self.client, self.permissions, self.clock, prefetch),
+            watches=_Watches(self.store, self.client, self.permissions, self.clock),
             read_badges=read,
             read_sweep=functools.partial(read_sweep, self.client),
             listeners=self._all_listeners(),
@@ -529,6 +530,7 @@ class Monitor:
             ),
             hint_delay=self._hint_delay,
             observer=self._tally,
+            observations=self._observations,
         )
 
     # -- running -----------------------------------------------------------------------
@@ -547,6 +549,8 @@ class Monitor:
         )
         try:
             async with anyio.create_task_group() as tg:
+                if self._notices is not None:
+                    tg.start_soon(self._notices.run)
                 for task in self._tasks:
                     tg.start_soon(task)
                 tg.start_soon(poller.run)
@@ -557,7 +561,7 @@ class Monitor:
 
     async def poll_round(self) -> None:
         """Poll every watched PR once, back to back (a one-shot poll)."""
-        self._tally.begin(None)
+        self._tally.begin()
         try:
             await self.poller.poll_round()
         finally:

@@ -1,6 +1,9 @@
 """The monitor's own notices: review verdicts, bot reviews, merges and closes, failing checks.
 
-``MonitorNotices`` is a listener.  Per PR it keeps a versioned msgspec mark in the store
+``MonitorNotices`` is a listener on the observation stream, with its own timers for the
+verdicts whose permission lookup waits on a retry (``run``: a PR the sweep proves quiet
+gets no observation, so the retry is looked at with the PR's latest observation when it
+falls due).  Per PR it keeps a versioned msgspec mark in the store
 and enqueues its notices through the outbox in the same transaction (``SyncStore.commit``),
 so each notice is enqueued exactly once, across restarts too.  The first look at a PR
 takes what was there before its watch began (the earliest of its watches, less
@@ -32,10 +35,12 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Protocol
 
+import anyio
 import msgspec
 
 import untrusted_fence
 
+from ._clock import Clock, SystemClock
 from ._listener import Watch
 from ._model import (
     Author,
@@ -48,7 +53,10 @@ from ._model import (
     PrStatus,
 )
 from ._notice import NOTICE_VERSION, Notice, NoticeItem, NoticePr, notice_key
+from ._observations import Observation, ObservationSource, Observed
 from ._seen import Seen, history_until, retry_delay, settle_seen, unseen
+from ._store._faults import describe_fault
+from ._wait import sleep_until_or
 from .store import Mark, Store, SyncStore
 
 __all__ = [
@@ -187,8 +195,14 @@ class MonitorNotices:
         ),
         logger: logging.Logger | None = None,
         text_limit: int | None = None,
+        observations: ObservationSource | None = None,
+        clock: Clock | None = None,
     ) -> None:
         self._store = store
+        self._observations = observations
+        self._clock: Clock = clock or SystemClock()
+        self._due: dict[PrRef, datetime] = {}
+        self._changed = anyio.Event()
         self._text_limit = text_limit
         self._permissions = permissions
         self._read_details = read_details
@@ -197,9 +211,46 @@ class MonitorNotices:
         self._retries = tuple(permission_retries)
         self._log = logger or _log
 
-    async def on_poll(
-        self, watches: Sequence[Watch], new: PrStatus, old: PrStatus | None, now: datetime
-    ) -> None:
+    async def observe(self, item: Observed, now: datetime) -> None:
+        if isinstance(item, Observation):
+            await self.look(item.watches, item.badge, now)
+
+    def next_due(self, pr: PrRef) -> datetime | None:
+        """When a waiting verdict of ``pr`` is looked at again (None: nothing waits)."""
+        return self._due.get(pr)
+
+    async def run(self) -> None:
+        """Serve the timers until cancelled: a PR whose waiting verdict falls due is looked
+        at again with its latest observation (a quiet PR gets none from the poller)."""
+        while True:
+            self._changed = anyio.Event()
+            now = self._clock.now()
+            due = sorted(pr for pr, t in self._due.items() if t <= now)
+            for pr in due:
+                del self._due[pr]
+                latest = None if self._observations is None else self._observations.latest(pr)
+                if latest is None:
+                    continue  # no longer polled: its next observation looks again
+                try:
+                    await self.look(latest.watches, latest.badge, now)
+                except Exception as exc:
+                    self._log.error("a timed look at %s failed: %s", pr, describe_fault(exc))
+            if not due:
+                await sleep_until_or(
+                    self._clock, min(self._due.values(), default=None), self._changed
+                )
+
+    def _schedule(self, pr: PrRef, mark: NoticesMark) -> None:
+        due = min((w.retry_at for w in mark.waiting), default=None)
+        if due is None:
+            self._due.pop(pr, None)
+        elif self._due.get(pr) != due:
+            self._due[pr] = due
+            self._changed.set()
+
+    async def look(self, watches: Sequence[Watch], new: PrStatus, now: datetime) -> None:
+        """Decide what ``new`` holds for ``watches`` (every watch of its PR) and commit the
+        mark with the notices it queues."""
         threads = tuple(w.thread_id for w in watches)
         stored, since = await self._store.call(_load, new.pr, self.name, threads)
         drafts: list[_Draft] = []
@@ -217,6 +268,7 @@ class MonitorNotices:
             if since is not None and mark.watched_since is None:
                 mark = msgspec.structs.replace(mark, watched_since=since)
             if stored.blob == msgspec.msgpack.encode(mark) and not drafts:
+                self._schedule(new.pr, mark)
                 return
         notices = [self._address(d, w, new, now) for d in drafts for w in watches]
         await self._store.call(
@@ -227,6 +279,7 @@ class MonitorNotices:
             notices=notices,
             at=now,
         )
+        self._schedule(new.pr, mark)
 
     # -- the first look -------------------------------------------------------------
 

@@ -1,12 +1,14 @@
-"""The poller: reads every watched PR's badge in batches and tells each listener.
+"""The poller: reads every watched PR's badge in batches and publishes what it saw.
 
 One round polls every batch once; the batches' polls are spread evenly over the
 round's interval (which the budget governor may stretch) instead of firing in a burst.
 With a sweep reader, a round starts with the sweep (``_sweep.py``): one cheap query for
 up to 1,000 PRs, and only the PRs whose full badge is due (``SweepBook``: first look,
 changed, settling after an ``updatedAt``, unswept, or the safety net) are read in the
-batches; the listeners of the others are told their last badge again, which the sweep
-proved current.
+batches; the others were proved unchanged, and nobody is told anything about them.
+Each badge read becomes an ``Observation`` on the observation stream
+(``_observations.py``), which the ``Dispatcher`` hands to the listeners right after its
+batch; a round's end is a ``RoundDone`` there.
 Hinted polls (``poll_now``) come between rounds: each PR at most once per
 ``hint_min_gap``, all of them within the governor's hint share of the budget.
 A PR GitHub answers NOT_FOUND is read again after 1, 2, 4, 8 ... minutes, up to
@@ -36,8 +38,15 @@ from ._events import PollObserver
 from ._governor import BudgetGovernor
 from ._listener import Listener, Watch
 from ._missing import Missing, missed
-from ._model import BadgeBatch, PrRef, PrStatus, SweepEntry
-from ._store._faults import describe_fault
+from ._model import BadgeBatch, PrRef, SweepEntry
+from ._observations import (
+    Dispatcher,
+    InMemoryObservations,
+    Observation,
+    PrGone,
+    PrReadable,
+    RoundDone,
+)
 from ._sweep import Sweeper, SweepRead
 from ._sweep_book import SweepBook
 from ._wait import sleep_until_or
@@ -68,8 +77,9 @@ def _reason(exc: BaseException) -> str:
 
 
 class Poller:
-    """Reads every watched PR's badge in batches spread over the interval and tells each
-    listener; a failed batch tells none."""
+    """Reads every watched PR's badge in batches spread over the interval and publishes an
+    ``Observation`` of each on ``observations``, which its listeners are handed; a failed
+    batch publishes none."""
 
     def __init__(
         self,
@@ -84,8 +94,10 @@ class Poller:
         logger: logging.Logger | None = None,
         observer: PollObserver | None = None,
         read_sweep: SweepRead | None = None,
+        observations: InMemoryObservations | None = None,
     ) -> None:
         self._source = watches
+        self.observations = observations or InMemoryObservations()
         self._read = read_badges
         self._listeners = tuple(listeners)
         self._clock = clock
@@ -98,7 +110,9 @@ class Poller:
         self._hint_delay = hint_delay
         self._log = logger or _log
         self._observer = observer
-        self._previous: dict[tuple[str, PrRef], PrStatus] = {}
+        self._dispatcher = Dispatcher(
+            self.observations, self._listeners, now=clock.now, logger=self._log
+        )
         self._missing: dict[PrRef, Missing] = {}  # PRs answered NOT_FOUND, with their backoff
         self._looked: dict[PrRef, datetime] = {}  # PR -> its last answered badge read
         self._requested: set[PrRef] = set()  # poll requests the next rounds serve
@@ -115,7 +129,6 @@ class Poller:
         self.book = SweepBook(
             grace=self._config.sweep_grace, full_interval=self._config.full_badge_interval
         )
-        self._badges: dict[PrRef, PrStatus] = {}  # the last full badge of each PR
         self._interval = self._config.poll_interval  # the last round's, for the safety net
 
     # -- hints ---------------------------------------------------------------------
@@ -178,26 +191,21 @@ class Poller:
                 self._observer.round_planned(len(batches), pace)
             if pace.note:
                 self._log.warning(pace.note)
-            if not batches:
-                await self._tell_quiet(quiet, by_pr)
-            # Before the first batch is told (or, with none, after the quiet PRs were), so
-            # the round's event counts the sweep.
+            # Before the first batch is told, so the round's event counts the sweep.
             if requests and self._observer is not None:
                 self._observer.sweep_read(quiet, requests, round(sweep_cost))
             for i, batch in enumerate(batches):
                 await self._wait(start + pace.interval * i / len(batches))
-                # The changed PRs' first batch is read before the quiet PRs are told, so
-                # a fresh change does not wait for a thousand listeners' looks.
-                await self._poll(batch, by_pr, index=i, then=quiet if i == 0 else ())
+                await self._poll(batch, by_pr, index=i)
+            await self._end_round()
             await self._wait(start + pace.interval)
 
-    async def _tell_quiet(
-        self, quiet: Sequence[PrRef], by_pr: dict[PrRef, tuple[Watch, ...]]
-    ) -> None:
-        """The sweep proved these PRs' last badges current: their listeners hear them again
-        (their retries and timers run on them), and GitHub is not asked."""
-        for pr in quiet:
-            await self._tell(by_pr[pr], self._badges[pr], self._clock.now())
+    async def _end_round(self) -> None:
+        """Publish the round's end (with its figures, when an observer keeps them) and
+        hand it to the listeners."""
+        figures = self._observer.round_done() if self._observer is not None else None
+        self.observations.publish(RoundDone(at=self._clock.now(), figures=figures))
+        await self.deliver()
 
     async def _sweep(
         self, prs: Sequence[PrRef], now: datetime, forced: frozenset[PrRef] = frozenset()
@@ -241,7 +249,8 @@ class Poller:
             if pr in forced:
                 changed.append(pr)
                 continue
-            reason = self.book.due(pr, now, self._interval) if pr in self._badges else "first"
+            seen = self.observations.latest(pr) is not None
+            reason = self.book.due(pr, now, self._interval) if seen else "first"
             (quiet if reason is None else net if reason == "safety-net" else changed).append(pr)
         return quiet, changed + net, cost, requests
 
@@ -253,6 +262,7 @@ class Poller:
         due = [pr for pr in by_pr if pr in forced or self._is_due(pr, now)]
         for i, batch in enumerate(self._batches(due)):
             await self._poll(batch, by_pr, index=i)
+        await self._end_round()
 
     async def _watches(self) -> dict[PrRef, tuple[Watch, ...]]:
         grouped: dict[PrRef, list[Watch]] = defaultdict(list)
@@ -278,10 +288,7 @@ class Poller:
         )
 
     def _forget_unwatched(self, by_pr: dict[PrRef, tuple[Watch, ...]]) -> None:
-        for key in [k for k in self._previous if k[1] not in by_pr]:
-            del self._previous[key]
-        for pr in [pr for pr in self._badges if pr not in by_pr]:
-            del self._badges[pr]
+        self.observations.forget(by_pr.keys())
         self.book.forget(by_pr)
         for pr in [pr for pr in self._missing if pr not in by_pr]:
             del self._missing[pr]
@@ -343,22 +350,17 @@ class Poller:
     # -- one batch -----------------------------------------------------------------
 
     async def _poll(
-        self,
-        batch: list[PrRef],
-        by_pr: dict[PrRef, tuple[Watch, ...]],
-        *,
-        index: int | None,
-        then: Sequence[PrRef] = (),
+        self, batch: list[PrRef], by_pr: dict[PrRef, tuple[Watch, ...]], *, index: int | None
     ) -> float | None:
-        """Poll one batch, then tell the quiet PRs ``then``; the points it cost (None when
-        it failed or GitHub did not say)."""
-        try:
-            cost = await self._poll_batch(batch, by_pr, index=index)
-            await self._tell_quiet(then, by_pr)
-            return cost
-        finally:
-            if self._observer is not None:
-                self._observer.batch_told(index)
+        """Poll one batch and hand what it saw to the listeners; the points it cost (None
+        when it failed or GitHub did not say)."""
+        cost = await self._poll_batch(batch, by_pr, index=index)
+        await self.deliver()
+        return cost
+
+    async def deliver(self) -> None:
+        """Hand the observations published since the last call to the listeners."""
+        await self._dispatcher.deliver()
 
     async def _poll_batch(
         self, batch: list[PrRef], by_pr: dict[PrRef, tuple[Watch, ...]], *, index: int | None
@@ -393,12 +395,14 @@ class Poller:
         self.governor.record(
             batch=index, cost=result.cost, remaining=result.remaining, reset_at=result.reset_at
         )
+        published = self.observations.publish
         for pr in result.missing:
             before = self._missing.get(pr)
             entry = self._missing[pr] = missed(before, now, self._config.missing_pr_interval)
             self._looked[pr] = now
             self._requested.discard(pr)
             if before is None:
+                published(PrGone(pr=pr, at=now))
                 if observer is not None:
                     observer.pr_gone(pr)
                 self._log.warning(
@@ -414,26 +418,15 @@ class Poller:
                 continue
             self._looked[pr] = now
             self._requested.discard(pr)
-            self._badges[pr] = status
             self.book.badge_read(status, now)
             if self._missing.pop(pr, None) is not None:
+                published(PrReadable(pr=pr, at=now))
                 self._log.info("%s is readable again", pr)
             watches = by_pr.get(pr)
             if watches:
-                await self._tell(watches, status, now)
-        return None if result.cost is None else float(result.cost)
-
-    async def _tell(self, watches: tuple[Watch, ...], new: PrStatus, now: datetime) -> None:
-        for listener in self._listeners:
-            key = (listener.name, new.pr)
-            try:
-                await listener.on_poll(watches, new, self._previous.get(key), now)
-            except Exception as exc:
-                # The type only (or what a store fault means): a listener's message may
-                # quote text read from GitHub.
-                self._log.error(
-                    "listener %s failed on %s: %s", listener.name, new.pr, describe_fault(exc)
+                published(
+                    Observation(
+                        pr=pr, read_at=now, badge=status, watches=watches, interval=self._interval
+                    )
                 )
-                self._log.debug("listener failure", exc_info=exc)
-            else:
-                self._previous[key] = new
+        return None if result.cost is None else float(result.cost)

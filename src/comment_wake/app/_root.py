@@ -533,6 +533,7 @@ async def open_app(
             rng=rng,
             details=monitor.read_details,
             interval=lambda: monitor.poll_interval,
+            observations=monitor.observations,
         )
         monitor.add_listener(wake, run=wake.run)
         delivery: DeliveryLoop | None = None

@@ -11,13 +11,12 @@ heartbeat, so ``comment-wake status`` in another process reads the same figures 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime
 
 import msgspec
 
 from comment_wake.events import CommentDecided, Event, Fault, Noted, PollRound, WorkerWoken
-from review_monitor import PrRef, PrStatus, Watch, fold
+from review_monitor import Observation, Observed, PrRef, fold
 
 __all__ = [
     "DAEMON_STATE_KEY",
@@ -139,17 +138,19 @@ class StatusTracker:
 
 
 class PrStates:
-    """A monitor listener that tells the tracker each polled PR's state: ``open``,
-    ``draft``, ``merged`` or ``closed``.  It keeps no mark."""
+    """A monitor listener that tells the tracker each observed PR's state: ``open``,
+    ``draft``, ``merged`` or ``closed`` (a PR the sweep proves quiet keeps the state its
+    last observation gave).  It keeps no mark."""
 
     name = "comment-wake/status"
 
     def __init__(self, tracker: StatusTracker) -> None:
         self._tracker = tracker
 
-    async def on_poll(
-        self, watches: Sequence[Watch], new: PrStatus, old: PrStatus | None, now: datetime
-    ) -> None:
+    async def observe(self, item: Observed, now: datetime) -> None:
+        if not isinstance(item, Observation):
+            return
+        new = item.badge
         if new.merged or new.state == "MERGED":
             state = "merged"
         elif new.state == "CLOSED":

@@ -1,6 +1,12 @@
 """``CommentWake``: the async shell around the wake core, a ``review_monitor`` listener.
 
-Per PR and look (a badge poll, or a timer with the last badge): load the mark, call
+It follows the monitor's observation stream: each ``Observation`` (a badge the poller
+read) is a look at its PR; each ``RoundDone`` checks the registry version (one store
+read) and looks at the PRs whose binding moved.  A PR the sweep proves quiet gets no
+observation: its timers (``run``) look at it with its latest observation when they fall
+due, and a look that failed is given again at the next round's end.
+
+Per PR and look (an observation, or a timer with the PR's latest one): load the mark, call
 ``step``; while the core needs reads, do them (details, gap pages, permission lookups,
 own-post verdicts) and call ``step`` again with the facts; then write the new mark,
 enqueue the notices and put a ``DecisionRecord`` per decision (its evidence: what the
@@ -66,17 +72,21 @@ from review_monitor import (
     GapRead,
     GitHubError,
     ItemDetail,
+    LookAgain,
     LookupFailed,
     MonitorConfig,
     Notice,
+    Observation,
+    ObservationSource,
+    Observed,
     PermissionAnswer,
     PermissionChecker,
     Permissions,
     PrRef,
     PrStatus,
     RateLimitedError,
+    RoundDone,
     TransientError,
-    Watch,
     sleep_until_or,
 )
 from review_monitor.github import GitHubApi, read_details, read_gap
@@ -141,8 +151,12 @@ class CommentWake:
         rng: random.Random | None = None,
         details: DetailSource | None = None,
         interval: Callable[[], timedelta] | None = None,
+        observations: ObservationSource | None = None,
     ) -> None:
         self._store = store
+        # The poller's observation stream: the latest badge of each PR, which the timers
+        # look at (None: only observations handed to ``observe`` are looked at).
+        self._observations = observations
         # The poll interval in force (``Monitor.poll_interval``: the budget governor may
         # stretch it); the gap read's bound grows with it.
         self._interval = interval
@@ -157,28 +171,45 @@ class CommentWake:
         self._config = config or WakeConfig()
         self._monitor = monitor or MonitorConfig()
         self._rng = rng
-        self._last: dict[PrRef, PrStatus] = {}
         self._due: dict[PrRef, datetime] = {}
+        self._failed: set[PrRef] = set()  # timed looks that failed: again at a round's end
         self._locks: dict[PrRef, anyio.Lock] = {}
         self._changed = anyio.Event()
 
     # -- the listener ------------------------------------------------------------------
 
-    async def on_poll(
-        self, watches: Sequence[Watch], new: PrStatus, old: PrStatus | None, now: datetime
-    ) -> None:
-        self._last[new.pr] = new
-        await self.look(new.pr, now)
+    async def observe(self, item: Observed, now: datetime) -> None:
+        """A badge read is a look at its PR (``LookAgain`` when a read it needed failed:
+        the dispatcher gives it again at the next round's end); a round's end checks the
+        registry and looks again at the PRs whose timed look failed."""
+        if isinstance(item, RoundDone):
+            await self.refresh_bindings(now)
+            for pr in sorted(self._failed):
+                self._failed.discard(pr)
+                self._due[pr] = min(now, self._due.get(pr, now))
+                self._changed.set()
+            return
+        if not isinstance(item, Observation):
+            return
+        new = item.badge
+        try:
+            await self._locked(new.pr, new, now)
+        except _ReadFailed:
+            raise LookAgain from None
         # ``new.pr`` is spelled as GitHub spells it (``nameWithOwner``); a watch bound as
         # ``Octo/Repo#1`` takes that spelling once, so ``list`` and ``status`` show it.
-        if any(w.pr.repo != new.pr.repo for w in watches if w.pr == new.pr):
+        if any(w.pr.repo != new.pr.repo for w in item.watches if w.pr == new.pr):
             await self._store.call(SyncStore.respell, new.pr, at=now)
+
+    def _latest(self, pr: PrRef) -> PrStatus | None:
+        latest = None if self._observations is None else self._observations.latest(pr)
+        return None if latest is None else latest.badge
 
     async def apply_release(self, pr: PrRef, now: datetime) -> bool:
         """Look at ``pr`` now, so that a release request recorded for it is applied (every
         look applies one); False when no badge of it is known yet, and its next poll
         applies the request instead."""
-        if pr not in self._last:
+        if self._latest(pr) is None:
             return False
         await self.look(pr, now)
         return True
@@ -202,8 +233,11 @@ class CommentWake:
                 if t is not None and t <= now:
                     self._due.pop(pr, None)
                     try:
-                        await self.look(pr, now)
+                        await self._locked(pr, self._latest(pr), now)
+                    except _ReadFailed:
+                        self._failed.add(pr)  # said already; again at the round's end
                     except Exception as exc:
+                        self._failed.add(pr)
                         _log.error("a timed look at %s failed: %s", pr, describe_fault(exc))
             if due:
                 continue
@@ -234,19 +268,29 @@ class CommentWake:
         what the mark holds when the PR is no longer bound, so a session manager may call
         it right after unbinding or archiving a worker.
         """
-        lock = self._locks.setdefault(pr, anyio.Lock())
-        async with lock:
-            for _ in range(_MAX_MOVES):
-                try:
-                    return await self._look(pr, self._last.get(pr), now)
-                except _RegistryMoved:
-                    # An archive, an unbind or a re-bind landed while this look stepped:
-                    # its commit was undone; step again on the fresh binding.
-                    await self.refresh_bindings(now)
-            raise RuntimeError(
-                f"the registry moved at each of {_MAX_MOVES} tries to commit a look at {pr}; "
-                "nothing was decided, the next round looks again"
-            )
+        try:
+            return await self._locked(pr, self._latest(pr), now)
+        except _ReadFailed:
+            return None
+
+    async def _locked(self, pr: PrRef, status: PrStatus | None, now: datetime) -> Step | None:
+        """``_look`` under the PR's lock, stepped again while the registry moves under its
+        commit; ``_ReadFailed`` (reported already) when a read it needed failed."""
+        async with self._locks.setdefault(pr, anyio.Lock()):
+            return await self._look_moving(pr, status, now)
+
+    async def _look_moving(self, pr: PrRef, status: PrStatus | None, now: datetime) -> Step | None:
+        for _ in range(_MAX_MOVES):
+            try:
+                return await self._look(pr, status, now)
+            except _RegistryMoved:
+                # An archive, an unbind or a re-bind landed while this look stepped: its
+                # commit was undone; step again on the fresh binding.
+                await self.refresh_bindings(now)
+        raise RuntimeError(
+            f"the registry moved at each of {_MAX_MOVES} tries to commit a look at {pr}; "
+            "nothing was decided, the next round looks again"
+        )
 
     async def refresh_bindings(self, now: datetime) -> None:
         """Reload the bindings when the registry version moved, and look soon at every PR
@@ -271,8 +315,6 @@ class CommentWake:
                 pr, binding, stored, closed, None, Facts(), mark, now, released, version
             )
         stepped, facts = await self._steps(binding, mark, status, now, release=released)
-        if stepped is None:
-            return None
         if _unfinished(binding, stepped.mark):
             closing = finish(binding, stepped.mark, status, config=self._config, now=now)
             stepped = msgspec.structs.replace(
@@ -290,8 +332,9 @@ class CommentWake:
         now: datetime,
         *,
         release: bool = False,
-    ) -> tuple[Step | None, Facts]:
-        """Step until the core needs no more reads; (None, ...) when a read failed."""
+    ) -> tuple[Step, Facts]:
+        """Step until the core needs no more reads; ``_ReadFailed`` (reported as a warning
+        line) when a read failed."""
         pr = status.pr
         facts = Facts()
         for _ in range(_MAX_ROUNDS):
@@ -314,7 +357,7 @@ class CommentWake:
             except _ReadFailed as exc:
                 line = _fault_line(pr, exc)
                 self._publish(Noted(at=now, level=line.level, pr=pr, message=line.message))
-                return None, facts
+                raise
         else:
             raise RuntimeError(f"the wake core kept asking for reads on {pr}")
         return result, facts

@@ -4,12 +4,14 @@ The rig is the service's own unit rig (it builds ``CommentWake`` alone, to injec
 permission checker or a details reader); the whole app is built by
 ``comment_wake.app.open_app``.  ``ServiceRig`` has the real ``Store``
 in a directory, the real ``GitHubClient`` on ``FakeGitHub.transport()``, the real
-``Permissions`` and a ``VirtualClock``.  ``poll()`` reads the badge as the poller would
-and hands it to the service, so a test drives every look itself.
+``Permissions`` and a ``VirtualClock``.  ``poll()`` reads the badge as the poller would,
+publishes it on the rig's observation stream and hands it to the service, so a test drives
+every look itself.
 """
 
 from __future__ import annotations
 
+import contextlib
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -22,7 +24,10 @@ from comment_wake.store import open_store
 from comment_wake.wake import Binding, WakeConfig
 from review_monitor import (
     GitHubConfig,
+    InMemoryObservations,
+    LookAgain,
     MonitorConfig,
+    Observation,
     PermissionChecker,
     Permissions,
     PrRef,
@@ -99,6 +104,7 @@ class ServiceRig:
         self.permissions: PermissionChecker = Permissions(self.client, self.monitor)
         # The poll interval in force the service is told (None: the configured one).
         self.interval: timedelta | None = None
+        self.observations = InMemoryObservations()
         self.wake = self.service()
 
     def service(self, permissions: PermissionChecker | None = None) -> CommentWake:
@@ -116,13 +122,16 @@ class ServiceRig:
             monitor=self.monitor,
             rng=random.Random(0),
             interval=self._interval,
+            observations=self.observations,
         )
 
     def _interval(self) -> timedelta:
         return self.interval or self.monitor.poll_interval
 
     def restart(self) -> CommentWake:
-        """Lose every cache and timer: new permissions, new service, same store."""
+        """Lose every cache and timer: new permissions, a new observation stream, new
+        service, same store."""
+        self.observations = InMemoryObservations()
         self.wake = self.service(Permissions(self.client, self.monitor))
         return self.wake
 
@@ -133,7 +142,18 @@ class ServiceRig:
     async def poll(self) -> PrStatus:
         """Read the badge and hand it to the service, as one poll round would."""
         status = await self.badge()
-        await self.wake.on_poll([Watch("w-1", self.pr)], status, None, self.clock.now())
+        now = self.clock.now()
+        observed = self.observations.publish(
+            Observation(
+                pr=self.pr,
+                read_at=now,
+                badge=status,
+                watches=(Watch("w-1", self.pr),),
+                interval=self._interval(),
+            )
+        )
+        with contextlib.suppress(LookAgain):  # a read failed: the warning says so
+            await self.wake.observe(observed, now)
         return status
 
     def unbind(self, *, archived: bool = True) -> None:

@@ -3,13 +3,12 @@ GitHub refuses is isolated, and only that PR is faulted."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
 import pytest
 
-from review_monitor import Fault, MonitorEvent, PrRef, PrStatus, Watch
+from review_monitor import Fault, MonitorEvent, Observation, Observed, PrRef
 from review_monitor.github import RetryPolicy
 from review_monitor.testing import Fault as Injected
 
@@ -27,10 +26,9 @@ class Told:
     def __init__(self) -> None:
         self.prs: list[PrRef] = []
 
-    async def on_poll(
-        self, watches: Sequence[Watch], new: PrStatus, old: PrStatus | None, now: datetime
-    ) -> None:
-        self.prs.append(new.pr)
+    async def observe(self, item: Observed, now: datetime) -> None:
+        if isinstance(item, Observation):
+            self.prs.append(item.pr)
 
 
 async def _batch_with_a_bad_pr(world: World, good: int) -> list[PrRef]:

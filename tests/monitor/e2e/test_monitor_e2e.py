@@ -4,7 +4,6 @@ hints, extra listeners, the token, and its lifecycle."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -12,7 +11,14 @@ from typing import TYPE_CHECKING
 import anyio
 import pytest
 
-from review_monitor import Monitor, MonitorConfig, PrRef, PrStatus, StoreLockedError, Watch
+from review_monitor import (
+    Monitor,
+    MonitorConfig,
+    Observation,
+    Observed,
+    PrRef,
+    StoreLockedError,
+)
 from review_monitor.store import Store
 
 if TYPE_CHECKING:
@@ -136,10 +142,9 @@ class Recorder:
         self.ran = anyio.Event()
         self.stopped = False
 
-    async def on_poll(
-        self, watches: Sequence[Watch], new: PrStatus, old: PrStatus | None, now: datetime
-    ) -> None:
-        self.seen.append((new.state, new.pr.number))
+    async def observe(self, item: Observed, now: datetime) -> None:
+        if isinstance(item, Observation):
+            self.seen.append((item.badge.state, item.pr.number))
 
     async def run(self) -> None:
         self.ran.set()

@@ -3,13 +3,12 @@ changed, late listings, the safety net and a failed sweep."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 import pytest
 
-from review_monitor import MonitorConfig, PollRound, PrRef, PrStatus, Watch
+from review_monitor import MonitorConfig, Observation, Observed, PollRound, PrRef
 from review_monitor.testing import Fault
 
 if TYPE_CHECKING:
@@ -29,10 +28,9 @@ class Listed:
     def __init__(self) -> None:
         self.told: list[tuple[int, tuple[str, ...]]] = []
 
-    async def on_poll(
-        self, watches: Sequence[Watch], new: PrStatus, old: PrStatus | None, now: datetime
-    ) -> None:
-        self.told.append((new.pr.number, tuple(c.id for c in new.comments)))
+    async def observe(self, item: Observed, now: datetime) -> None:
+        if isinstance(item, Observation):
+            self.told.append((item.pr.number, tuple(c.id for c in item.badge.comments)))
 
     def first_listing(self, number: int, comment: str) -> int | None:
         """The index of the first telling of PR ``number`` that listed ``comment``."""

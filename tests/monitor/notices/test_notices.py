@@ -17,6 +17,7 @@ from review_monitor import (
     ItemDetail,
     LookupFailed,
     Notice,
+    Observation,
     PermissionAnswer,
     PrRef,
     PrStatus,
@@ -124,7 +125,10 @@ class World:
     async def poll(
         self, new: PrStatus, now: datetime = T0, watches: Sequence[Watch] = (WATCH,)
     ) -> None:
-        await self.listener.on_poll(watches, new, None, now)
+        observed = Observation(
+            pr=new.pr, read_at=now, badge=new, watches=tuple(watches), interval=timedelta(minutes=1)
+        )
+        await self.listener.observe(observed, now)
 
     async def notices(self) -> list[Notice]:
         return [e.notice for e in await self.store.call(SyncStore.entries)]

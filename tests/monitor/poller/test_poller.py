@@ -12,11 +12,16 @@ import msgspec
 import pytest
 
 from review_monitor import (
+    Dispatcher,
     GitHubError,
+    InMemoryObservations,
     MonitorConfig,
+    Observation,
+    Observed,
     PrRef,
     PrStatus,
     RateLimitedError,
+    RoundDone,
     TransientError,
 )
 from review_monitor._listener import Watch
@@ -89,7 +94,6 @@ class FakeWatches:
 class Call(msgspec.Struct, frozen=True):
     watches: tuple[Watch, ...]
     new: PrStatus
-    old: PrStatus | None
     now: datetime
 
 
@@ -98,16 +102,19 @@ class Recorder:
         self._name = name
         self.fail_on = fail_on or set()
         self.calls: list[Call] = []
+        self.rounds = 0
 
     @property
     def name(self) -> str:
         return self._name
 
-    async def on_poll(
-        self, watches: Sequence[Watch], new: PrStatus, old: PrStatus | None, now: datetime
-    ) -> None:
-        self.calls.append(Call(tuple(watches), new, old, now))
-        if new.pr in self.fail_on:
+    async def observe(self, item: Observed, now: datetime) -> None:
+        if isinstance(item, RoundDone):
+            self.rounds += 1
+        if not isinstance(item, Observation):
+            return
+        self.calls.append(Call(item.watches, item.badge, now))
+        if item.pr in self.fail_on:
             raise RuntimeError("secret comment text")
 
     def seen(self, pr: PrRef) -> list[Call]:
@@ -161,16 +168,22 @@ def badges(clock: VirtualClock) -> FakeBadges:
 
 
 @pytest.mark.anyio
-async def test_each_listener_gets_the_new_badge_and_the_one_before(
-    clock: VirtualClock, badges: FakeBadges
-) -> None:
+async def test_each_listener_gets_each_new_badge(clock: VirtualClock, badges: FakeBadges) -> None:
     rec = Recorder()
     first, second = status(A, title="one"), status(A, title="two")
     badges.statuses[A] = first
     async with running(make(clock, badges, [A], rec), clock):
         badges.statuses[A] = second
         await clock.advance(60 * S)
-    assert [(first, None), (second, first)] == [(c.new, c.old) for c in rec.calls]
+    assert [first, second] == [c.new for c in rec.calls]
+
+
+@pytest.mark.anyio
+async def test_each_round_ends_with_a_round_done(clock: VirtualClock, badges: FakeBadges) -> None:
+    rec = Recorder()
+    async with running(make(clock, badges, [A], rec), clock):
+        await clock.advance(60 * S)
+    assert 2 == rec.rounds
 
 
 @pytest.mark.anyio
@@ -266,13 +279,34 @@ async def test_a_listener_that_raises_does_not_stop_the_others_or_the_poller(
 
 
 @pytest.mark.anyio
-async def test_a_listener_that_raised_gets_the_same_previous_badge_again(
-    clock: VirtualClock, badges: FakeBadges
+async def test_a_listener_that_raised_gets_the_observation_again_at_the_next_round_end(
+    clock: VirtualClock,
 ) -> None:
     rec = Recorder(fail_on={A})
-    async with running(make(clock, badges, [A], rec), clock):
-        await clock.advance(60 * S)
-    assert [None, None] == [c.old for c in rec.calls]
+    source = InMemoryObservations()
+    dispatcher = Dispatcher(source, [rec], now=clock.now)
+    seen = source.publish(
+        Observation(pr=A, read_at=clock.now(), badge=status(A), watches=(), interval=60 * S)
+    )
+    told: list[int] = []
+    for _ in range(3):
+        await dispatcher.deliver()
+        told.append(len(rec.calls))
+        source.publish(RoundDone(at=clock.now()))
+    await dispatcher.deliver()
+    assert ([1, 1, 2], [seen.badge] * 3) == (told, [c.new for c in rec.calls])
+
+
+@pytest.mark.anyio
+async def test_a_listener_that_settled_is_not_given_the_observation_again(
+    clock: VirtualClock, badges: FakeBadges
+) -> None:
+    rec = Recorder()
+    poller = make(clock, badges, [A], rec)
+    await poller.poll_round()
+    badges.missing.add(A)
+    await poller.poll_round()
+    assert 1 == len(rec.calls)
 
 
 @pytest.mark.anyio
@@ -413,15 +447,15 @@ async def test_a_costly_poll_is_stretched_by_the_budget_governor(
 
 
 @pytest.mark.anyio
-async def test_a_new_poller_hands_no_previous_badge_after_a_restart(
+async def test_a_new_poller_reads_every_pr_at_its_first_round(
     clock: VirtualClock, badges: FakeBadges
 ) -> None:
     first, second = Recorder(), Recorder()
-    async with running(make(clock, badges, [A], first), clock):
+    async with running(make(clock, badges, [A, B], first), clock):
         pass
-    async with running(make(clock, badges, [A], second), clock):
+    async with running(make(clock, badges, [A, B], second), clock):
         pass
-    assert [None] == [c.old for c in second.calls]
+    assert [A, B] == [c.new.pr for c in second.calls]
 
 
 @pytest.mark.anyio
