@@ -72,6 +72,10 @@ DELIVERY_LOOP = "src/comment_wake/delivery/_loop.py"
 CLI_MAIN = "src/comment_wake/cli/__init__.py"
 MISSING = "monitor/src/review_monitor/_missing.py"
 POLLER = "monitor/src/review_monitor/_poller.py"
+OBSERVATIONS = "monitor/src/review_monitor/_observations.py"
+REGISTRY_SNAPSHOT = "src/comment_wake/registry/_snapshot.py"
+REGISTRY = "src/comment_wake/registry/_registry.py"
+SERVICE = "src/comment_wake/service/_service.py"
 
 WAKE_SUITES = ("tests/wake", "tests/replay")
 OWNPOST_SUITES = ("tests/ownpost", "tests/replay")
@@ -684,6 +688,57 @@ MUTATIONS: tuple[Mutation, ...] = (
         "        handled=ended.mark.handled,\n",
         "        handled=(),\n",
         WAKE_SUITES,
+    ),
+    Mutation(
+        "snapshot-reloaded-every-look",
+        "issue 26: a look reads the binding from the registry snapshot, not every record",
+        REGISTRY_SNAPSHOT,
+        "        return self._snapshot.binding(pr)\n",
+        "        return self._registry.snapshot().binding(pr)\n",
+        ("tests/app/test_quiet_rounds.py",),
+    ),
+    Mutation(
+        "registry-write-keeps-the-version",
+        "issue 26: every registry write moves the registry version in its transaction",
+        REGISTRY,
+        "    put_record(tx, namespace, key, blob)\n    bump_registry(tx)\n",
+        "    put_record(tx, namespace, key, blob)\n",
+        ("tests/app/registry/test_version.py",),
+    ),
+    Mutation(
+        "commit-ignores-a-moved-registry",
+        "issue 26: a commit re-reads the registry version and steps again when it moved",
+        SERVICE,
+        "                if version is not None and read_registry_version(tx) != version:\n",
+        "                if False:\n",
+        ("tests/service/test_registry_moves.py",),
+    ),
+    Mutation(
+        "quiet-prs-observed-again",
+        "issue 26: a PR the sweep proves unchanged is told nothing",
+        POLLER,
+        "            await self._end_round()\n",
+        "            for pr in quiet:\n"
+        "                if (seen := self.observations.latest(pr)) is not None:\n"
+        "                    self.observations.publish(seen)\n"
+        "            await self._end_round()\n",
+        ("tests/monitor/e2e/test_sweep_e2e.py", "tests/app/test_quiet_rounds.py"),
+    ),
+    Mutation(
+        "unsettled-observation-dropped",
+        "issue 26: a listener that raised gets the observation again at the next round's end",
+        OBSERVATIONS,
+        "                self._unsettled[listener.name][pr] = self._rounds\n",
+        "                pass\n",
+        ("tests/monitor/poller",),
+    ),
+    Mutation(
+        "notices-without-timers",
+        "issue 26: a waiting verdict on a quiet PR is retried by the notices' own timer",
+        NOTICES,
+        "        due = min((w.retry_at for w in mark.waiting), default=None)\n",
+        "        due = None\n",
+        NOTICES_SUITES,
     ),
 )
 

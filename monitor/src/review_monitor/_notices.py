@@ -56,6 +56,8 @@ from ._notice import NOTICE_VERSION, Notice, NoticeItem, NoticePr, notice_key
 from ._observations import Observation, ObservationSource, Observed
 from ._seen import Seen, history_until, retry_delay, settle_seen, unseen
 from ._store._faults import describe_fault
+from ._store._marks import load_mark
+from ._store._watches import watch_start
 from ._wait import sleep_until_or
 from .store import Mark, Store, SyncStore
 
@@ -392,9 +394,10 @@ def _load(
     db: SyncStore, pr: PrRef, listener: str, threads: Sequence[str]
 ) -> tuple[Mark | None, datetime | None]:
     """The PR's stored mark and the start of its earliest watch among ``threads`` (None
-    when none has one), in one call on the store's thread."""
-    starts = [s for t in threads if (s := db.watched_since(t, pr)) is not None]
-    return db.load_mark(pr, listener), min(starts, default=None)
+    when none has one), in one read."""
+    with db.read() as tx:
+        starts = [s for t in threads if (s := watch_start(tx, t, pr)) is not None]
+        return load_mark(tx, pr, listener), min(starts, default=None)
 
 
 def _watched_again(mark: NoticesMark, since: datetime) -> NoticesMark:

@@ -207,13 +207,11 @@ class Dispatcher:
         pr = None if isinstance(item, RoundDone) else item.pr
         try:
             await listener.observe(item, self._now())
-        except LookAgain:
-            # The listener said why already (a read failed): look again next round.
-            if pr is not None:
-                self._unsettled[listener.name][pr] = self._rounds
         except Exception as exc:
             if pr is not None:
                 self._unsettled[listener.name][pr] = self._rounds
+            if isinstance(exc, LookAgain):
+                return  # the listener said why already (a read failed)
             # The type only (or what a store fault means): a listener's message may
             # quote text read from GitHub.
             self._log.error(

@@ -108,6 +108,7 @@ class App:
         registry: Registry | None,
         dry_run: bool,
         environ: Mapping[str, str],
+        book: RegistryBook | None = None,
     ) -> None:
         self.config = config
         self.state_dir = state_dir
@@ -123,7 +124,10 @@ class App:
         bus.subscribe(self._tracker)
         monitor.add_listener(PrStates(self._tracker))
         self._started = clock.now()
-        self._watched: tuple[PrRef, ...] = ()
+        # The watched PRs, for hints and requests: the registry book's (reloaded when the
+        # registry version moves, at each round's end), else read from the store.
+        self._book = book
+        self._read_watched: tuple[PrRef, ...] = ()
         self._releases: dict[PrRef, datetime] = {}  # release requests already acted on
         self._polls: dict[PrRef, PollRequest] = {}  # poll requests handed to the poller
         self._round = anyio.Event()
@@ -284,13 +288,19 @@ class App:
         listener = HintListener(self.config.webhook, secret, hint, clock=self.clock)
         self.hint_port = await tg.start(listener.serve)
 
+    @property
+    def _watched(self) -> tuple[PrRef, ...]:
+        return self._book.snapshot.watched if self._book is not None else self._read_watched
+
     async def _refresh_watches(self) -> None:
+        if self._book is not None:
+            return  # the book is current: the wake refreshes it at every round's end
         try:
             found = await self.monitor.store.call(SyncStore.watches)
         except Exception as exc:
             self._store_fault("reading the watch list", exc)
             return
-        self._watched = tuple(sorted({w.pr for w in found}))
+        self._read_watched = tuple(sorted({w.pr for w in found}))
 
     def _store_fault(self, doing: str, exc: Exception) -> None:
         detail = f"{doing}: {describe_fault(exc)}"
@@ -362,6 +372,12 @@ class App:
             return 0
         pending = {r.pr: r for r in requests}
         self._polls = {pr: r for pr, r in self._polls.items() if pending.get(pr) == r}
+        if any(pr not in self._polls for pr in pending):
+            # A request may name a PR bound since the round began: see the registry now.
+            try:
+                await self.wake.refresh_bindings(now)
+            except Exception as exc:
+                self._store_fault("reading the registry", exc)
         handed = 0
         for pr, request in pending.items():
             match = matching_watch(pr, self._watched)
@@ -505,6 +521,7 @@ async def open_app(
         # refused here, before anything polls, with the command that fixes it.
         refuse_two_spellings(monitor.store.sync)
         registry: Registry | None = None
+        book: RegistryBook | None = None
         source: BindingSource
         if bindings is None:
             registry = Registry(
@@ -518,7 +535,7 @@ async def open_app(
             )
             # The wake reads the bindings from one snapshot, reloaded when the registry
             # version moves (issue 26): a look no longer decodes every worker's record.
-            source = await anyio.to_thread.run_sync(RegistryBook, registry)
+            source = book = await anyio.to_thread.run_sync(RegistryBook, registry)
         else:
             source = bindings
         wake = CommentWake(
@@ -561,6 +578,7 @@ async def open_app(
             registry=registry,
             dry_run=dry_run,
             environ=env,
+            book=book,
         )
         stack.callback(bus.close)
         yield app

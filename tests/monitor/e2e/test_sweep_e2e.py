@@ -58,6 +58,20 @@ async def test_a_quiet_round_is_one_sweep_and_no_badge(world: World) -> None:
     assert ["sweep"] * 3 == kinds_since(world, start)
 
 
+async def test_a_pr_the_sweep_proves_quiet_is_told_nothing(world: World) -> None:
+    prs = await opened(world, 150)
+    listed = Listed()
+    async with world.monitor() as monitor:
+        monitor.add_listener(listed)
+        async with world.running(monitor):
+            await world.run_for(50 * S)  # the baseline: every PR observed once
+            told = len(listed.told)
+            world.fake.post_comment(prs[80], "alice", "please rename")
+            await world.run_for(3 * M)
+    # PR 81 is read at the change and once more while it settles (late listings).
+    assert (150, {81}) == (told, {n for n, _ in listed.told[told:]})
+
+
 async def test_a_new_comment_gets_its_pr_one_badge_and_its_listeners_hear_it(
     world: World,
 ) -> None:

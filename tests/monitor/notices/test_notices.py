@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import anyio
 import msgspec
 import pytest
 
@@ -14,6 +15,7 @@ from review_monitor import (
     Author,
     BadgeItem,
     CheckFailure,
+    InMemoryObservations,
     ItemDetail,
     LookupFailed,
     Notice,
@@ -26,6 +28,7 @@ from review_monitor import (
 from review_monitor._listener import Watch
 from review_monitor._notices import MonitorNotices
 from review_monitor.store import Store, SyncStore
+from review_monitor.testing import VirtualClock
 
 PR = PrRef(owner="octo-org", name="octo-repo", number=12)
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
@@ -499,3 +502,33 @@ async def test_a_pr_watched_again_never_announces_a_verdict_twice(world: World) 
     watch_at(world, T0 + 3 * M)  # R1 is within the new watch's allowance
     await world.poll(status(r1), T0 + 4 * M)
     assert ["R1"] == await announced(world)
+
+
+@pytest.mark.anyio
+async def test_a_waiting_verdict_on_a_quiet_pr_is_retried_by_its_own_timer(
+    world: World,
+) -> None:
+    clock = VirtualClock(T0)
+    source = InMemoryObservations()
+    world.listener = MonitorNotices(
+        store=world.store,
+        permissions=world.permissions,
+        read_details=world.details,
+        read_checks=world.checks,
+        observations=source,
+        clock=clock,
+    )
+    world.permissions.answers["alice"] = "fail"
+    await world.poll(status())
+    badge = status(review("R1", "alice"))
+    seen = source.publish(
+        Observation(pr=PR, read_at=T0 + M, badge=badge, watches=(WATCH,), interval=M)
+    )
+    await clock.advance_to(T0 + M)
+    await world.listener.observe(seen, T0 + M)  # the lookup fails: retried in a minute
+    world.permissions.answers["alice"] = "write"
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(world.listener.run)
+        await clock.advance_to(T0 + 3 * M)  # no observation comes: the PR is quiet
+        tg.cancel_scope.cancel()
+    assert (["review-verdict"], T0 + 2 * M) == (await world.kinds(), world.permissions.times[-1])

@@ -15,6 +15,7 @@ from review_monitor import (
     Dispatcher,
     GitHubError,
     InMemoryObservations,
+    LookAgain,
     MonitorConfig,
     Observation,
     Observed,
@@ -295,6 +296,27 @@ async def test_a_listener_that_raised_gets_the_observation_again_at_the_next_rou
         source.publish(RoundDone(at=clock.now()))
     await dispatcher.deliver()
     assert ([1, 1, 2], [seen.badge] * 3) == (told, [c.new for c in rec.calls])
+
+
+@pytest.mark.anyio
+async def test_a_listener_that_asks_to_look_again_is_not_logged_and_gets_it_again(
+    clock: VirtualClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    class Again(Recorder):
+        async def observe(self, item: Observed, now: datetime) -> None:
+            await super().observe(item, now)
+            if isinstance(item, Observation):
+                raise LookAgain
+
+    rec = Again()
+    source = InMemoryObservations()
+    dispatcher = Dispatcher(source, [rec], now=clock.now)
+    source.publish(Observation(pr=A, read_at=clock.now(), badge=status(A), watches=(), interval=S))
+    with caplog.at_level(logging.DEBUG):
+        for _ in range(2):
+            source.publish(RoundDone(at=clock.now()))
+            await dispatcher.deliver()
+    assert (2, []) == (len(rec.calls), caplog.records)
 
 
 @pytest.mark.anyio

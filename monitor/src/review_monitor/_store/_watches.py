@@ -27,6 +27,7 @@ __all__ = [
     "read_watches",
     "remove_watch",
     "respell_watches",
+    "watch_start",
 ]
 
 _V1 = (  # version 1: watch registry
@@ -145,12 +146,7 @@ class WatchesPart(Database):
     def watched_since(self, thread_id: str, pr: PrRef) -> datetime | None:
         """When ``thread_id`` started watching ``pr``; None when it does not."""
         with self.read() as tx:
-            row = tx.execute(
-                "SELECT added_at FROM watches WHERE thread_id = ? AND host = ? AND owner = ? "
-                "AND name = ? AND number = ? AND tool = ?",
-                (thread_id, pr.host, pr.owner, pr.name, pr.number, WATCH_TOOL),
-            ).fetchone()
-        return None if row is None else parse_store_time(row[0])
+            return watch_start(tx, thread_id, pr)
 
     def respell(self, pr: PrRef, *, at: datetime) -> int:
         """Spell ``pr``'s watches as ``pr`` does (GitHub's ``nameWithOwner``); how many
@@ -173,6 +169,16 @@ class WatchesPart(Database):
         """The registry version and every watch, read in one transaction."""
         with self.read() as tx:
             return read_registry_version(tx), read_watches(tx)
+
+
+def watch_start(tx: ReadTx, thread_id: str, pr: PrRef) -> datetime | None:
+    """When ``thread_id`` started watching ``pr``, as of ``tx``; None when it does not."""
+    row = tx.execute(
+        "SELECT added_at FROM watches WHERE thread_id = ? AND host = ? AND owner = ? "
+        "AND name = ? AND number = ? AND tool = ?",
+        (thread_id, pr.host, pr.owner, pr.name, pr.number, WATCH_TOOL),
+    ).fetchone()
+    return None if row is None else parse_store_time(row[0])
 
 
 def read_watch_starts(tx: ReadTx) -> dict[Watch, datetime]:
