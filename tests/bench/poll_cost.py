@@ -47,7 +47,16 @@ from pathlib import Path
 import anyio
 import msgspec
 
-from review_monitor import GitHubConfig, Monitor, MonitorConfig, PrRef, PrStatus, Watch
+from review_monitor import (
+    GitHubConfig,
+    InMemoryObservations,
+    Monitor,
+    MonitorConfig,
+    Observation,
+    Observed,
+    PrRef,
+    PrStatus,
+)
 from review_monitor._queries import MAX_SWEEP_PRS, badge_query, sweep_query
 from review_monitor.github import GitHubClient, RetryPolicy, read_badges
 from review_monitor.poll import SweepBook, parse_sweep
@@ -98,17 +107,19 @@ class Witness:
     def __init__(self, monitor: Monitor) -> None:
         self._monitor = monitor
         self.waiting: dict[PrRef, list[Change]] = {}
+        self._listed: dict[PrRef, set[str]] = {}  # the items each PR listed before
 
-    async def on_poll(
-        self, watches: Sequence[Watch], new: PrStatus, old: PrStatus | None, now: datetime
-    ) -> None:
+    async def observe(self, item: Observed, now: datetime) -> None:
+        if not isinstance(item, Observation):
+            return
+        new = item.badge
         for change in self.waiting.get(new.pr, ()):
             if change.seen_at is None and change.shown_by(new):
                 change.seen_at = now
-        if old is None:
-            return
-        before = {i.id for i in (*old.comments, *old.reviews)}
-        fresh = [i.id for i in (*new.comments, *new.reviews) if i.id not in before]
+        items = {i.id for i in (*new.comments, *new.reviews)}
+        before = self._listed.get(new.pr)
+        self._listed[new.pr] = items
+        fresh = sorted(items - before) if before is not None else []
         if fresh:
             await self._monitor.read_details(fresh)
 
@@ -212,9 +223,20 @@ def cpu_ms_per_poll(count: int, interval: int, runs: int = 7) -> float:
     prs = populate(fake, count)
     clock.advance(HOUR)
     statuses = anyio.run(_badges, fake, prs)
-    book = SweepBook(grace=CONFIG.sweep_grace, full_interval=CONFIG.full_badge_interval)
+    seen = InMemoryObservations()
+    book = SweepBook(
+        grace=CONFIG.sweep_grace, full_interval=CONFIG.full_badge_interval, latest=seen.latest
+    )
     for status in statuses.values():
-        book.badge_read(status, clock.now())
+        seen.publish(
+            Observation(
+                pr=status.pr,
+                read_at=clock.now(),
+                badge=status,
+                watches=(),
+                interval=step_of(interval),
+            )
+        )
     ids = book.node_ids(prs)
     # One sweep document reads at most MAX_SWEEP_PRS PRs: a round of more is several, as
     # the poller sends them.
@@ -240,6 +262,10 @@ def cpu_ms_per_poll(count: int, interval: int, runs: int = 7) -> float:
         assert not due
         assert len(found) == count
     return round(statistics.median(samples), 1)
+
+
+def step_of(interval: int) -> timedelta:
+    return timedelta(seconds=interval)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

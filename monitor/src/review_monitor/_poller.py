@@ -127,7 +127,9 @@ class Poller:
             else None
         )
         self.book = SweepBook(
-            grace=self._config.sweep_grace, full_interval=self._config.full_badge_interval
+            grace=self._config.sweep_grace,
+            full_interval=self._config.full_badge_interval,
+            latest=self.observations.latest,
         )
         self._interval = self._config.poll_interval  # the last round's, for the safety net
 
@@ -249,8 +251,7 @@ class Poller:
             if pr in forced:
                 changed.append(pr)
                 continue
-            seen = self.observations.latest(pr) is not None
-            reason = self.book.due(pr, now, self._interval) if seen else "first"
+            reason = self.book.due(pr, now, self._interval)
             (quiet if reason is None else net if reason == "safety-net" else changed).append(pr)
         return quiet, changed + net, cost, requests
 
@@ -289,7 +290,6 @@ class Poller:
 
     def _forget_unwatched(self, by_pr: dict[PrRef, tuple[Watch, ...]]) -> None:
         self.observations.forget(by_pr.keys())
-        self.book.forget(by_pr)
         for pr in [pr for pr in self._missing if pr not in by_pr]:
             del self._missing[pr]
         for pr in [pr for pr in self._looked if pr not in by_pr]:
@@ -418,7 +418,6 @@ class Poller:
                 continue
             self._looked[pr] = now
             self._requested.discard(pr)
-            self.book.badge_read(status, now)
             if self._missing.pop(pr, None) is not None:
                 published(PrReadable(pr=pr, at=now))
                 self._log.info("%s is readable again", pr)

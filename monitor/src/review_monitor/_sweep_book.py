@@ -16,17 +16,20 @@ A PR's full badge is read when:
   ``full_interval``, against a change that ``updatedAt`` misses.
 
 Otherwise the sweep proved that nothing the badge shows has changed since a badge that
-was complete, and the poller tells its listeners that badge again.
+was complete, and nobody is told anything.
+
+The last full badge of each PR and when it was read are the observation stream's latest
+observation (``latest``): the book keeps only what this round's sweep showed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timedelta
 from typing import Literal
 
-from ._model import PrRef, PrStatus, SweepEntry
+from ._model import PrRef, SweepEntry
+from ._observations import Observation
 
 __all__ = ["DueReason", "SweepBook"]
 
@@ -34,59 +37,50 @@ DueReason = Literal["first", "unswept", "changed", "settling", "safety-net"]
 """Why a PR's full badge is read this round (``SweepBook.due``)."""
 
 
-@dataclass
-class _Look:
-    node_id: str
-    badge: SweepEntry  # what the last full badge showed, in the sweep's terms
-    badge_at: datetime  # when it was read (our clock)
-    swept: SweepEntry | None = None  # what this round's sweep showed (None: not read)
-
-
 class SweepBook:
-    """Per PR: the last full badge and the last sweep, and the rule that says whether a
-    full badge is due."""
+    """Per PR: whether a full badge is due, from the PR's latest observation (``latest``:
+    its last full badge and when it was read) and this round's sweep."""
 
-    def __init__(self, *, grace: timedelta, full_interval: timedelta) -> None:
+    def __init__(
+        self,
+        *,
+        grace: timedelta,
+        full_interval: timedelta,
+        latest: Callable[[PrRef], Observation | None],
+    ) -> None:
         self.grace = grace
         self.full_interval = full_interval
-        self._looks: dict[PrRef, _Look] = {}
+        self._latest = latest
+        self._swept: dict[PrRef, SweepEntry | None] = {}  # this round's sweep
+
+    def _badge(self, pr: PrRef) -> tuple[SweepEntry, datetime] | None:
+        """The PR's last full badge in the sweep's terms, and when it was read."""
+        seen = self._latest(pr)
+        entry = None if seen is None else SweepEntry.of(seen.badge)
+        return None if entry is None or seen is None else (entry, seen.read_at)
 
     def node_ids(self, prs: Iterable[PrRef]) -> dict[str, PrRef]:
         """The node ids the sweep can ask for, of those of ``prs`` whose badge gave one."""
-        return {look.node_id: pr for pr in prs if (look := self._looks.get(pr)) is not None}
-
-    def badge_read(self, status: PrStatus, at: datetime) -> None:
-        """A full badge of ``status.pr`` was read at ``at``."""
-        entry = SweepEntry.of(status)
-        if entry is None:
-            self._looks.pop(status.pr, None)
-            return
-        self._looks[status.pr] = _Look(node_id=entry.node_id, badge=entry, badge_at=at)
+        return {badge[0].node_id: pr for pr in prs if (badge := self._badge(pr)) is not None}
 
     def swept(self, found: Mapping[PrRef, SweepEntry | None]) -> None:
-        """This round's sweep: each PR's entry, None for one it did not read."""
-        for pr, look in self._looks.items():
-            look.swept = found.get(pr)
+        """This round's sweep: each PR's entry (a PR it did not read is missing or None)."""
+        self._swept = dict(found)
 
     def due(self, pr: PrRef, now: datetime, interval: timedelta) -> DueReason | None:
         """Why ``pr`` needs a full badge in the round starting at ``now`` (whose interval is
         ``interval``); None when the sweep showed it unchanged and settled."""
-        look = self._looks.get(pr)
-        if look is None:
+        badge = self._badge(pr)
+        if badge is None:
             return "first"
-        swept = look.swept
+        entry, badge_at = badge
+        swept = self._swept.get(pr)
         if swept is None:
             return "unswept"
-        if swept != look.badge:
+        if swept != entry:
             return "changed"
-        if look.badge_at < swept.updated_at + self.grace:
+        if badge_at < swept.updated_at + self.grace:
             return "settling"
-        if now + interval > look.badge_at + self.full_interval:
+        if now + interval > badge_at + self.full_interval:
             return "safety-net"
         return None
-
-    def forget(self, keep: Iterable[PrRef]) -> None:
-        """Drop every PR not in ``keep`` (no longer watched)."""
-        kept = set(keep)
-        for pr in [pr for pr in self._looks if pr not in kept]:
-            del self._looks[pr]

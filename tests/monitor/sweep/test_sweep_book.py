@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import msgspec
 
-from review_monitor import PrRef, PrStatus
+from review_monitor import InMemoryObservations, Observation, PrRef, PrStatus
 from review_monitor._sweep_book import SweepBook
 from review_monitor.poll import SweepEntry
 
@@ -42,8 +42,21 @@ def entry(status: PrStatus, **changes: object) -> SweepEntry:
     return msgspec.structs.replace(found, **changes)
 
 
-def book() -> SweepBook:
-    return SweepBook(grace=30 * S, full_interval=10 * M)
+class Book(SweepBook):
+    """The book over its own observation stream, where ``badge_read`` publishes."""
+
+    def __init__(self) -> None:
+        self.source = InMemoryObservations()
+        super().__init__(grace=30 * S, full_interval=10 * M, latest=self.source.latest)
+
+    def badge_read(self, status: PrStatus, at: datetime) -> None:
+        self.source.publish(
+            Observation(pr=status.pr, read_at=at, badge=status, watches=(), interval=M)
+        )
+
+
+def book() -> Book:
+    return Book()
 
 
 def test_a_pr_never_badged_is_due_first() -> None:
@@ -113,8 +126,8 @@ def test_a_badge_that_left_an_item_off_is_not_vouched_for_by_the_sweep() -> None
     assert "first" == b.due(PR, T0 + M, M)
 
 
-def test_a_forgotten_pr_is_due_first_again() -> None:
+def test_a_pr_the_stream_forgot_is_due_first_again() -> None:
     b = book()
     b.badge_read(badge(T0 - 5 * M), T0)
-    b.forget([])
+    b.source.forget([])
     assert ({}, "first") == (b.node_ids([PR]), b.due(PR, T0 + M, M))

@@ -1,0 +1,363 @@
+"""What a round costs the app at scale (a script, not a test; issue 26).
+
+    .venv/bin/python tests/bench/scale.py [--prs N]
+
+The real app (``open_app``) with N PRs each bound to its own worker (inbox publisher, one
+small transcript each, ten workers per orchestrator), on a real SQLite store, on a virtual
+clock.  FakeGitHub serves from its own process over loopback HTTP, on the app's virtual
+time (a shared value the app's clock writes), so its CPU is not the app's.  After the
+baseline round the app runs quiet rounds, then rounds in which 1% of the PRs get a
+comment from a writer.  Each figure is the median over the rounds of its kind:
+
+- ``quiet_round_cpu_ms``: the app's CPU from one round's end to the next, quiet rounds
+  that read no full badge (the safety net's rounds are apart);
+- ``safety_net_round_cpu_ms``: quiet rounds in which the safety net read every badge;
+- ``busy_round_cpu_ms``: rounds with 1% of the PRs changed (their looks, notices and
+  deliveries to the inboxes);
+- ``monitor_only_round_cpu_ms``: the quiet round with the same N PRs watched and no
+  worker bound: the poller alone;
+- ``looks_per_quiet_round``: looks by the comment wake and the monitor's notices;
+- ``store_reads_per_quiet_round``: read transactions on the store made by the round's
+  path (``store_reads_by_caller`` names every reader, the background ones too: the
+  housekeeping's operator requests every two seconds and the delivery loop's outbox scan,
+  whatever N);
+- ``peak_rss_mb``: the peak resident size of the app's process (each N runs in a fresh
+  process).
+
+The CPU includes the driver's own work of moving the virtual clock, the same in every
+kind of round; compare ratios measured in one run.  Without ``--prs`` it runs N = 100,
+1,000 and 5,000 and checks the issue's targets; the last line printed is one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import multiprocessing.connection
+import multiprocessing.sharedctypes
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+
+from comment_wake.app import open_app
+from comment_wake.config import AppConfig
+from comment_wake.events import Event, PollRound
+from comment_wake.registry import InboxSpec, TranscriptPath
+from review_monitor import GitHubConfig, PrRef
+from review_monitor.testing import FakeGitHub, VirtualClock
+
+START = datetime(2030, 1, 2, 3, 0, tzinfo=UTC)
+TOKEN = "ghp_ScaleBenchToken0123456789abcdefghijkl"
+ROUND = timedelta(minutes=1)
+QUIET_ROUNDS = 24  # two safety-net rounds among them (every badge every 10 minutes)
+BUSY_ROUNDS = 12
+BUSY_SHARE = 0.01
+TEAM = 10  # workers per orchestrator
+# Readers that run on their own beat, whatever N: the housekeeping's operator requests
+# and the delivery loop's outbox scan.
+BACKGROUND = frozenset({"read_records", "due", "next_due_at", "next_reaction_at"})
+SIZES = (100, 1000, 5000)
+
+
+# -- FakeGitHub in its own process --------------------------------------------------------
+
+
+class _SharedNow:
+    """The app's virtual time, read from the value its clock writes."""
+
+    def __init__(self, value: Any) -> None:
+        self._value = value
+
+    def now(self) -> datetime:
+        return datetime.fromtimestamp(self._value.value, UTC)
+
+
+def _serve(count: int, value: Any, conn: multiprocessing.connection.Connection) -> None:
+    fake = FakeGitHub(clock=_SharedNow(value), viewer="octo-worker", token=TOKEN)
+    prs = [fake.add_pr(f"octo-org/repo-{i % 40}", i + 1, title=f"PR {i + 1}") for i in range(count)]
+    for repo in sorted({pr.repo for pr in prs}):
+        fake.set_permission(repo, "alice", "write")
+    with fake.serve_in_thread() as url:
+        conn.send((url, [(pr.owner, pr.name, pr.number) for pr in prs]))
+        while True:
+            command = conn.recv()
+            if command[0] == "stop":
+                break
+            for k in command[1]:
+                fake.post_comment(prs[k], "alice", f"please look at case {k}")
+            conn.send("ok")
+
+
+class _SharedClock(VirtualClock):
+    """A virtual clock that writes its time where the FakeGitHub process reads it."""
+
+    def __init__(self, start: datetime, value: Any) -> None:
+        self._value = value
+        super().__init__(start)
+
+    @property
+    def _now(self) -> datetime:
+        return datetime.fromtimestamp(self._value.value, UTC)
+
+    @_now.setter
+    def _now(self, t: datetime) -> None:
+        self._value.value = t.timestamp()
+
+
+class _Counting(httpx.AsyncBaseTransport):
+    """Loopback HTTP, counting requests in flight (the clock waits for them)."""
+
+    def __init__(self) -> None:
+        self._inner = httpx.AsyncHTTPTransport()
+        self.in_flight = 0
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.in_flight += 1
+        try:
+            response = await self._inner.handle_async_request(request)
+            await response.aread()
+            return response
+        finally:
+            self.in_flight -= 1
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+# -- one size -----------------------------------------------------------------------------
+
+
+class _Rig:
+    def __init__(self, clock: _SharedClock, transport: _Counting) -> None:
+        self.clock = clock
+        self.transport = transport
+        self.rounds: list[tuple[PollRound, float, Counter[str], int]] = []
+        self.reads: Counter[str] = Counter()
+        self.looks = 0
+        self._cpu = time.process_time()
+
+    def on_event(self, event: Event) -> None:
+        if isinstance(event, PollRound):
+            now = time.process_time()
+            self.rounds.append((event, (now - self._cpu) * 1000, self.reads.copy(), self.looks))
+            self._cpu = now
+            self.reads.clear()
+            self.looks = 0
+
+    async def settle(self) -> None:
+        while True:
+            await self.clock.settle()
+            if self.transport.in_flight == 0:
+                return
+            await anyio.sleep(0.0005)
+
+    async def until(self, pred: Callable[[], bool]) -> None:
+        await self.settle()
+        while not pred():
+            deadline = self.clock.next_deadline()
+            assert deadline is not None, "nothing waits on the clock"
+            await self.clock.advance_to(deadline)
+            await self.settle()
+
+    async def next_round(self) -> None:
+        done = len(self.rounds)
+        await self.until(lambda: len(self.rounds) > done)
+
+
+def _count(app: Any, rig: _Rig) -> None:
+    sync = app.monitor.store.sync
+    read = sync.read
+
+    def counted() -> Any:
+        rig.reads[sys._getframe(1).f_code.co_name] += 1
+        return read()
+
+    sync.read = counted
+    for owner, name in ((app.wake, "_look"), (app.monitor.notices, "look")):
+        real = getattr(owner, name)
+
+        def looked(*args: Any, _real: Callable[..., Awaitable[Any]] = real) -> Awaitable[Any]:
+            rig.looks += 1
+            return _real(*args)
+
+        setattr(owner, name, looked)
+
+
+async def _run(count: int, *, bound: bool, tmp: Path) -> dict[str, Any]:
+    value = multiprocessing.Value("d", START.timestamp(), lock=False)
+    parent, child = multiprocessing.Pipe()
+    server = multiprocessing.get_context("fork").Process(
+        target=_serve, args=(count, value, child), daemon=True
+    )
+    server.start()
+    url, refs = parent.recv()
+    prs = [PrRef(owner, name, number) for owner, name, number in refs]
+    clock = _SharedClock(START, value)
+    transport = _Counting()
+    rig = _Rig(clock, transport)
+    state = tmp / ("bound" if bound else "watched")
+    config = AppConfig(github=GitHubConfig(api_url=url))
+    try:
+        async with open_app(
+            config, state_dir=state, token=TOKEN, transport=transport, clock=clock
+        ) as app:
+            registry = app.registry
+            assert registry is not None
+            for k, pr in enumerate(prs):
+                if not bound:
+                    app.monitor.store.sync.add_watch(f"watcher-{k}", pr, at=clock.now())
+                    continue
+                boss = f"lead-{k // TEAM}"
+                if k % TEAM == 0:
+                    registry.add_orchestrator(boss, InboxSpec())
+                transcript = tmp / "transcripts" / f"w-{k}.jsonl"
+                transcript.parent.mkdir(parents=True, exist_ok=True)
+                transcript.write_text('{"type":"user"}\n', encoding="utf-8")
+                registry.bind(
+                    f"w-{k}",
+                    pr,
+                    orchestrator=boss,
+                    publisher=InboxSpec(),
+                    transcripts=TranscriptPath(str(transcript)),
+                )
+            app.subscribe(rig.on_event)
+            _count(app, rig)
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(app.run)
+                await rig.next_round()  # the baseline: every badge
+                await rig.next_round()
+                quiet_from = len(rig.rounds)
+                for _ in range(QUIET_ROUNDS):
+                    await rig.next_round()
+                busy_from = len(rig.rounds)
+                changed = max(1, round(count * BUSY_SHARE))
+                if bound:
+                    for n in range(BUSY_ROUNDS):
+                        parent.send(
+                            ("comment", [(n * changed + k) % count for k in range(changed)])
+                        )
+                        parent.recv()
+                        await rig.next_round()
+                tg.cancel_scope.cancel()
+    finally:
+        parent.send(("stop",))
+        server.join(timeout=10)
+    quiet = rig.rounds[quiet_from:busy_from]
+    calm = [r for r in quiet if r[0].batches == 0]
+    net = [r for r in quiet if r[0].batches > 0]
+    busy = rig.rounds[busy_from:]
+    reads = Counter[str]()
+    for r in calm:
+        reads.update(r[2])
+    return {
+        "quiet_round_cpu_ms": _median([r[1] for r in calm]),
+        "safety_net_round_cpu_ms": _median([r[1] for r in net]),
+        "busy_round_cpu_ms": _median([r[1] for r in busy]),
+        "looks_per_quiet_round": _median([float(r[3]) for r in calm]),
+        "store_reads_per_quiet_round": _median(
+            [float(sum(n for k, n in r[2].items() if k not in BACKGROUND)) for r in calm]
+        ),
+        "store_reads_by_caller": {k: round(n / max(1, len(calm)), 1) for k, n in reads.items()},
+        "quiet_rounds": len(calm),
+        "safety_net_rounds": len(net),
+        "busy_rounds": len(busy),
+    }
+
+
+def _median(values: list[float]) -> float | None:
+    return round(statistics.median(values), 2) if values else None
+
+
+def one_size(count: int) -> dict[str, Any]:
+    """Both runs of one N in this process: the app with its workers, then the poller's
+    round alone."""
+    with tempfile.TemporaryDirectory(prefix="cw-scale-") as tmp:
+        started = time.monotonic()
+        figures = anyio.run(lambda: _run(count, bound=True, tmp=Path(tmp)))
+        alone = anyio.run(lambda: _run(count, bound=False, tmp=Path(tmp)))
+    figures["monitor_only_round_cpu_ms"] = alone["quiet_round_cpu_ms"]
+    figures["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    figures["prs"] = count
+    figures["seconds"] = round(time.monotonic() - started, 1)
+    return figures
+
+
+def _in_child(count: int) -> dict[str, Any]:
+    """``one_size`` in a fresh process, so each N has its own peak RSS."""
+    done = subprocess.run(
+        [sys.executable, __file__, "--prs", str(count)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    sys.stderr.write(done.stderr)
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def _ratio(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None or b == 0 else round(a / b, 2)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--prs", type=int, help="run one size only")
+    args = parser.parse_args(argv)
+    if args.prs is not None:
+        print(json.dumps(one_size(args.prs)))
+        return 0
+    started = time.monotonic()
+    by_size = {}
+    for n in SIZES:
+        by_size[n] = _in_child(n)
+        print(f"{n} PRs: {json.dumps(by_size[n])}", file=sys.stderr, flush=True)
+    k, big = by_size[1000], by_size[5000]
+    whole = time.monotonic() - started
+    targets = {
+        "quiet_1000_at_most_1_5x_monitor_only": (
+            (_ratio(k["quiet_round_cpu_ms"], k["monitor_only_round_cpu_ms"]) or 99) <= 1.5
+        ),
+        "no_look_in_a_quiet_round": all(f["looks_per_quiet_round"] == 0 for f in by_size.values()),
+        "at_most_2_store_reads_per_quiet_round": all(
+            (f["store_reads_per_quiet_round"] or 0) <= 2 for f in by_size.values()
+        ),
+        "quiet_5000_at_most_6x_1000": (
+            (_ratio(big["quiet_round_cpu_ms"], k["quiet_round_cpu_ms"]) or 99) <= 6
+        ),
+        "busy_5000_at_most_6x_1000": (
+            (_ratio(big["busy_round_cpu_ms"], k["busy_round_cpu_ms"]) or 99) <= 6
+        ),
+        "rss_5000_at_most_250_mb": big["peak_rss_mb"] <= 250,
+        "whole_run_within_20_minutes": whole <= 20 * 60,
+    }
+    print(
+        json.dumps(
+            {
+                "sizes": by_size,
+                "quiet_1000_over_monitor_only": _ratio(
+                    k["quiet_round_cpu_ms"], k["monitor_only_round_cpu_ms"]
+                ),
+                "quiet_5000_over_1000": _ratio(big["quiet_round_cpu_ms"], k["quiet_round_cpu_ms"]),
+                "busy_5000_over_1000": _ratio(big["busy_round_cpu_ms"], k["busy_round_cpu_ms"]),
+                "whole_run_s": round(whole),
+                "targets": targets,
+            }
+        )
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
