@@ -24,8 +24,8 @@ from comment_wake.events import (
     CommentDecided,
     Event,
     NoticeDelivered,
+    NoticeQueued,
     PollRound,
-    WorkerWoken,
 )
 from comment_wake.events.testing import EventRecorder
 from comment_wake.registry import CallbackSpec
@@ -119,9 +119,9 @@ async def test_events_come_in_commit_order_decided_woke_delivered(
     kinds = [
         type(e).__name__
         for e in world.events.events
-        if isinstance(e, CommentDecided | WorkerWoken | NoticeDelivered)
+        if isinstance(e, CommentDecided | NoticeQueued | NoticeDelivered)
     ]
-    assert ["CommentDecided", "WorkerWoken", "NoticeDelivered"] == kinds
+    assert ["CommentDecided", "NoticeQueued", "NoticeDelivered"] == kinds
 
 
 async def test_a_decided_event_names_the_notice_and_worker_that_carry_it(
@@ -130,7 +130,7 @@ async def test_a_decided_event_names_the_notice_and_worker_that_carry_it(
     world.fake.post_comment(world.pr, "alice", "Please rebase onto main.")
     await world.clock.advance(MINUTE)
     (decided,) = world.events.decisions
-    (woke,) = [e for e in world.events.events if isinstance(e, WorkerWoken)]
+    (woke,) = [e for e in world.events.events if isinstance(e, NoticeQueued)]
     assert ("w-1", woke.notice_key) == (decided.worker, decided.notice_key)
 
 

@@ -36,7 +36,7 @@ PRS = 6
 MINUTE = timedelta(minutes=1)
 # What the app reads on its own beats, whatever the number of PRs, not part of a round:
 # the housekeeping's operator requests (every two seconds) and the delivery loop's scan
-# of the outbox (every ``[delivery] poll_interval``).
+# of the outbox (every ``[delivery] scan_interval``).
 BACKGROUND = {"read_records", "due", "next_due_at", "next_reaction_at"}
 
 
@@ -176,3 +176,11 @@ async def test_an_archive_decides_the_held_comments_at_the_next_round_end(
         ("held", "rate-limit", True),
         ("drop", "unbound", True),
     ] == decided
+
+
+async def test_status_shows_a_quiet_pr_as_checked_by_the_last_round(world: World) -> None:
+    async with world.running() as app:
+        await world.next_round()
+        report = await app.status()
+    last = [e for e in world.events.events if isinstance(e, PollRound)][-1]
+    assert (0, [last.at] * PRS) == (last.batches, [p.last_poll for p in report.prs])

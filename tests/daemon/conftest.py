@@ -142,7 +142,7 @@ poll_interval = "{poll}"
 wake_min_gap = "{gap}"
 floor_lag = "5s"
 [delivery]
-poll_interval = "1s"
+scan_interval = "1s"
 backoff_base = "1s"
 backoff_cap = "2s"
 reaction_backoff_base = "1s"

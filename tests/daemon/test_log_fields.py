@@ -64,7 +64,7 @@ async def test_a_wake_line_carries_its_pr_worker_notice_key_and_comment_count(
 ) -> None:
     await _woken(world)
     [decided] = [r for r in logs.records() if r.get("event") == "decided"]
-    [woke] = [r for r in logs.records() if r.get("event") == "woke"]
+    [woke] = [r for r in logs.records() if r.get("event") == "queued"]
     assert (str(world.pr), world.worker, decided["notice_key"], 1) == (
         woke["pr"],
         woke["worker"],

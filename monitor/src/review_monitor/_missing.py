@@ -31,7 +31,7 @@ class Missing:
 
     since: datetime  # the first NOT_FOUND answer of this run of them
     misses: int  # NOT_FOUND answers in a row, at least 1
-    next_try: datetime  # the PR is not read before this
+    retry_at: datetime  # the PR is not read before this
 
 
 def missing_wait(misses: int, cap: timedelta) -> timedelta:
@@ -48,4 +48,4 @@ def missed(before: Missing | None, now: datetime, cap: timedelta) -> Missing:
     misses in a row (None after a successful read, or at the first)."""
     misses = 1 if before is None else before.misses + 1
     since = now if before is None else before.since
-    return Missing(since=since, misses=misses, next_try=now + missing_wait(misses, cap))
+    return Missing(since=since, misses=misses, retry_at=now + missing_wait(misses, cap))

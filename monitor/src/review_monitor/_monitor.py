@@ -589,6 +589,9 @@ class Monitor:
         (``Poller.request_poll``); call it from the event loop."""
         self.poller.request_poll(pr)
 
-    def next_tries(self) -> dict[PrRef, datetime]:
+    def retry_times(self) -> dict[PrRef, datetime]:
         """Each PR GitHub answered NOT_FOUND, with when it is read again."""
-        return self.poller.next_tries() if self._poller is not None else {}
+        return self.poller.retry_times() if self._poller is not None else {}
+
+    next_tries = retry_times
+    """Deprecated: the old name of ``retry_times``, kept for one release."""

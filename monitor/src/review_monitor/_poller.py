@@ -161,10 +161,13 @@ class Poller:
         """Whether a poll request of ``pr`` waits for a round."""
         return pr in self._requested
 
-    def next_tries(self) -> dict[PrRef, datetime]:
+    def retry_times(self) -> dict[PrRef, datetime]:
         """Each PR GitHub answered NOT_FOUND, with when it is read again (at the first
         round from then on)."""
-        return {pr: m.next_try for pr, m in self._missing.items()}
+        return {pr: m.retry_at for pr, m in self._missing.items()}
+
+    next_tries = retry_times
+    """Deprecated: the old name of ``retry_times``, kept for one release."""
 
     # -- the loop ------------------------------------------------------------------
 
@@ -277,7 +280,7 @@ class Poller:
 
     def _is_due(self, pr: PrRef, now: datetime) -> bool:
         missing = self._missing.get(pr)
-        return missing is None or missing.next_try <= now
+        return missing is None or missing.retry_at <= now
 
     def _forced(self, now: datetime) -> frozenset[PrRef]:
         """The requested PRs this round reads: those last read ``hint_min_gap`` ago or more."""
@@ -409,7 +412,7 @@ class Poller:
                     "%s is gone or the token lost access to it; trying again in %s, then "
                     "less often, up to every %s",
                     pr,
-                    format_duration(entry.next_try - now),
+                    format_duration(entry.retry_at - now),
                     format_duration(self._config.missing_pr_interval),
                 )
         for pr in batch:

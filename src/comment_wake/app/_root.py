@@ -45,9 +45,9 @@ from comment_wake.events import (
     EventLogger,
     EventStream,
     Fault,
+    NoticeQueued,
     PollRound,
     Subscriber,
-    WorkerWoken,
 )
 from comment_wake.hints import HintListener, load_secret, matching_watch
 from comment_wake.registry import Registry, RegistryBook
@@ -151,7 +151,7 @@ class App:
         return self._bus.stream(max_buffer=max_buffer)
 
     def _on_event(self, event: Event) -> None:
-        if isinstance(event, WorkerWoken) and self.delivery is not None:
+        if isinstance(event, NoticeQueued) and self.delivery is not None:
             self.delivery.poke()
         elif isinstance(event, PollRound):
             self._round.set()
@@ -198,7 +198,7 @@ class App:
             pr_states=dict(sorted(t.pr_states.items())),
             pr_errors=dict(sorted(t.pr_errors.items())),
             pr_next_try=dict(
-                sorted((pr_key(p), at) for p, at in self.monitor.next_tries().items())
+                sorted((pr_key(p), at) for p, at in self.monitor.retry_times().items())
             ),
         )
 

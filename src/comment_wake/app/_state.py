@@ -15,7 +15,7 @@ from datetime import datetime
 
 import msgspec
 
-from comment_wake.events import CommentDecided, Event, Fault, Noted, PollRound, WorkerWoken
+from comment_wake.events import CommentDecided, Event, Fault, Noted, NoticeQueued, PollRound
 from review_monitor import Observation, Observed, PrRef, fold
 
 __all__ = [
@@ -97,7 +97,7 @@ class StatusTracker:
     def __call__(self, event: Event) -> None:
         if isinstance(event, CommentDecided):
             self.decisions += 1
-        elif isinstance(event, WorkerWoken):
+        elif isinstance(event, NoticeQueued):
             self.wakes += 1
         elif isinstance(event, PollRound):
             self.rounds += 1

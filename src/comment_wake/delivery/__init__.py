@@ -40,7 +40,7 @@ if TYPE_CHECKING:
         handoff_notice,
     )
     from ._inbox import InboxPublisher, backlog, default_inbox_root, take, write_notice
-    from ._loop import DeliveryConfig, DeliveryLoop
+    from ._loop import Decision, DeliveryConfig, DeliveryLoop, PlannedDelivery
     from ._signature import sign, verify_signature
     from ._webhook import WebhookPublisher
     from ._webhook_url import safe_url, webhook_url_problem
@@ -60,11 +60,13 @@ __all__ = [
     "CallbackPublisher",
     "CommandFailedError",
     "CommandPublisher",
+    "Decision",
     "DeliveryConfig",
     "DeliveryLoop",
     "InboxError",
     "InboxPublisher",
     "NoticeCallback",
+    "PlannedDelivery",
     "PublishError",
     "PublishTimeoutError",
     "WebhookError",
@@ -114,7 +116,7 @@ __getattr__, __dir__ = lazy_exports(
             "handoff_notice",
         ),
         "._inbox": ("InboxPublisher", "backlog", "default_inbox_root", "take", "write_notice"),
-        "._loop": ("DeliveryConfig", "DeliveryLoop"),
+        "._loop": ("Decision", "DeliveryConfig", "DeliveryLoop", "PlannedDelivery"),
         "._signature": ("sign", "verify_signature"),
         "._webhook": ("WebhookPublisher",),
         "._webhook_url": ("safe_url", "webhook_url_problem"),

@@ -66,6 +66,7 @@ __all__ = [
     "DeliveryStats",
     "OnSession",
     "OrchestratorOf",
+    "PlannedDelivery",
     "Route",
 ]
 
@@ -101,14 +102,30 @@ class DeliveryConfig(BaseModel):
     publisher_timeout: Duration = timedelta(minutes=2)
     # The loop's own backstop on one attempt, whatever the publisher does.
     attempt_limit: Duration = timedelta(minutes=30)
-    # How often the loop looks for notices another process enqueued.
-    poll_interval: Duration = timedelta(seconds=5)
+    # How often the loop scans the outbox for notices another process enqueued (called
+    # ``poll_interval`` before: still read, with a warning, for one release).
+    scan_interval: Duration = timedelta(seconds=5)
     # Workers served at once.
     max_in_flight: int = Field(default=8, ge=1, le=256, strict=True)
     # Acknowledgement retries: their own backoff, then given up after so many attempts.
     reaction_backoff_base: Duration = timedelta(seconds=30)
     reaction_backoff_cap: Duration = timedelta(minutes=30)
     reaction_attempts: int = Field(default=8, ge=1, le=100, strict=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _renamed(cls, data: object) -> object:
+        if not isinstance(data, dict) or "poll_interval" not in data:
+            return data
+        if "scan_interval" in data:
+            raise ValueError("give scan_interval only: poll_interval is its old name (deprecated)")
+        _log.warning(
+            "[delivery] poll_interval is deprecated: call it scan_interval (the outbox "
+            "scan, not the badge poll); the old name is read until the next release"
+        )
+        data = dict(data)
+        data["scan_interval"] = data.pop("poll_interval")
+        return data
 
     @model_validator(mode="after")
     def _consistent(self) -> Self:
@@ -119,7 +136,7 @@ class DeliveryConfig(BaseModel):
                 f"done_reaction ({self.done_reaction!r}) must differ from reaction "
                 f"({self.reaction!r}): the commenter tells picked up from done by it"
             )
-        for name in ("backoff_base", "publisher_timeout", "poll_interval", "reaction_backoff_base"):
+        for name in ("backoff_base", "publisher_timeout", "scan_interval", "reaction_backoff_base"):
             if getattr(self, name) <= timedelta(0):
                 raise ValueError(f"{name} must be positive")
         if self.backoff_cap < self.backoff_base:
@@ -147,7 +164,7 @@ class DeliveryConfig(BaseModel):
 
 
 @dataclass(frozen=True)
-class Decision:
+class PlannedDelivery:
     """What the loop would do with a worker's due head (``plan``, ``--dry-run``)."""
 
     seq: int
@@ -157,6 +174,10 @@ class Decision:
     action: Literal["publish", "hand-off", "park"]
     target: str  # the publisher, or the orchestrator a hand-off goes to
     detail: str
+
+
+Decision = PlannedDelivery
+"""Deprecated: the old name of ``PlannedDelivery``, kept for one release."""
 
 
 @dataclass(frozen=True)
@@ -277,9 +298,9 @@ class DeliveryLoop:
             await self._ack_pass()
         return self.stats
 
-    async def plan(self) -> tuple[Decision, ...]:
+    async def plan(self) -> tuple[PlannedDelivery, ...]:
         """What the loop would do now with each worker's due head; changes nothing."""
-        out: list[Decision] = []
+        out: list[PlannedDelivery] = []
         for entry in await self._store.call(SyncStore.due, self._clock.now()):
             publisher, why = await self._resolve(entry.worker)
             if publisher is not None:
@@ -315,7 +336,7 @@ class DeliveryLoop:
                 tg.start_soon(self._ack_task)
 
     async def _next_wake(self, now: datetime) -> datetime:
-        candidates = [now + self._config.poll_interval]
+        candidates = [now + self._config.scan_interval]
         due = await self._store.call(SyncStore.next_due_at)
         if due is not None and due > now:
             candidates.append(due)
@@ -407,8 +428,8 @@ class DeliveryLoop:
         action: Literal["publish", "hand-off", "park"],
         target: str,
         detail: str,
-    ) -> Decision:
-        return Decision(
+    ) -> PlannedDelivery:
+        return PlannedDelivery(
             entry.seq, entry.worker, entry.notice.key, entry.notice.kind, action, target, detail
         )
 
@@ -643,4 +664,4 @@ class DeliveryLoop:
                     f": {d.detail}" if d.detail else "",
                 )
             self._wake = anyio.Event()
-            await self._sleep(self._clock.now() + self._config.poll_interval)
+            await self._sleep(self._clock.now() + self._config.scan_interval)

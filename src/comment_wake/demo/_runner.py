@@ -90,7 +90,7 @@ wake_min_gap = "{gap}s"
 floor_lag = "30s"
 
 [delivery]
-poll_interval = "1s"
+scan_interval = "1s"
 backoff_base = "1s"
 backoff_cap = "2s"
 reaction_backoff_base = "1s"
@@ -173,7 +173,7 @@ class _Play:
                 )
                 if outcome == "wake":
                     self._woken.append(comment)
-            elif isinstance(event, events.WorkerWoken):
+            elif isinstance(event, events.NoticeQueued):
                 self.last_wake = self.now()
                 self.say(
                     "wake",

@@ -19,7 +19,7 @@ import logging
 
 from review_monitor import PollRound, describe_event
 
-from ._model import CommentDecided, Event, Noted, WorkerWoken
+from ._model import CommentDecided, Event, Noted, NoticeQueued
 
 __all__ = ["EventLogger"]
 
@@ -53,7 +53,7 @@ class EventLogger:
                     "notice_key": event.notice_key,
                 },
             )
-        elif isinstance(event, WorkerWoken):
+        elif isinstance(event, NoticeQueued):
             self._wakes += 1
             _wake_log.info(
                 "%s: woke worker %s with %d comment(s), notice %s",
@@ -62,7 +62,7 @@ class EventLogger:
                 len(event.comments),
                 event.notice_key[:12],
                 extra={
-                    "event": "woke",
+                    "event": "queued",
                     "pr": str(event.pr),
                     "host": event.pr.host,
                     "worker": event.worker,

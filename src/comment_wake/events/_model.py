@@ -27,6 +27,7 @@ __all__ = [
     "NoticeDelivered",
     "NoticeHandedOff",
     "NoticeParked",
+    "NoticeQueued",
     "WorkerWoken",
     "decode_event",
     "encode_event",
@@ -51,9 +52,11 @@ class CommentDecided(msgspec.Struct, frozen=True, kw_only=True, tag="decided"):
     created_at: datetime | None = None  # when GitHub says the comment was written
 
 
-class WorkerWoken(msgspec.Struct, frozen=True, kw_only=True, tag="woke"):
-    """A comment-wake notice was committed to the outbox for ``worker``.  A wake too long
-    for one notice is several of these at one time, ``part`` 1 to ``parts``: one wake."""
+class NoticeQueued(msgspec.Struct, frozen=True, kw_only=True, tag="queued"):
+    """A comment-wake notice was committed to the outbox for ``worker`` (queued: the worker
+    has it once it is delivered).  A wake too long for one notice is several of these at
+    one time, ``part`` 1 to ``parts``: one wake.  Called ``WorkerWoken`` (tag ``woke``)
+    before; both old names are still read for one release."""
 
     at: datetime
     pr: PrRef
@@ -118,7 +121,7 @@ Event = (
     PollRound
     | Fault
     | CommentDecided
-    | WorkerWoken
+    | NoticeQueued
     | NoticeDelivered
     | NoticeBusy
     | NoticeHandedOff
@@ -128,7 +131,12 @@ Event = (
 )
 """Everything the app tells its subscribers."""
 
+WorkerWoken = NoticeQueued
+"""Deprecated: the old name of ``NoticeQueued``, kept for one release."""
+
 _decoder = msgspec.json.Decoder(Event)
+# Tags an earlier release wrote, with the tag that replaced each (read for one release).
+_OLD_TAGS = {"woke": "queued"}
 
 
 def encode_event(event: Event) -> bytes:
@@ -137,5 +145,12 @@ def encode_event(event: Event) -> bytes:
 
 
 def decode_event(data: bytes | str) -> Event:
-    """Read back what ``encode_event`` wrote."""
-    return _decoder.decode(data)
+    """Read back what ``encode_event`` wrote (an earlier release's tags too)."""
+    try:
+        return _decoder.decode(data)
+    except msgspec.ValidationError:
+        raw = msgspec.json.decode(data)
+        if not isinstance(raw, dict) or raw.get("type") not in _OLD_TAGS:
+            raise
+        raw["type"] = _OLD_TAGS[raw["type"]]
+        return _decoder.decode(msgspec.json.encode(raw))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ._model import CommentDecided, Event, Noted, WorkerWoken
+from ._model import CommentDecided, Event, Noted, NoticeQueued
 
 __all__ = ["EventRecorder"]
 
@@ -26,7 +26,7 @@ class EventRecorder:
     @property
     def wakes(self) -> list[tuple[str, ...]]:
         """The comments of each wake, in order."""
-        return [e.comments for e in self.events if isinstance(e, WorkerWoken)]
+        return [e.comments for e in self.events if isinstance(e, NoticeQueued)]
 
     @property
     def lines(self) -> list[Noted]:

@@ -82,7 +82,7 @@ class _Sink:
                 "detail": event.detail,
             }
             self._add("decision", event.at, fields, event.created_at)
-        elif isinstance(event, events.WorkerWoken):
+        elif isinstance(event, events.NoticeQueued):
             # Events carry no text; the notice itself is in the outbox, committed already.
             assert self.store is not None
             entry = self.store.sync.entry_by_key(event.notice_key)

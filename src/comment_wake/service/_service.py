@@ -11,7 +11,7 @@ Per PR and look (an observation, or a timer with the PR's latest one): load the 
 own-post verdicts) and call ``step`` again with the facts; then write the new mark,
 enqueue the notices and put a ``DecisionRecord`` per decision (its evidence: what the
 step read) in one store transaction, and only then publish the events
-(``CommentDecided``, ``WorkerWoken``, ``Noted``).
+(``CommentDecided``, ``NoticeQueued``, ``Noted``).
 
 A GitHub fault during the reads, or a transcript the own-post check cannot read, commits
 nothing ("when unsure, record nothing"), so the mark never moves on a fault: the PR is
@@ -45,7 +45,7 @@ import anyio.to_thread
 import msgspec
 
 from comment_wake import ownpost
-from comment_wake.events import CommentDecided, Event, Noted, WorkerWoken
+from comment_wake.events import CommentDecided, Event, Noted, NoticeQueued
 from comment_wake.store import clearing_release, has_release_request, putting_records
 from comment_wake.wake import (
     MARK_VERSION,
@@ -488,7 +488,7 @@ class CommentWake:
                 d.comment for d in result.decisions if d.outcome == "wake" and d.comment in ids
             )
             self._publish(
-                WorkerWoken(
+                NoticeQueued(
                     at=now,
                     pr=pr,
                     worker=notice.worker,

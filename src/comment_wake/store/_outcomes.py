@@ -31,6 +31,7 @@ __all__ = [
     "OUTCOMES",
     "OUTCOME_ITEM_KINDS",
     "Addressed",
+    "CommentFate",
     "CommentOutcome",
     "Outcome",
     "OutcomeSummary",
@@ -41,8 +42,10 @@ __all__ = [
     "prune_outcomes",
 ]
 
-Outcome = Literal["open", "done", "declined", "handed-off", "failed"]
+CommentFate = Literal["open", "done", "declined", "handed-off", "failed"]
 """A delivered comment's fate: ``open`` until its worker says what became of it."""
+Outcome = CommentFate
+"""Deprecated: the old name of ``CommentFate``, kept for one release."""
 Addressed = Literal["done", "declined", "handed-off", "failed"]
 """What a worker may say became of a comment (``comment_addressed``)."""
 
@@ -88,7 +91,7 @@ class CommentOutcome(msgspec.Struct, frozen=True, kw_only=True):
     item_kind: str
     seq: int  # the outbox entry that delivered it
     delivered_at: datetime
-    outcome: Outcome
+    outcome: CommentFate
     note: str
     updated_at: datetime
 
@@ -209,7 +212,7 @@ def address(
 
 def outcome_summary(rows: Sequence[CommentOutcome]) -> OutcomeSummary:
     """``rows`` counted by outcome."""
-    counts = dict.fromkeys(get_args(Outcome), 0)
+    counts = dict.fromkeys(get_args(CommentFate), 0)
     for row in rows:
         counts[row.outcome] += 1
     return OutcomeSummary(

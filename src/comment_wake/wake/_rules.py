@@ -34,6 +34,7 @@ __all__ = [
     "Subject",
     "Verdict",
     "closed_detail",
+    "command_form",
     "is_agent_login",
     "is_blank_item",
     "is_bot",
@@ -73,16 +74,22 @@ def shows_nothing_item(detail: ItemDetail) -> bool:
     return all(not view_of(text).shows_anything for text in item_texts(detail))
 
 
-def normalise_body(text: str) -> str:
-    """Trimmed, runs of whitespace made one space, case folded."""
+def command_form(text: str) -> str:
+    """A text as a command compares: trimmed, runs of whitespace made one space, case
+    folded (``ownpost``'s ``normalise_body`` does not fold case: a post is matched as
+    written)."""
     return " ".join(text.split()).casefold()
+
+
+normalise_body = command_form
+"""Deprecated: the old name of ``command_form``, kept for one release."""
 
 
 def is_rereview_command(detail: ItemDetail, commands: Iterable[str]) -> bool:
     """Every non-blank text it carries equals a configured re-review command."""
-    wanted = {normalise_body(c) for c in commands}
+    wanted = {command_form(c) for c in commands}
     wanted.discard("")
-    texts = [normalise_body(t) for t in item_texts(detail) if not is_blank(t)]
+    texts = [command_form(t) for t in item_texts(detail) if not is_blank(t)]
     return bool(wanted) and bool(texts) and all(t in wanted for t in texts)
 
 

@@ -135,7 +135,7 @@ poll_interval = "1s"
 wake_min_gap = "1s"
 floor_lag = "5s"
 [delivery]
-poll_interval = "1s"
+scan_interval = "1s"
 backoff_base = "1s"
 backoff_cap = "2s"
 reaction_backoff_base = "1s"

@@ -216,7 +216,7 @@ async def main(run: Run) -> int:
         delivery=DeliveryConfig(
             backoff_base=timedelta(milliseconds=10),
             backoff_cap=timedelta(milliseconds=80),
-            poll_interval=timedelta(milliseconds=50),
+            scan_interval=timedelta(milliseconds=50),
             reaction_backoff_base=timedelta(milliseconds=20),
             reaction_backoff_cap=timedelta(milliseconds=100),
             publisher_timeout=timedelta(seconds=5),

@@ -23,8 +23,8 @@ def test_a_run_of_misses_tries_again_at_1_3_7_15_and_30_minutes() -> None:
     now = T0
     for _ in range(5):
         entry = missed(entry, now, 15 * M)
-        tries.append(entry.next_try - T0)
-        now = entry.next_try
+        tries.append(entry.retry_at - T0)
+        now = entry.retry_at
     assert [1 * M, 3 * M, 7 * M, 15 * M, 30 * M] == tries
 
 
@@ -32,7 +32,7 @@ def test_a_miss_after_a_successful_read_starts_again_at_one_minute() -> None:
     before = missed(missed(missed(None, T0, 15 * M), T0 + M, 15 * M), T0 + 3 * M, 15 * M)
     # A successful read drops the entry: the next miss has no ``before``.
     later = T0 + 60 * M
-    assert (3, Missing(since=later, misses=1, next_try=later + M)) == (
+    assert (3, Missing(since=later, misses=1, retry_at=later + M)) == (
         before.misses,
         missed(None, later, 15 * M),
     )

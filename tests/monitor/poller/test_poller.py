@@ -379,7 +379,7 @@ async def test_the_next_try_of_a_missing_pr_is_told(
     poller = make(clock, badges, [A, B])
     async with running(poller, clock):
         await clock.advance(90 * S)
-    assert {A: t0 + 3 * 60 * S} == poller.next_tries()
+    assert {A: t0 + 3 * 60 * S} == poller.retry_times()
 
 
 @pytest.mark.anyio
