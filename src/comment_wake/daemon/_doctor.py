@@ -35,8 +35,9 @@ from comment_wake.registry import (
     WebhookSpec,
     WorkerRecord,
 )
-from review_monitor import GitHubError, Permissions, PrRef, is_valid_login
+from review_monitor import GitHubError, Monitor, PrRef, is_valid_login
 from review_monitor.github import GitHubClient, read_badges
+from review_monitor.store import Store
 
 __all__ = ["Check", "run_checks"]
 
@@ -71,7 +72,7 @@ async def run_checks(
     if token is None:
         checks.append(Check("token", "FAIL", token_problem or "no token"))
     else:
-        checks += await _github_checks(config, token, workers, now, transport)
+        checks += await _github_checks(config, registry, token, workers, now, transport)
     for w in workers:
         checks.append(_transcripts_check(registry, w.worker))
         checks.append(await _publisher_check(f"publisher {w.worker}", w.publisher, registry))
@@ -84,13 +85,25 @@ async def run_checks(
 
 async def _github_checks(
     config: AppConfig,
+    registry: Registry,
     token: str,
     workers: list[WorkerRecord],
     now: datetime,
     transport: httpx.AsyncBaseTransport | None,
 ) -> list[Check]:
     out: list[Check] = []
-    async with GitHubClient(token, config.github, transport=transport) as client:
+    # The client and the permissions component as the daemon assembles them (``Monitor``,
+    # over the registry's store, without the daemon's lease): doctor checks what runs.
+    monitor = Monitor(
+        store=Store(registry.store),
+        github=config.github,
+        config=config.monitor,
+        token=token,
+        transport=transport,
+        lease=False,
+    )
+    async with monitor:
+        client = monitor.client
         try:
             answer = await client.rest_get("/user")
         except GitHubError as exc:
@@ -108,7 +121,7 @@ async def _github_checks(
                 Check("token", "FAIL", f"GET /user answered HTTP {answer.status}; set GH_TOKEN")
             ]
         out.append(Check("token", "ok", f"authenticated as {login} on {client.host}"))
-        permissions = Permissions(client, config.monitor)
+        permissions = monitor.permissions
         repos = sorted({w.pr.repo for w in workers})
         for repo in repos:
             try:

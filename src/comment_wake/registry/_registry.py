@@ -233,6 +233,11 @@ class Registry:
         registry._owned = store
         return registry
 
+    @property
+    def store(self) -> SyncStore:
+        """The state store the registry reads and writes."""
+        return self._store
+
     def close(self) -> None:
         if self._owned is not None:
             self._owned.close()
