@@ -13,7 +13,8 @@ comment from a writer.  Each figure is the median over the rounds of its kind:
   that read no full badge (the safety net's rounds are apart);
 - ``safety_net_round_cpu_ms``: quiet rounds in which the safety net read every badge;
 - ``busy_round_cpu_ms``: rounds with 1% of the PRs changed (their looks, notices and
-  deliveries to the inboxes);
+  deliveries to the inboxes), but not the safety net's: a busy round reads the changed
+  PRs and those still settling from the round before, and the sweep vouches for the rest;
 - ``monitor_only_round_cpu_ms``: the quiet round with the same N PRs watched and no
   worker bound: the poller alone;
 - ``looks_per_quiet_round``: looks by the comment wake and the monitor's notices;
@@ -62,7 +63,7 @@ START = datetime(2030, 1, 2, 3, 0, tzinfo=UTC)
 TOKEN = "ghp_ScaleBenchToken0123456789abcdefghijkl"
 ROUND = timedelta(minutes=1)
 QUIET_ROUNDS = 24  # two safety-net rounds among them (every badge every 10 minutes)
-BUSY_ROUNDS = 12
+BUSY_ROUNDS = 20  # the safety net reads every badge in some of them: those are apart
 BUSY_SHARE = 0.01
 TEAM = 10  # workers per orchestrator
 # Readers that run on their own beat, whatever N: the housekeeping's operator requests
@@ -242,8 +243,8 @@ async def _run(count: int, *, bound: bool, tmp: Path) -> dict[str, Any]:
                 for _ in range(QUIET_ROUNDS):
                     await rig.next_round()
                 busy_from = len(rig.rounds)
-                changed = max(1, round(count * BUSY_SHARE))
                 if bound:
+                    changed = max(1, round(count * BUSY_SHARE))
                     for n in range(BUSY_ROUNDS):
                         parent.send(
                             ("comment", [(n * changed + k) % count for k in range(changed)])
@@ -257,7 +258,9 @@ async def _run(count: int, *, bound: bool, tmp: Path) -> dict[str, Any]:
     quiet = rig.rounds[quiet_from:busy_from]
     calm = [r for r in quiet if r[0].batches == 0]
     net = [r for r in quiet if r[0].batches > 0]
-    busy = rig.rounds[busy_from:]
+    changed = max(1, round(count * BUSY_SHARE))
+    # A busy round reads the changed PRs and those settling from the round before.
+    busy = [r for r in rig.rounds[busy_from:] if r[0].swept >= count - 2 * changed]
     reads = Counter[str]()
     for r in calm:
         reads.update(r[2])

@@ -67,7 +67,9 @@ def pr_number_problem(number: int) -> str | None:
 def fold(text: str) -> str:
     """``text`` with ASCII letters in lower case: how GitHub compares owner, repository
     and host names (other characters are left as they are)."""
-    return text.translate(_ASCII_LOWER)
+    # ``str.lower`` is the ASCII fold on an ASCII text, and several times faster than the
+    # table: every PrRef hash and comparison folds its names.
+    return text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
 
 
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")

@@ -196,6 +196,7 @@ class Registry:
         self._daemon_secrets = frozenset(daemon_secrets)
         self._publishers: dict[tuple[str, bytes], Publisher] = {}
         self._resolved: dict[bytes, tuple[datetime, tuple[Path, ...]]] = {}
+        self._secrets: tuple[int, frozenset[str]] | None = None  # (registry version, names)
 
     @classmethod
     def open(
@@ -537,9 +538,15 @@ class Registry:
 
     def secret_names(self) -> frozenset[str]:
         """The environment variables no command's child gets: ``WITHHELD_ENV``, the
-        ``daemon_secrets`` and every registered webhook publisher's secret variable."""
-        hooks = {p.secret_env for _, p in self._publisher_specs() if isinstance(p, WebhookSpec)}
-        return WITHHELD_ENV | self._daemon_secrets | hooks
+        ``daemon_secrets`` and every registered webhook publisher's secret variable
+        (worked out again only when the registry version moved: every publisher built
+        asks, and reading every record each time grew with the fleet)."""
+        version = self._store.registry_version()
+        if self._secrets is None or self._secrets[0] != version:
+            specs = self._publisher_specs()
+            hooks = {p.secret_env for _, p in specs if isinstance(p, WebhookSpec)}
+            self._secrets = (version, WITHHELD_ENV | self._daemon_secrets | hooks)
+        return self._secrets[1]
 
     # -- helpers -------------------------------------------------------------------
 
