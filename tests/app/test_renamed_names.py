@@ -45,3 +45,9 @@ def test_a_command_compares_in_command_form() -> None:
     from comment_wake.wake._rules import command_form, normalise_body
 
     assert ("please review", command_form) == (command_form("  Please \n REVIEW "), normalise_body)
+
+
+def test_the_fence_marker_check_keeps_its_old_name() -> None:
+    import untrusted_fence
+
+    assert untrusted_fence.holds_marker is untrusted_fence.has_marker

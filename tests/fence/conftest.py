@@ -116,7 +116,7 @@ def check_fenced(fenced: uf.Fenced) -> None:
     assert forbidden_in(body) == []
     assert body.splitlines() == (body.split("\n") if body else [])
     assert unicodedata2.normalize("NFKC", body) == body
-    assert not uf.has_marker(body)
+    assert not uf.holds_marker(body)
     assert body.count(uf.HIDDEN_OPEN[0]) == body.count(uf.HIDDEN_CLOSE)
     for part in hidden_parts(body):
         assert uf.HIDDEN_OPEN not in part

@@ -147,7 +147,7 @@ def test_heavy_brackets_in_visible_text_become_plain_brackets() -> None:
 
 def test_marker_replacement_is_stable_and_not_itself_a_marker() -> None:
     assert uf.clean(uf.MARKER_REPLACEMENT) == uf.MARKER_REPLACEMENT
-    assert not uf.has_marker(uf.MARKER_REPLACEMENT)
+    assert not uf.holds_marker(uf.MARKER_REPLACEMENT)
 
 
 def test_the_old_replacement_phrase_is_treated_as_a_marker() -> None:

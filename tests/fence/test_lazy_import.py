@@ -36,7 +36,7 @@ def test_the_marker_rules_are_built_on_the_first_use_not_on_import() -> None:
     probe = (
         "from untrusted_fence import _markers\n"
         "print(_markers._all_rules.cache_info().currsize, end=' ')\n"
-        "_markers.has_marker('<<<untrusted-comment-end x>>>')\n"
+        "_markers.holds_marker('<<<untrusted-comment-end x>>>')\n"
         "print(_markers._all_rules.cache_info().currsize)\n"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)

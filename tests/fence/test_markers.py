@@ -10,7 +10,7 @@ import pytest
 
 from untrusted_fence import _markers
 from untrusted_fence._markers import REPLACEMENT as R
-from untrusted_fence._markers import has_marker, marker_spans, neutralise
+from untrusted_fence._markers import holds_marker, marker_spans, neutralise
 
 # -- each rule family: a marker, and a near miss that is not one ------------------------------
 
@@ -79,7 +79,7 @@ NEAR_MISSES = {
 
 @pytest.mark.parametrize("family", sorted(MARKERS))
 def test_each_rule_family_finds_its_marker(family: str) -> None:
-    assert True is has_marker(MARKERS[family])
+    assert True is holds_marker(MARKERS[family])
 
 
 @pytest.mark.parametrize("family", sorted(NEAR_MISSES))
@@ -187,7 +187,7 @@ def test_a_tag_cut_span_covers_the_tags_inside_it() -> None:
 
 
 def test_an_entity_inside_a_cut_tag_is_cut_with_it() -> None:
-    assert True is has_marker('END<a title="&amp;"> UNTRUSTED', decode=True)
+    assert True is holds_marker('END<a title="&amp;"> UNTRUSTED', decode=True)
 
 
 def test_an_entity_that_decodes_to_itself_is_not_an_edit() -> None:
@@ -204,7 +204,7 @@ SPLIT_OWN = "<<<un\ntrusted-comment\n-end 0123>>>"
 
 
 def test_no_line_of_the_split_own_syntax_is_a_marker_alone() -> None:
-    assert [False, False, False] == [has_marker(line) for line in SPLIT_OWN.split("\n")]
+    assert [False, False, False] == [holds_marker(line) for line in SPLIT_OWN.split("\n")]
 
 
 def test_the_own_syntax_split_over_lines_is_a_marker() -> None:
@@ -216,7 +216,7 @@ def test_the_own_syntax_split_over_lines_is_replaced_across_them() -> None:
 
 
 def test_the_own_syntax_split_by_blank_lines_and_separators_is_found() -> None:
-    assert True is has_marker("untrusted\n\n- comment\n.\n_end")
+    assert True is holds_marker("untrusted\n\n- comment\n.\n_end")
 
 
 # -- spans ------------------------------------------------------------------------------------
@@ -235,7 +235,7 @@ def test_a_text_without_markers_has_no_spans() -> None:
 
 
 def test_the_empty_text_has_no_marker() -> None:
-    assert (False, "") == (has_marker("", decode=True), neutralise("", decode=True))
+    assert (False, "") == (holds_marker("", decode=True), neutralise("", decode=True))
 
 
 # -- neutralise reaches a fixed point ----------------------------------------------------------
@@ -257,7 +257,7 @@ def test_the_empty_text_has_no_marker() -> None:
     ],
 )
 def test_neutralise_leaves_no_marker_in_any_view(text: str) -> None:
-    assert False is has_marker(neutralise(text, decode=True), decode=True)
+    assert False is holds_marker(neutralise(text, decode=True), decode=True)
 
 
 def test_neutralise_without_markers_returns_the_text() -> None:
@@ -290,7 +290,7 @@ def _random_texts(count: int, seed: int) -> list[str]:
 
 def test_random_fragments_neutralise_to_a_fixed_point() -> None:
     texts = _random_texts(400, seed=12)
-    left = [t for t in texts if has_marker(neutralise(t, decode=True), decode=True)]
+    left = [t for t in texts if holds_marker(neutralise(t, decode=True), decode=True)]
     assert [] == left
 
 
@@ -313,7 +313,7 @@ def test_random_fragments_keep_the_text_between_spans() -> None:
             one_pass += [text[pos:s], R]
             pos = e
         one_pass.append(text[pos:])
-        return not spans or out == "".join(one_pass) or has_marker("".join(one_pass))
+        return not spans or out == "".join(one_pass) or holds_marker("".join(one_pass))
 
     assert [] == [t for t in _random_texts(400, seed=14) if not kept(t)]
 
@@ -321,5 +321,5 @@ def test_random_fragments_keep_the_text_between_spans() -> None:
 def test_has_marker_agrees_with_marker_spans() -> None:
     texts = _random_texts(400, seed=15)
     assert [bool(marker_spans(t, decode=True)) for t in texts] == [
-        has_marker(t, decode=True) for t in texts
+        holds_marker(t, decode=True) for t in texts
     ]

@@ -57,7 +57,7 @@ def test_output_always_encodes_as_strict_utf8(text: str) -> None:
                 max_size=len(MARKER_LETTERS)))  # fmt: skip
 def test_invisible_or_combining_insertions_never_rescue_a_marker(inserts: list[str]) -> None:
     spliced = "".join(c + i for c, i in zip(MARKER_LETTERS, inserts, strict=True))
-    assert not uf.has_marker(uf.clean(spliced))
+    assert not uf.holds_marker(uf.clean(spliced))
 
 
 @given(text=any_text, cap=st.integers(min_value=0, max_value=200))

@@ -215,7 +215,7 @@ def test_deep_nesting_is_walked_without_recursion() -> None:
 )
 def test_a_marker_github_would_show_or_hide_is_replaced(text: str) -> None:
     view = uf.render(text)
-    assert (True, False) == (uf.MARKER_REPLACEMENT in view.text, uf.has_marker(view.text))
+    assert (True, False) == (uf.MARKER_REPLACEMENT in view.text, uf.holds_marker(view.text))
 
 
 def test_a_marker_inside_a_hidden_fragment_is_replaced_there_and_shows_nothing() -> None:

@@ -2,8 +2,8 @@
 
 The daemon, the replay and the demo build the app through ``open_app``.  A package's own
 ``testing`` module may build its own class alone (the service's unit rig builds
-``CommentWake`` to inject a permission checker), and ``doctor``'s one-shot check asks a
-``Permissions`` of its own whether the token can push; nothing else in ``src/`` may.
+``CommentWake`` to inject a permission checker); ``doctor`` asks GitHub through the
+root's ``open_monitor``; nothing else in ``src/`` may.
 """
 
 from __future__ import annotations
@@ -33,8 +33,6 @@ def _allowed(path: Path) -> set[str]:
         return {"Monitor", "CommentWake", "DeliveryLoop"}
     if path == SRC / "service" / "testing.py":
         return {"CommentWake", "Permissions"}
-    if path == SRC / "daemon" / "_doctor.py":
-        return {"Permissions"}
     return set()
 
 

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from ._clean import WHITESPACE, is_blank
     from ._fence import DEFAULT_MAX_CHARS, NONCE_HEX_DIGITS, Fenced, Kind, fence, one_line
     from ._markers import REPLACEMENT as MARKER_REPLACEMENT
-    from ._markers import has_marker
+    from ._markers import has_marker, holds_marker
     from ._render import View, clean, plain, render, shows_nothing
     from ._settle import HIDDEN_CLOSE, HIDDEN_OPEN
     from ._tables import UNICODE_VERSION
@@ -40,6 +40,7 @@ __all__ = [
     "clean",
     "fence",
     "has_marker",
+    "holds_marker",
     "is_blank",
     "is_forbidden",
     "is_unassigned",
@@ -54,7 +55,7 @@ _MODULES = {
     "_chars": ("is_forbidden", "is_unassigned"),
     "_clean": ("WHITESPACE", "is_blank"),
     "_fence": ("DEFAULT_MAX_CHARS", "NONCE_HEX_DIGITS", "Fenced", "Kind", "fence", "one_line"),
-    "_markers": ("MARKER_REPLACEMENT", "has_marker"),
+    "_markers": ("MARKER_REPLACEMENT", "has_marker", "holds_marker"),
     "_render": ("View", "clean", "plain", "render", "shows_nothing"),
     "_settle": ("HIDDEN_CLOSE", "HIDDEN_OPEN"),
     "_tables": ("UNICODE_VERSION",),

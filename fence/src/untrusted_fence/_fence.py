@@ -10,7 +10,7 @@ from typing import Literal
 
 from ._chars import casefold, fold
 from ._clean import WHITESPACE
-from ._markers import has_marker
+from ._markers import holds_marker
 from ._render import View, plain, render
 from ._settle import HIDDEN_CLOSE, HIDDEN_OPEN, Piece, settle
 from ._ucd import grapheme_ends
@@ -78,7 +78,7 @@ def _joins_a_marker(pieces: list[Piece]) -> bool:
     marker together: then the whole is settled again."""
     body = "".join(t for _, t in pieces[1:])
     reach = _REACH_RE.match(body)
-    return has_marker(pieces[0][1] + (reach.group() if reach else body), decode=True)
+    return holds_marker(pieces[0][1] + (reach.group() if reach else body), decode=True)
 
 
 def _cut(pieces: tuple[Piece, ...], limit: int) -> tuple[list[Piece], int]:

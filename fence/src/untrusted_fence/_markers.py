@@ -28,7 +28,7 @@ from itertools import accumulate
 
 from ._chars import ASCII_EXPANDING, casefold, delete_chars, fold, is_forbidden
 
-__all__ = ["REPLACEMENT", "has_marker", "marker_spans", "merge", "neutralise"]
+__all__ = ["REPLACEMENT", "has_marker", "holds_marker", "marker_spans", "merge", "neutralise"]
 
 REPLACEMENT = "[fence-like marker removed]"
 
@@ -475,10 +475,14 @@ def marker_spans(text: str, decode: bool = False) -> list[Span]:
     return merge(spans)
 
 
-def has_marker(text: str, decode: bool = False) -> bool:
+def holds_marker(text: str, decode: bool = False) -> bool:
     """Whether any view of ``text`` holds a marker (:func:`marker_spans`: on most text, which
     has none, an early stop would save nothing)."""
     return bool(marker_spans(text, decode))
+
+
+has_marker = holds_marker
+"""Deprecated alias of ``holds_marker`` (its old name), kept for one release."""
 
 
 def _replace(text: str, spans: list[Span]) -> str:
@@ -512,4 +516,4 @@ def neutralise(text: str, decode: bool = False) -> str:
     for s, e in spans:
         hit.update(range(bisect_right(lines, s) - 1, bisect_right(lines, max(s, e - 1))))
     text = "\n".join(REPLACEMENT if i in hit else ln for i, ln in enumerate(text.split("\n")))
-    return REPLACEMENT if has_marker(text, decode) else text
+    return REPLACEMENT if holds_marker(text, decode) else text

@@ -15,7 +15,7 @@ from comment_wake._lazy import lazy_exports
 if TYPE_CHECKING:
     from ._explain import Explanation, RuleLine
     from ._refusal import REFUSED_FOR, REFUSED_ROUNDS, TokenRefusedError
-    from ._root import HINT_DELAY, App, open_app
+    from ._root import HINT_DELAY, App, open_app, open_monitor
     from ._state import DAEMON_STATE_KEY, DaemonState, FaultLine, PollFigures
     from ._status import InboxLine, ParkedLine, PrStatusLine, QueueLine, StatusReport
 
@@ -37,6 +37,7 @@ __all__ = [
     "StatusReport",
     "TokenRefusedError",
     "open_app",
+    "open_monitor",
 ]
 
 __getattr__, __dir__ = lazy_exports(
@@ -45,7 +46,7 @@ __getattr__, __dir__ = lazy_exports(
     {
         "._explain": ("Explanation", "RuleLine"),
         "._refusal": ("REFUSED_FOR", "REFUSED_ROUNDS", "TokenRefusedError"),
-        "._root": ("HINT_DELAY", "App", "open_app"),
+        "._root": ("HINT_DELAY", "App", "open_app", "open_monitor"),
         "._state": ("DAEMON_STATE_KEY", "DaemonState", "FaultLine", "PollFigures"),
         "._status": ("InboxLine", "ParkedLine", "PrStatusLine", "QueueLine", "StatusReport"),
     },

@@ -76,7 +76,7 @@ from ._status import StatusReport, read_status
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ["HINT_DELAY", "App", "open_app"]
+__all__ = ["HINT_DELAY", "App", "open_app", "open_monitor"]
 
 HINT_DELAY = timedelta(seconds=0.5)
 """How soon a PR's first webhook hint polls it (hints arriving meanwhile share that poll;
@@ -500,21 +500,17 @@ async def open_app(
                 store_path(state),
             )
         c = config
-        monitor = Monitor(
+        monitor = _monitor(
+            c,
             store_path=None if store is not None else path,
             store=store,
-            github=c.github,
-            config=c.monitor,
             clock=the_clock,
             token=token,
             transport=transport,
             retry=retry,
             lease=not dry_run,
-            hint_delay=HINT_DELAY,
-            tables=APP_TABLES,
             on_event=bus.publish,
             rng=rng,
-            notice_text_limit=NOTICE_BUILD_LIMIT,
         )
         await stack.enter_async_context(monitor)
         # One PR bound to two live workers under two spellings (an earlier build's store):
@@ -582,3 +578,53 @@ async def open_app(
         )
         stack.callback(bus.close)
         yield app
+
+
+@contextlib.asynccontextmanager
+async def open_monitor(
+    config: AppConfig,
+    store: SyncStore,
+    *,
+    token: str,
+    transport: httpx.AsyncBaseTransport | None = None,
+) -> AsyncIterator[Monitor]:
+    """The monitor as ``open_app`` assembles it (its GitHub client and permissions
+    component), over an open store and without the daemon's lease, for a one-shot check
+    (``doctor``) that must ask GitHub what the daemon would ask."""
+    async with _monitor(
+        config, store=Store(store), token=token, transport=transport, lease=False
+    ) as monitor:
+        yield monitor
+
+
+def _monitor(
+    config: AppConfig,
+    *,
+    token: str | Callable[[], str],
+    lease: bool,
+    store_path: Path | None = None,
+    store: Store | None = None,
+    clock: Clock | None = None,
+    transport: httpx.AsyncBaseTransport | None = None,
+    retry: RetryPolicy | None = None,
+    on_event: Callable[[Event], None] | None = None,
+    rng: random.Random | None = None,
+) -> Monitor:
+    """The one place a ``Monitor`` is built: the configuration's GitHub and monitor tables,
+    the app's store parts, the hint delay and the notice bound."""
+    return Monitor(
+        store_path=store_path,
+        store=store,
+        github=config.github,
+        config=config.monitor,
+        clock=clock,
+        token=token,
+        transport=transport,
+        retry=retry,
+        lease=lease,
+        hint_delay=HINT_DELAY,
+        tables=APP_TABLES,
+        on_event=on_event,
+        rng=rng,
+        notice_text_limit=NOTICE_BUILD_LIMIT,
+    )

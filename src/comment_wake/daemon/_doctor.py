@@ -35,9 +35,8 @@ from comment_wake.registry import (
     WebhookSpec,
     WorkerRecord,
 )
-from review_monitor import GitHubError, Monitor, PrRef, is_valid_login
+from review_monitor import GitHubError, PrRef, is_valid_login
 from review_monitor.github import GitHubClient, read_badges
-from review_monitor.store import Store
 
 __all__ = ["Check", "run_checks"]
 
@@ -92,17 +91,12 @@ async def _github_checks(
     transport: httpx.AsyncBaseTransport | None,
 ) -> list[Check]:
     out: list[Check] = []
-    # The client and the permissions component as the daemon assembles them (``Monitor``,
-    # over the registry's store, without the daemon's lease): doctor checks what runs.
-    monitor = Monitor(
-        store=Store(registry.store),
-        github=config.github,
-        config=config.monitor,
-        token=token,
-        transport=transport,
-        lease=False,
-    )
-    async with monitor:
+    # The client and the permissions component as the daemon assembles them (the root's
+    # ``open_monitor``, over the registry's store, without the lease): doctor checks what
+    # runs.
+    from comment_wake.app import open_monitor
+
+    async with open_monitor(config, registry.store, token=token, transport=transport) as monitor:
         client = monitor.client
         try:
             answer = await client.rest_get("/user")

@@ -106,3 +106,9 @@ def test_a_command_withholds_a_registered_webhooks_secret(registry: Registry) ->
     publisher = registry.route("w1")
     assert isinstance(publisher, CommandPublisher)
     assert "HOOK_SECRET" in publisher.withhold
+
+
+def test_a_webhook_secret_registered_later_is_withheld_from_then_on(registry: Registry) -> None:
+    before = registry.secret_names()
+    registry.add_orchestrator("o2", WebhookSpec("https://orch.example/hook", "HOOK_SECRET"))
+    assert (False, True) == ("HOOK_SECRET" in before, "HOOK_SECRET" in registry.secret_names())
