@@ -157,7 +157,8 @@ class InMemoryObservations:
 
 class Dispatcher:
     """Hands the stream's new items to each listener, in order, every listener on one
-    item before the next item (so a PR's notices are queued in listener order)."""
+    item before the next item (so a PR's notices are queued in listener order).  Each
+    listener has its own cursor: the last seq it was handed."""
 
     def __init__(
         self,
@@ -171,22 +172,25 @@ class Dispatcher:
         self._listeners = tuple(listeners)
         self._now = now
         self._log = logger or _log
-        self._cursor = 0
+        self._cursors = {listener.name: 0 for listener in self._listeners}
         self._rounds = 0  # round ends handed out
         # Per listener: each PR whose latest observation it did not settle, with the
         # round it failed in.
         self._unsettled: dict[str, dict[PrRef, int]] = defaultdict(dict)
 
-    def unsettled(self, listener: str) -> frozenset[PrRef]:
-        """The PRs ``listener`` raised on, whose observation it gets again next round."""
-        return frozenset(self._unsettled.get(listener, ()))
+    def cursor(self, listener: str) -> int:
+        """The seq of the last item ``listener`` was handed (0: none yet)."""
+        return self._cursors[listener]
 
     async def deliver(self) -> None:
-        """Give every listener the items published since the last call."""
-        items = self._source.follow(self._cursor)
-        for item in items:
-            self._cursor = item.seq
+        """Give every listener the items published after its cursor."""
+        if not self._listeners:
+            return
+        for item in self._source.follow(min(self._cursors.values())):
             for listener in self._listeners:
+                if item.seq <= self._cursors[listener.name]:
+                    continue
+                self._cursors[listener.name] = item.seq
                 if isinstance(item, RoundDone):
                     await self._again(listener)
                 await self._tell(listener, item)

@@ -320,6 +320,23 @@ async def test_a_listener_that_asks_to_look_again_is_not_logged_and_gets_it_agai
 
 
 @pytest.mark.anyio
+async def test_each_listener_keeps_its_own_cursor(clock: VirtualClock) -> None:
+    first, second = Recorder("first"), Recorder("second")
+    source = InMemoryObservations()
+    dispatcher = Dispatcher(source, [first, second], now=clock.now)
+    seen = source.publish(
+        Observation(pr=A, read_at=clock.now(), badge=status(A), watches=(), interval=S)
+    )
+    await dispatcher.deliver()
+    await dispatcher.deliver()
+    assert ((seen.seq, seen.seq), 1, 1) == (
+        (dispatcher.cursor("first"), dispatcher.cursor("second")),
+        len(first.calls),
+        len(second.calls),
+    )
+
+
+@pytest.mark.anyio
 async def test_a_listener_that_settled_is_not_given_the_observation_again(
     clock: VirtualClock, badges: FakeBadges
 ) -> None:
