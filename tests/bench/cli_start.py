@@ -100,7 +100,7 @@ def set_up(workdir: Path, workers: int) -> tuple[Path, Path, str]:
         config = workdir / "config.toml"
         config.write_text(
             f'[github]\napi_url = "{base_url}"\n[monitor]\npoll_interval = "1s"\n'
-            '[delivery]\npoll_interval = "1s"\n',
+            '[delivery]\nscan_interval = "1s"\n',
             encoding="utf-8",
         )
         env = {**os.environ, "GH_TOKEN": TOKEN, "HOME": str(workdir / "home")}

@@ -83,7 +83,7 @@ api_url = "{base_url}"
 [monitor]
 poll_interval = "{self.poll}s"
 [delivery]
-poll_interval = "1s"
+scan_interval = "1s"
 [webhook]
 enabled = true
 port = {self.port}

@@ -117,7 +117,7 @@ wakes_per_day = {s.wakes_per_day}
 wake_day_window = "{s.day_s}s"
 floor_lag = "60s"
 [delivery]
-poll_interval = "1s"
+scan_interval = "1s"
 backoff_base = "1s"
 backoff_cap = "2s"
 reaction_backoff_base = "1s"

@@ -43,7 +43,7 @@ class LiveDaemon:
         self.config.write_text(
             f'[github]\napi_url = "{self.base_url}"\ntimeout = "5s"\n'
             '[monitor]\npoll_interval = "1s"\n[wake]\nwake_min_gap = "1s"\nfloor_lag = "5s"\n'
-            '[delivery]\npoll_interval = "1s"\nbackoff_base = "1s"\nbackoff_cap = "2s"\n'
+            '[delivery]\nscan_interval = "1s"\nbackoff_base = "1s"\nbackoff_cap = "2s"\n'
             'reaction_backoff_base = "1s"\nreaction_backoff_cap = "2s"\n',
             encoding="utf-8",
         )
