@@ -175,8 +175,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "retry-timer-first-pending-only",
         "seed: removing the earliest-due retry timer fails the stranded-retry test",
         CORE,
-        "    due = [p.next_retry for p in mark.pending]\n",
-        "    due = [p.next_retry for p in mark.pending[:1]]\n",
+        "    due = [p.retry_at for p in mark.pending]\n",
+        "    due = [p.retry_at for p in mark.pending[:1]]\n",
         WAKE_SUITES,
     ),
     Mutation(

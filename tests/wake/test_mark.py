@@ -82,3 +82,18 @@ def test_a_version_1_mark_loads_with_its_listed_at_as_both_connections_proof() -
         v1.pop(key)
     expected = msgspec.structs.replace(_full_mark(), comments_proven_at=T, reviews_proven_at=T)
     assert expected == decode_mark(msgspec.json.encode(v1))
+
+
+def test_a_marks_retry_times_are_stored_under_their_old_keys() -> None:
+    raw = msgspec.json.decode(encode_mark(_full_mark()))
+    assert ("next_try", "next_retry") == (
+        next(k for k in raw["held"][0] if k in ("next_try", "retry_at")),
+        next(k for k in raw["pending"][0] if k in ("next_retry", "retry_at")),
+    )
+
+
+def test_the_old_names_next_try_and_next_retry_read_retry_at() -> None:
+    mark = _full_mark()
+    (held,), (pending,) = mark.held, mark.pending
+    later = msgspec.structs.replace(held, retry_at=T)
+    assert (T, T) == (later.next_try, pending.next_retry)

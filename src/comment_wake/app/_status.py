@@ -257,7 +257,7 @@ def _pr_line(
         held=len(mark.held) if mark else 0,
         held_until=mark.held_until if mark else None,
         pending_retries=len(mark.pending) if mark else 0,
-        next_retry_at=min((p.next_retry for p in mark.pending), default=None) if mark else None,
+        next_retry_at=min((p.retry_at for p in mark.pending), default=None) if mark else None,
         last_poll=polled,
         state=daemon.pr_states.get(key) if daemon is not None else None,
         # A stopped daemon tries nothing: the next one reads every watched PR at its start.

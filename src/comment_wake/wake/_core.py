@@ -261,7 +261,7 @@ def next_due(mark: WakeMark) -> datetime | None:
     or held-wake release.  None while the PR is not eligible (timers pause)."""
     if not mark.active:
         return None
-    due = [p.next_retry for p in mark.pending]
+    due = [p.retry_at for p in mark.pending]
     if mark.held and mark.held_until is not None:
         due.append(mark.held_until)
     return min(due, default=None)
@@ -730,7 +730,7 @@ def _judge_pending(p: Pending, ctx: _Ctx) -> _Judged | None:
     """A comment waiting for a permission retry; None: keep waiting."""
     if not ctx.eligible:
         return None
-    return _run_rules(p.item, p.detail, ctx, start=_RETRY_FROM, due=ctx.now >= p.next_retry)
+    return _run_rules(p.item, p.detail, ctx, start=_RETRY_FROM, due=ctx.now >= p.retry_at)
 
 
 def _run_rules(
@@ -801,7 +801,7 @@ def _due_held(ctx: _Ctx, mark: WakeMark) -> list[Held]:
     release = release_at(prune_wakes(mark.wakes, ctx.now, ctx.config), ctx.config)
     if release is not None and ctx.now < release:
         return []
-    return [h for h in mark.held if h.next_try is None or h.next_try <= ctx.now]
+    return [h for h in mark.held if h.retry_at is None or h.retry_at <= ctx.now]
 
 
 def _recheck(h: Held, ctx: _Ctx) -> _Judged:
@@ -852,7 +852,7 @@ def _apply_recheck(
             retry_at = ctx.now + delay
             still_held.append(
                 msgspec.structs.replace(
-                    h, detail=verdict.detail, failures=failures, next_try=retry_at
+                    h, detail=verdict.detail, failures=failures, retry_at=retry_at
                 )
             )
             ctx.logs.append(
@@ -969,7 +969,7 @@ def _held_until(held: Sequence[Held], wakes: Sequence[datetime], ctx: _Ctx) -> d
     """When the first held comment may go: the rate limit's release, or later for one
     whose permission lookup is waiting for its retry; ``now`` when nothing holds it."""
     release = release_at(wakes, ctx.config)
-    due = [_max_time(release, h.next_try) or ctx.now for h in held]
+    due = [_max_time(release, h.retry_at) or ctx.now for h in held]
     return min(due, default=ctx.now)
 
 

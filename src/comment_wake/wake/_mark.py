@@ -49,7 +49,13 @@ class Held(msgspec.Struct, frozen=True):
     detail: ItemDetail
     held_at: datetime
     failures: int = 0
-    next_try: datetime | None = None  # after a failed lookup: not released before this
+    # After a failed lookup: not released before this.  Stored under its old name.
+    retry_at: datetime | None = msgspec.field(default=None, name="next_try")
+
+    @property
+    def next_try(self) -> datetime | None:
+        """Deprecated old name of ``retry_at``, kept for one release."""
+        return self.retry_at
 
 
 class Pending(msgspec.Struct, frozen=True):
@@ -58,7 +64,12 @@ class Pending(msgspec.Struct, frozen=True):
     item: BadgeItem
     detail: ItemDetail
     failures: int
-    next_retry: datetime
+    retry_at: datetime = msgspec.field(name="next_retry")  # stored under its old name
+
+    @property
+    def next_retry(self) -> datetime:
+        """Deprecated old name of ``retry_at``, kept for one release."""
+        return self.retry_at
 
 
 class GapSpend(msgspec.Struct, frozen=True, array_like=True):
