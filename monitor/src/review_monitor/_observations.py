@@ -114,7 +114,6 @@ class InMemoryObservations:
         # seq -> item, in publishing order; a replaced item is deleted from it.
         self._items: dict[int, Observed] = {}
         self._keys: dict[tuple[str, PrRef | None], int] = {}  # (kind, PR) -> its seq
-        self._latest: dict[PrRef, Observation] = {}
 
     @property
     def seq(self) -> int:
@@ -131,8 +130,6 @@ class InMemoryObservations:
             del self._items[replaced]
         self._keys[key] = self._seq
         self._items[self._seq] = item
-        if isinstance(item, Observation):
-            self._latest[item.pr] = item
         return item
 
     def follow(self, after_seq: int) -> list[Observed]:
@@ -145,14 +142,14 @@ class InMemoryObservations:
         return found
 
     def latest(self, pr: PrRef) -> Observation | None:
-        return self._latest.get(pr)
+        seq = self._keys.get(("Observation", pr))
+        item = None if seq is None else self._items[seq]
+        return item if isinstance(item, Observation) else None
 
     def forget(self, keep: Collection[PrRef]) -> None:
         """Drop what is kept of every PR not in ``keep`` (no longer watched)."""
         for key in [k for k in self._keys if k[1] is not None and k[1] not in keep]:
             del self._items[self._keys.pop(key)]
-        for pr in [pr for pr in self._latest if pr not in keep]:
-            del self._latest[pr]
 
 
 class Dispatcher:
