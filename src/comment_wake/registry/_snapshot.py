@@ -18,6 +18,8 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Literal
 
+import msgspec
+
 from comment_wake.wake import Binding
 from review_monitor import PrRef, Watch
 
@@ -87,8 +89,14 @@ class RegistrySnapshot:
         )
 
     def binding(self, pr: PrRef) -> Binding:
-        """Who owns ``pr``: its live worker, else its last archived one, else nobody."""
-        return self._bindings.get(pr) or Binding(pr=pr, worker=None)
+        """Who owns ``pr`` (spelled as asked): its live worker, else its last archived one,
+        else nobody."""
+        found = self._bindings.get(pr)
+        if found is None:
+            return Binding(pr=pr, worker=None)
+        # PrRef compares names case-insensitively; the binding keeps the asker's spelling
+        # (GitHub's, from the badge), as the registry's answer always did.
+        return found if str(found.pr) == str(pr) else msgspec.structs.replace(found, pr=pr)
 
     def worker(self, worker: str) -> WorkerRecord | None:
         return self._workers.get(worker)

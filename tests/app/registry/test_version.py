@@ -119,3 +119,8 @@ def test_the_last_archived_worker_owns_its_pr(registry: Registry, clock: FixedCl
     clock.advance(timedelta(minutes=1))
     registry.archive("w0")
     assert "w0" == RegistryBook(registry).binding(PR).worker
+
+
+def test_the_book_answers_in_the_spelling_asked(registry: Registry) -> None:
+    registry.bind("w1", PrRef("Octo", "Repo", 7), orchestrator="o1", publisher=InboxSpec())
+    assert "octo/repo#7" == str(RegistryBook(registry).binding(PR).pr)
