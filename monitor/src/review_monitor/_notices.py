@@ -53,7 +53,7 @@ from ._model import (
     PrStatus,
 )
 from ._notice import NOTICE_VERSION, Notice, NoticeItem, NoticePr, notice_key
-from ._observations import Observation, ObservationSource, Observed
+from ._observations import Observation, ObservationSource, Observed, RoundDone
 from ._seen import Seen, history_until, retry_delay, settle_seen, unseen
 from ._store._faults import describe_fault
 from ._store._marks import load_mark
@@ -204,6 +204,7 @@ class MonitorNotices:
         self._observations = observations
         self._clock: Clock = clock or SystemClock()
         self._due: dict[PrRef, datetime] = {}
+        self._failed: set[PrRef] = set()  # timed looks that failed: again at a round's end
         self._changed = anyio.Event()
         self._text_limit = text_limit
         self._permissions = permissions
@@ -216,6 +217,11 @@ class MonitorNotices:
     async def observe(self, item: Observed, now: datetime) -> None:
         if isinstance(item, Observation):
             await self.look(item.watches, item.badge, now)
+        elif isinstance(item, RoundDone) and self._failed:
+            for pr in self._failed:
+                self._due[pr] = min(now, self._due.get(pr, now))
+            self._failed.clear()
+            self._changed.set()
 
     def next_due(self, pr: PrRef) -> datetime | None:
         """When a waiting verdict of ``pr`` is looked at again (None: nothing waits)."""
@@ -236,6 +242,7 @@ class MonitorNotices:
                 try:
                     await self.look(latest.watches, latest.badge, now)
                 except Exception as exc:
+                    self._failed.add(pr)  # its mark did not move: again at the round's end
                     self._log.error("a timed look at %s failed: %s", pr, describe_fault(exc))
             if not due:
                 await sleep_until_or(

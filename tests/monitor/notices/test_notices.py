@@ -23,6 +23,7 @@ from review_monitor import (
     PermissionAnswer,
     PrRef,
     PrStatus,
+    RoundDone,
     TransientError,
 )
 from review_monitor._listener import Watch
@@ -504,10 +505,9 @@ async def test_a_pr_watched_again_never_announces_a_verdict_twice(world: World) 
     assert ["R1"] == await announced(world)
 
 
-@pytest.mark.anyio
-async def test_a_waiting_verdict_on_a_quiet_pr_is_retried_by_its_own_timer(
-    world: World,
-) -> None:
+async def _waiting_verdict(world: World) -> tuple[VirtualClock, InMemoryObservations]:
+    """A verdict by alice whose permission lookup failed at T0 + 1m (retried at T0 + 2m),
+    seen through an observation stream; the lookup answers write from then on."""
     clock = VirtualClock(T0)
     source = InMemoryObservations()
     world.listener = MonitorNotices(
@@ -525,10 +525,34 @@ async def test_a_waiting_verdict_on_a_quiet_pr_is_retried_by_its_own_timer(
         Observation(pr=PR, read_at=T0 + M, badge=badge, watches=(WATCH,), interval=M)
     )
     await clock.advance_to(T0 + M)
-    await world.listener.observe(seen, T0 + M)  # the lookup fails: retried in a minute
+    await world.listener.observe(seen, T0 + M)
     world.permissions.answers["alice"] = "write"
+    return clock, source
+
+
+@pytest.mark.anyio
+async def test_a_waiting_verdict_on_a_quiet_pr_is_retried_by_its_own_timer(
+    world: World,
+) -> None:
+    clock, _ = await _waiting_verdict(world)
     async with anyio.create_task_group() as tg:
         tg.start_soon(world.listener.run)
         await clock.advance_to(T0 + 3 * M)  # no observation comes: the PR is quiet
         tg.cancel_scope.cancel()
     assert (["review-verdict"], T0 + 2 * M) == (await world.kinds(), world.permissions.times[-1])
+
+
+@pytest.mark.anyio
+async def test_a_timed_look_that_failed_is_looked_at_again_at_the_next_round_end(
+    world: World,
+) -> None:
+    clock, _ = await _waiting_verdict(world)
+    world.details.fail_next = True  # the verdict's body cannot be read at its retry
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(world.listener.run)
+        await clock.advance_to(T0 + 3 * M)
+        before = await world.kinds()
+        await world.listener.observe(RoundDone(at=clock.now()), clock.now())
+        await clock.advance_to(T0 + 4 * M)
+        tg.cancel_scope.cancel()
+    assert ([], ["review-verdict"]) == (before, await world.kinds())
