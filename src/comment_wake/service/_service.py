@@ -37,7 +37,7 @@ from __future__ import annotations
 import logging
 import os
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import datetime, timedelta
 
 import anyio
@@ -184,10 +184,8 @@ class CommentWake:
         registry and looks again at the PRs whose timed look failed."""
         if isinstance(item, RoundDone):
             await self.refresh_bindings(now)
-            for pr in sorted(self._failed):
-                self._failed.discard(pr)
-                self._due[pr] = min(now, self._due.get(pr, now))
-                self._changed.set()
+            failed, self._failed = self._failed, set()
+            self._look_soon(failed, now)
             return
         if not isinstance(item, Observation):
             return
@@ -296,10 +294,13 @@ class CommentWake:
         """Reload the bindings when the registry version moved, and look soon at every PR
         whose binding changed (an unbind or an archive finishes what its mark holds; a
         re-bind or a new watch starts from its watch).  One store read when nothing moved."""
-        moved = await anyio.to_thread.run_sync(self._bindings.refresh)
-        for pr in moved:
+        self._look_soon(await anyio.to_thread.run_sync(self._bindings.refresh), now)
+
+    def _look_soon(self, prs: Collection[PrRef], now: datetime) -> None:
+        """Have the timers look at ``prs`` now (an earlier timer of theirs stays)."""
+        for pr in prs:
             self._due[pr] = min(now, self._due.get(pr, now))
-        if moved:
+        if prs:
             self._changed.set()
 
     async def _look(self, pr: PrRef, status: PrStatus | None, now: datetime) -> Step | None:
