@@ -63,7 +63,7 @@ START = datetime(2030, 1, 2, 3, 0, tzinfo=UTC)
 TOKEN = "ghp_ScaleBenchToken0123456789abcdefghijkl"
 ROUND = timedelta(minutes=1)
 QUIET_ROUNDS = 24  # two safety-net rounds among them (every badge every 10 minutes)
-BUSY_ROUNDS = 30  # the safety net reads every badge in some of them: those are apart
+BUSY_ROUNDS = 40  # the safety net reads badges in many of them at 5,000 PRs: those are apart
 BUSY_SHARE = 0.01
 TEAM = 10  # workers per orchestrator
 # Readers that run on their own beat, whatever N: the housekeeping's operator requests
