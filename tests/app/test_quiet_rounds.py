@@ -148,8 +148,8 @@ async def test_a_look_reads_its_marks_once_each_and_no_registry_record(world: Wo
         reads, _ = await world.next_round()
     # The wake's mark with any release request, the monitor notices' mark with the watch
     # start; the registry's records stay in the snapshot.
-    looks = ("_mark_and_release", "_load", "snapshot")
-    assert {"_mark_and_release": 1, "_load": 1, "snapshot": 0} == {k: reads[k] for k in looks}
+    looks = ("_look_reads", "_load", "snapshot")
+    assert {"_look_reads": 1, "_load": 1, "snapshot": 0} == {k: reads[k] for k in looks}
 
 
 async def test_an_archive_decides_the_held_comments_at_the_next_round_end(

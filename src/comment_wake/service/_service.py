@@ -46,7 +46,12 @@ import msgspec
 
 from comment_wake import ownpost
 from comment_wake.events import CommentDecided, Event, Noted, NoticeQueued
-from comment_wake.store import clearing_release, has_release_request, putting_records
+from comment_wake.store import (
+    clearing_release,
+    has_release_request,
+    pr_posts,
+    putting_records,
+)
 from comment_wake.wake import (
     MARK_VERSION,
     RULES,
@@ -54,6 +59,7 @@ from comment_wake.wake import (
     Connection,
     Decision,
     Facts,
+    KnownPosts,
     LogLine,
     Needs,
     OwnPostVerdict,
@@ -304,7 +310,8 @@ class CommentWake:
             self._changed.set()
 
     async def _look(self, pr: PrRef, status: PrStatus | None, now: datetime) -> Step | None:
-        stored, released = await self._store.call(_mark_and_release, pr, self.name)
+        since = now - self._config.own_post_window
+        stored, released, posts = await self._store.call(_look_reads, pr, self.name, since)
         mark = None if stored is None else decode_mark(stored.blob)
         binding = self._bindings.binding(pr)
         version = self._bindings.version()
@@ -313,9 +320,11 @@ class CommentWake:
                 return None
             closed = finish(binding, mark, None, config=self._config, now=now)
             return await self._commit(
-                pr, binding, stored, closed, None, Facts(), mark, now, released, version
+                pr, binding, stored, closed, None, Facts(posts=posts), mark, now, released, version
             )
-        stepped, facts = await self._steps(binding, mark, status, now, release=released)
+        stepped, facts = await self._steps(
+            binding, mark, status, now, release=released, facts=Facts(posts=posts)
+        )
         if _unfinished(binding, stepped.mark):
             closing = finish(binding, stepped.mark, status, config=self._config, now=now)
             stepped = msgspec.structs.replace(
@@ -333,11 +342,11 @@ class CommentWake:
         now: datetime,
         *,
         release: bool = False,
+        facts: Facts,
     ) -> tuple[Step, Facts]:
-        """Step until the core needs no more reads; ``_ReadFailed`` (reported as a warning
-        line) when a read failed."""
+        """Step from ``facts`` until the core needs no more reads; ``_ReadFailed``
+        (reported as a warning line) when a read failed."""
         pr = status.pr
-        facts = Facts()
         for _ in range(_MAX_ROUNDS):
             result = step(
                 binding,
@@ -593,7 +602,16 @@ class CommentWake:
             previous = state if state is not None else (mark.own_posts if mark else b"")
             state, verdicts = await self._own_posts(previous, pr, comments, worker, now)
             own_posts.update(verdicts)
-        return Facts(details, frozenset(gone), own_posts, permissions, gaps, state, rereads=rereads)
+        return Facts(
+            details,
+            frozenset(gone),
+            own_posts,
+            permissions,
+            gaps,
+            state,
+            rereads=rereads,
+            posts=facts.posts,
+        )
 
     async def _own_posts(
         self,
@@ -626,10 +644,14 @@ class CommentWake:
         return msgspec.msgpack.encode(matched), verdicts
 
 
-def _mark_and_release(db: SyncStore, pr: PrRef, listener: str) -> tuple[Mark | None, bool]:
-    """The PR's mark and whether a release of it is requested, in one read."""
+def _look_reads(
+    db: SyncStore, pr: PrRef, listener: str, since: datetime
+) -> tuple[Mark | None, bool, KnownPosts]:
+    """The PR's mark, whether a release of it is requested, and the posts the worker tools
+    made on it (their intents since ``since``), in one read."""
     with db.read() as tx:
-        return load_mark(tx, pr, listener), has_release_request(tx, pr)
+        ids, intents = pr_posts(tx, pr, since=since)
+        return load_mark(tx, pr, listener), has_release_request(tx, pr), KnownPosts(ids, intents)
 
 
 def _unfinished(binding: Binding, mark: WakeMark) -> bool:

@@ -9,7 +9,9 @@ from typing import TYPE_CHECKING
 from review_monitor import Clock
 from review_monitor.store import SyncStore, Tables
 
+from ._content import CONTENT
 from ._outcomes import OUTCOMES
+from ._posts import POSTS
 from ._reactions import REACTIONS
 from ._records import RECORDS
 from ._spellings import refuse_two_spellings
@@ -19,7 +21,7 @@ if TYPE_CHECKING:
 
 __all__ = ["APP_TABLES", "open_store", "open_sync_store"]
 
-APP_TABLES: tuple[Tables, ...] = (RECORDS, REACTIONS, OUTCOMES)
+APP_TABLES: tuple[Tables, ...] = (RECORDS, REACTIONS, OUTCOMES, POSTS, CONTENT)
 """The app's own parts of the store, registered whenever the app opens it."""
 
 

@@ -775,6 +775,8 @@ def _run_rules(
                 raise AssertionError(f"rule {rule.name} asked for {verdict.need} undeclared")
             if not due:
                 return None
+            if verdict.need == "intent-body":
+                return _Need(details=verdict.key)
             if verdict.need == "own-post":
                 return _Need(own_post=verdict.key)
             if verdict.need == "rest":

@@ -19,6 +19,7 @@ __all__ = [
     "Decision",
     "Facts",
     "GapNeed",
+    "KnownPosts",
     "LogLine",
     "Needs",
     "Outcome",
@@ -42,10 +43,10 @@ Reason = Literal[
     "minimized",
     "bot",
     "verdict",
+    "own-post",
     "deleted",
     "blank",
     "rereview-command",
-    "own-post",
     "invalid-login",
     "not-writer",
     "lookup-failed",
@@ -167,6 +168,16 @@ class OwnPostVerdict(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
+class KnownPosts:
+    """The posts the worker tools made on this PR, as the ``own-post-id`` rule reads them:
+    ``ids`` maps each recorded node id to its post's tool and key; ``intents`` maps the
+    key of each post whose id is not recorded yet to its tool and body hash."""
+
+    ids: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    intents: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
 class Facts:
     """What the service has read so far for this step.
 
@@ -183,6 +194,7 @@ class Facts:
     gaps: Mapping[Connection, GapRead] = field(default_factory=dict)
     own_post_state: bytes | None = None
     rereads: Mapping[str, ItemDetail | None] = field(default_factory=dict)
+    posts: KnownPosts = KnownPosts()
 
 
 class Step(msgspec.Struct, frozen=True):

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal
 
+from comment_wake._post_marker import marker_keys, text_sha256
 from review_monitor import (
     BadgeItem,
     ItemDetail,
@@ -95,11 +96,12 @@ def is_rereview_command(detail: ItemDetail, commands: Iterable[str]) -> bool:
 
 # -- the rules table -----------------------------------------------------------------
 
-Need = Literal["details", "rest", "own-post", "permission"]
+Need = Literal["details", "intent-body", "rest", "own-post", "permission"]
 """A read a rule may ask for beyond the badge: the comment's detail (its body and the first
-page of a review's inline comments; all of them for the token's own login), the rest of a
-review's inline comments, the own-post matcher's verdict, or the author's permission
-answer."""
+page of a review's inline comments; all of them for the token's own login), the same
+detail asked for only while the PR has a post whose id is not recorded yet
+(``intent-body``), the rest of a review's inline comments, the own-post matcher's verdict,
+or the author's permission answer."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,6 +195,32 @@ def _verdict(s: Subject) -> Verdict:
     return Stop("verdict", s.item.state or "") if is_verdict(s.item) else None
 
 
+def _own_post_id(s: Subject) -> Verdict:
+    # Issue 27: a post the worker tools made is known by the id GitHub gave it, recorded
+    # in the transaction that saw the answer.  Before that (a poll between the post and
+    # its record, a crash), by the marker of one of this PR's intents on a text whose hash
+    # is the intent's.  Only on the token's own login: a stranger who copies a marker
+    # cannot author as that login, and cannot match a hash of a body they never saw.
+    if not s.item.viewer_did_author:
+        return None
+    posts = s.facts.posts
+    known = posts.ids.get(s.item.id)
+    if known is not None:
+        return Stop("own-post", f"posted by `{known[0]}` (key {known[1]})")
+    if not posts.intents:
+        return None
+    detail = s.detail if s.detail is not None else s.facts.details.get(s.item.id)
+    if detail is None:
+        # Deleted since the badge: ``exists`` decides it.
+        return None if s.item.id in s.facts.gone else Ask("intent-body", s.item.id)
+    for text in item_texts(detail):
+        for key in marker_keys(text):
+            intent = posts.intents.get(key)
+            if intent is not None and intent[1] == text_sha256(text):
+                return Stop("own-post", f"posted by `{intent[0]}` (key {key}, id not recorded)")
+    return None
+
+
 def _exists(s: Subject) -> Verdict:
     # Reached with no detail only by a held comment whose read at release found nothing.
     return Stop("deleted") if s.detail is None else None
@@ -258,6 +286,13 @@ RULES: tuple[Rule, ...] = (
     Rule("minimized", ("minimized",), (), "not hidden (minimized)", _minimized),
     Rule("bot", ("bot",), (), "not written by a bot", _bot),
     Rule("verdict", ("verdict",), (), "not a bare review verdict", _verdict),
+    Rule(
+        "own-post-id",
+        ("own-post",),
+        ("intent-body",),
+        "not a post the worker tools made (by the id GitHub gave it, or its intent's marker)",
+        _own_post_id,
+    ),
     Rule(
         "exists",
         ("deleted",),

@@ -33,7 +33,7 @@ from review_monitor import (
 from ._config import WakeConfig
 from ._core import finish, next_due, step
 from ._mark import WakeMark, decode_mark, encode_mark
-from ._model import Binding, Decision, Facts, FloodGap, GapNeed, LogLine, Step
+from ._model import Binding, Decision, Facts, FloodGap, GapNeed, KnownPosts, LogLine, Step
 
 __all__ = ["OwnVerdict", "SimItem", "WakeSim"]
 
@@ -68,6 +68,8 @@ class WakeSim:
     permissions: dict[str, str] = field(default_factory=dict)  # lower-cased login -> level
     lookup_failures: dict[str, int] = field(default_factory=dict)  # login or "*" -> count
     own: dict[str, str] = field(default_factory=dict)  # item id -> explanation
+    # The worker tools' posts on the PR, as the service reads them at each look.
+    posts: KnownPosts = field(default_factory=KnownPosts)
     items: dict[str, SimItem] = field(default_factory=dict)  # in the order GitHub lists them
     decisions: list[Decision] = field(default_factory=list)
     notices: list[Notice] = field(default_factory=list)
@@ -214,7 +216,7 @@ class WakeSim:
     # -- internals -------------------------------------------------------------------
 
     def _run(self, now: datetime, status: PrStatus | None, *, release: bool = False) -> Step | None:
-        facts = Facts()
+        facts = Facts(posts=self.posts)
         mark = self.current_mark()
         for _ in range(8):
             result = step(
@@ -274,7 +276,14 @@ class WakeSim:
             s = self.items.get(i)
             rereads[i] = None if s is None else self._detail(s)
         return Facts(
-            details, frozenset(gone), own, perms, gaps, facts.own_post_state, rereads=rereads
+            details,
+            frozenset(gone),
+            own,
+            perms,
+            gaps,
+            facts.own_post_state,
+            rereads=rereads,
+            posts=facts.posts,
         )
 
     def _lookup(self, login: str, now: datetime) -> PermissionAnswer | LookupFailed:
