@@ -80,3 +80,18 @@ def test_no_intent_means_no_detail_read_at_the_rule(make_sim: MakeSim, at: At) -
     sim.comment("IC_1", "alice", at(0), "Please also bump the version.")
     sim.poll(at(30))
     assert (["IC_1"], ["IC_1"]) == (sim.woken(), sim.detail_reads)
+
+
+def test_the_review_github_made_for_a_reply_is_known_by_its_database_id(
+    make_sim: MakeSim, at: At
+) -> None:
+    sim = make_sim()
+    sim.review("PRR_1", "alice", at(0), "", inline=(("PRRC_1", "a.py", 3, BODY),))
+    review_db = sim.items["PRR_1"].item.database_id
+    assert review_db is not None
+    sim.posts = KnownPosts(ids={"PRRC_1": ("reply", KEY)}, reviews={review_db: ("reply", KEY)})
+    sim.poll(at(30))
+    assert ([f"posted by `reply` (key {KEY})"], []) == (
+        [d.detail for d in sim.final("PRR_1")],
+        sim.detail_reads,
+    )

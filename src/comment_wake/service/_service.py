@@ -650,8 +650,8 @@ def _look_reads(
     """The PR's mark, whether a release of it is requested, and the posts the worker tools
     made on it (their intents since ``since``), in one read."""
     with db.read() as tx:
-        ids, intents = pr_posts(tx, pr, since=since)
-        return load_mark(tx, pr, listener), has_release_request(tx, pr), KnownPosts(ids, intents)
+        posts = KnownPosts(*pr_posts(tx, pr, since=since))
+        return load_mark(tx, pr, listener), has_release_request(tx, pr), posts
 
 
 def _unfinished(binding: Binding, mark: WakeMark) -> bool:

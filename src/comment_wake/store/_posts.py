@@ -25,6 +25,7 @@ import msgspec
 
 from comment_wake._post_marker import text_sha256 as body_sha256
 from review_monitor import PrRef
+from review_monitor.github import Posted
 from review_monitor.store import (
     Migration,
     ReadTx,
@@ -42,7 +43,6 @@ __all__ = [
     "PostStatus",
     "PostTarget",
     "PostTool",
-    "PostedIds",
     "count_posts",
     "due_posts",
     "fail_post",
@@ -87,7 +87,6 @@ _V1 = (
         node_id TEXT,
         database_id INTEGER,
         url TEXT,
-        review_node_id TEXT,
         review_database_id INTEGER,
         failure TEXT,
         pending_body TEXT,
@@ -154,7 +153,6 @@ class Post(msgspec.Struct, frozen=True, kw_only=True):
     node_id: str | None
     database_id: int | None
     url: str | None
-    review_node_id: str | None
     review_database_id: int | None
     failure: str | None
     pending_body: str | None
@@ -162,17 +160,6 @@ class Post(msgspec.Struct, frozen=True, kw_only=True):
     recreated: int
     created_at: datetime
     updated_at: datetime
-
-
-class PostedIds(msgspec.Struct, frozen=True, kw_only=True):
-    """The ids GitHub gave a post: the comment's (or review's), and for a reply in a
-    review thread the COMMENTED review GitHub made to hold it."""
-
-    node_id: str
-    database_id: int | None
-    url: str
-    review_node_id: str | None = None
-    review_database_id: int | None = None
 
 
 def pr_key(pr: PrRef) -> str:
@@ -183,8 +170,8 @@ def pr_key(pr: PrRef) -> str:
 
 _COLUMNS = (
     "key, worker, host, repo, number, tool, body, body_sha256, target, status, attempts, "
-    "next_attempt_at, sent_at, searched_at, node_id, database_id, url, review_node_id, "
-    "review_database_id, failure, pending_body, written_at, recreated, created_at, updated_at"
+    "next_attempt_at, sent_at, searched_at, node_id, database_id, url, review_database_id, "
+    "failure, pending_body, written_at, recreated, created_at, updated_at"
 )
 _TARGET = msgspec.json.Decoder(PostTarget)
 
@@ -211,14 +198,13 @@ def _post(row: tuple[Any, ...]) -> Post:
         node_id=row[14],
         database_id=row[15],
         url=row[16],
-        review_node_id=row[17],
-        review_database_id=row[18],
-        failure=row[19],
-        pending_body=row[20],
-        written_at=_time(row[21]),
-        recreated=row[22],
-        created_at=parse_store_time(row[23]),
-        updated_at=parse_store_time(row[24]),
+        review_database_id=row[17],
+        failure=row[18],
+        pending_body=row[19],
+        written_at=_time(row[20]),
+        recreated=row[21],
+        created_at=parse_store_time(row[22]),
+        updated_at=parse_store_time(row[23]),
     )
 
 
@@ -347,36 +333,32 @@ def sending_post(tx: WriteTx, key: str, body: str) -> None:
     )
 
 
-def record_posted(tx: WriteTx, key: str, ids: PostedIds, *, next_at: datetime) -> None:
-    """GitHub has the post (or its edit): record its ids, the own-post records by id, and
-    when a waiting progress text may be written (``next_at``)."""
+def record_posted(tx: WriteTx, key: str, posted: Posted, *, next_at: datetime) -> None:
+    """GitHub has the post: record the ids it gave (the own-post record by id, which the
+    wake reads), and when a progress text still waiting may be written (``next_at``)."""
     post = post_by_key(tx, key)
     if post is None:
         return
     stamp = store_time(tx.at)
     tx.execute(
         "UPDATE posts SET status = 'posted', node_id = ?, database_id = ?, url = ?, "
-        "review_node_id = ?, review_database_id = ?, failure = NULL, written_at = ?, "
-        "next_attempt_at = ?, updated_at = ? WHERE key = ?",
+        "review_database_id = ?, failure = NULL, written_at = ?, next_attempt_at = ?, "
+        "updated_at = ? WHERE key = ?",
         (
-            ids.node_id,
-            ids.database_id,
-            ids.url,
-            ids.review_node_id,
-            ids.review_database_id,
+            posted.node_id,
+            posted.database_id,
+            posted.html_url,
+            posted.review_database_id,
             stamp,
             store_time(next_at),
             stamp,
             key,
         ),
     )
-    for node in (ids.node_id, ids.review_node_id):
-        if node:
-            tx.execute(
-                "INSERT OR IGNORE INTO post_ids (node_id, key, pr_key, recorded_at) "
-                "VALUES (?, ?, ?, ?)",
-                (node, key, pr_key(post.pr), stamp),
-            )
+    tx.execute(
+        "INSERT OR IGNORE INTO post_ids (node_id, key, pr_key, recorded_at) VALUES (?, ?, ?, ?)",
+        (posted.node_id, key, pr_key(post.pr), stamp),
+    )
 
 
 def schedule_post(tx: WriteTx, key: str, at: datetime, *, searched: bool = False) -> None:
@@ -429,16 +411,25 @@ def wrote_progress(tx: WriteTx, key: str, *, next_at: datetime) -> None:
 
 def pr_posts(
     tx: ReadTx, pr: PrRef, *, since: datetime
-) -> tuple[dict[str, tuple[str, str]], dict[str, tuple[str, str]]]:
+) -> tuple[dict[str, tuple[str, str]], dict[int, tuple[str, str]], dict[str, tuple[str, str]]]:
     """What the wake's ``own-post-id`` rule reads of ``pr``: the node ids recorded for its
-    posts (each to its post's tool and key), and its intents asked for since ``since``
-    whose ids are not known (each key to its tool and body hash)."""
+    posts and the database ids of the reviews GitHub made to hold its replies (each to its
+    post's tool and key), and its intents asked for since ``since`` whose ids are not known
+    (each key to its tool and body hash)."""
     key = pr_key(pr)
     ids = {
         node: (tool, post_key)
         for node, tool, post_key in tx.execute(
             "SELECT i.node_id, p.tool, p.key FROM post_ids i JOIN posts p ON p.key = i.key "
             "WHERE i.pr_key = ?",
+            (key,),
+        )
+    }
+    reviews = {
+        int(review): (tool, post_key)
+        for review, tool, post_key in tx.execute(
+            "SELECT review_database_id, tool, key FROM posts "
+            "WHERE pr_key = ? AND tool = 'reply' AND review_database_id IS NOT NULL",
             (key,),
         )
     }
@@ -450,7 +441,7 @@ def pr_posts(
             (key, store_time(since)),
         )
     }
-    return ids, intents
+    return ids, reviews, intents
 
 
 def prune_posts(db: SyncStore, *, before: datetime) -> int:

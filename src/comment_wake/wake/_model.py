@@ -170,10 +170,12 @@ class OwnPostVerdict(Protocol):
 @dataclass(frozen=True, slots=True)
 class KnownPosts:
     """The posts the worker tools made on this PR, as the ``own-post-id`` rule reads them:
-    ``ids`` maps each recorded node id to its post's tool and key; ``intents`` maps the
-    key of each post whose id is not recorded yet to its tool and body hash."""
+    ``ids`` maps each recorded node id to its post's tool and key, ``reviews`` the
+    database id of each review GitHub made to hold a reply in a review thread; ``intents``
+    maps the key of each post whose id is not recorded yet to its tool and body hash."""
 
     ids: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    reviews: Mapping[int, tuple[str, str]] = field(default_factory=dict)
     intents: Mapping[str, tuple[str, str]] = field(default_factory=dict)
 
 

@@ -205,6 +205,8 @@ def _own_post_id(s: Subject) -> Verdict:
         return None
     posts = s.facts.posts
     known = posts.ids.get(s.item.id)
+    if known is None and s.item.kind == "review" and s.item.database_id is not None:
+        known = posts.reviews.get(s.item.database_id)  # the review holding a reply
     if known is not None:
         return Stop("own-post", f"posted by `{known[0]}` (key {known[1]})")
     if not posts.intents:
