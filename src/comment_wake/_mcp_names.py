@@ -6,10 +6,19 @@ from __future__ import annotations
 import hashlib
 import re
 
-__all__ = ["LEGACY_SERVER_NAME", "SERVER_NAME_MAX", "TOOL_NAMES", "server_name"]
+__all__ = [
+    "LEGACY_SERVER_NAME",
+    "POST_TOOL_NAMES",
+    "SERVER_NAME_MAX",
+    "TOOL_NAMES",
+    "server_name",
+]
 
 TOOL_NAMES = ("message_orchestrator", "report", "pr_review_monitor", "comment_addressed")
-"""The tools the server offers."""
+"""The tools the server always offers."""
+
+POST_TOOL_NAMES = ("reply", "review", "progress")
+"""The posting tools, offered when they are on for the worker (``bind --post-tools``)."""
 
 LEGACY_SERVER_NAME = "comment-wake"
 """The one name every worker's server had before names were per worker: two workers that

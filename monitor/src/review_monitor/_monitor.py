@@ -245,13 +245,57 @@ class _Prefetch:
         return found
 
 
+class _Viewer:
+    """The token's own login, read once (``GET /user``) and kept: the one owner of it, for
+    the permission preflight and for the post sender's search of its own posts."""
+
+    def __init__(self, client: GitHubClient) -> None:
+        self._client = client
+        self._viewer: str | None = None
+        self._viewer_failed = False
+        self._viewer_refused = False  # GitHub will not say who the token is (an app token)
+
+    async def login(self) -> str | None:
+        """The token's own login (read once, ``GET /user``); None while GitHub has not
+        said (a fault: asked again next time) or refused to."""
+        if self._viewer is not None or self._viewer_refused:
+            return self._viewer
+        why: str | None = None
+        try:
+            answer = await self._client.rest_get("/user")
+        except GitHubError as exc:
+            why = type(exc).__name__
+        else:
+            body = answer.body
+            login = body.get("login") if isinstance(body, dict) else None
+            if answer.status == 200 and isinstance(login, str) and is_valid_login(login):
+                self._viewer = login
+                return login
+            why = f"HTTP {answer.status}"
+            # A refusal will not change by asking again; only a fault is worth a retry.
+            self._viewer_refused = 400 <= answer.status < 500
+        if not self._viewer_failed:
+            self._viewer_failed = True
+            _log.warning(
+                "could not read the token's own login (%s); the permission preflight %s",
+                why,
+                "is skipped" if self._viewer_refused else "waits for the next poll",
+            )
+        return None
+
+
 class _Watches:
     """The store's watch registry as the poller sees it: PRs on this client's host only,
     and each newly watched repository preflighted once.  The list is read again only
     when the registry version moved: a round costs one store read when nothing did."""
 
     def __init__(
-        self, store: Store, client: GitHubClient, permissions: Permissions, clock: Clock
+        self,
+        store: Store,
+        client: GitHubClient,
+        permissions: Permissions,
+        clock: Clock,
+        viewer: _Viewer,
     ) -> None:
         self._store = store
         self._version: int | None = None
@@ -259,11 +303,9 @@ class _Watches:
         self._client = client
         self._permissions = permissions
         self._clock = clock
-        self._viewer: str | None = None
+        self._viewer = viewer
         self._checked: set[str] = set()
         self._foreign: set[PrRef] = set()
-        self._viewer_failed = False
-        self._viewer_refused = False  # GitHub will not say who the token is (an app token)
 
     async def watches(self) -> Sequence[Watch]:
         if self._version is not None:
@@ -289,7 +331,7 @@ class _Watches:
         return kept
 
     async def _preflight(self, repos: Sequence[str]) -> None:
-        viewer = await self._viewer_login()
+        viewer = await self._viewer.login()
         if viewer is None:
             return
         for repo in repos:
@@ -301,32 +343,6 @@ class _Watches:
             self._checked.add(repo)
             if message is not None:
                 _log.error("%s", message)
-
-    async def _viewer_login(self) -> str | None:
-        if self._viewer is not None or self._viewer_refused:
-            return self._viewer
-        why: str | None = None
-        try:
-            answer = await self._client.rest_get("/user")
-        except GitHubError as exc:
-            why = type(exc).__name__
-        else:
-            body = answer.body
-            login = body.get("login") if isinstance(body, dict) else None
-            if answer.status == 200 and isinstance(login, str) and is_valid_login(login):
-                self._viewer = login
-                return login
-            why = f"HTTP {answer.status}"
-            # A refusal will not change by asking again; only a fault is worth a retry.
-            self._viewer_refused = 400 <= answer.status < 500
-        if not self._viewer_failed:
-            self._viewer_failed = True
-            _log.warning(
-                "could not read the token's own login (%s); the permission preflight %s",
-                why,
-                "is skipped" if self._viewer_refused else "waits for the next poll",
-            )
-        return None
 
 
 class Monitor:
@@ -390,6 +406,7 @@ class Monitor:
         # The observation stream the poller publishes and the listeners follow.
         self._observations = InMemoryObservations()
         self._tally = _Tally(self.client, self.clock, on_event or log_event)
+        self._viewer = _Viewer(self.client)
         self._prefetch = _Prefetch(self.client, self.config, self._observations)
         # Kept across poller rebuilds: which PRs are read alone because GitHub refuses them.
         self._splitter = BatchSplitter(
@@ -517,7 +534,7 @@ class Monitor:
             return result
 
         self._poller = Poller(
-            watches=_Watches(self.store, self.client, self.permissions, self.clock),
+            watches=_Watches(self.store, self.client, self.permissions, self.clock, self._viewer),
             read_badges=read,
             read_sweep=functools.partial(read_sweep, self.client),
             listeners=self._all_listeners(),
@@ -577,6 +594,11 @@ class Monitor:
         their first page of inline comments (``ItemDetail.more_inline``); every other is
         read in full."""
         return await self._prefetch.read(ids, first_page_only)
+
+    async def viewer_login(self) -> str | None:
+        """The token's own login (read once, ``GET /user``); None while GitHub has not
+        said (a fault: asked again next time) or refused to."""
+        return await self._viewer.login()
 
     def poll_now(self, pr: PrRef) -> None:
         """Poll ``pr`` soon (a webhook saw activity), within ``hint_min_gap`` and the

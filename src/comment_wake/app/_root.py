@@ -38,7 +38,7 @@ import msgspec
 from comment_wake._limits import NOTICE_BUILD_LIMIT
 from comment_wake._paths import inbox_root, private_dir, store_path, tighten_tree
 from comment_wake.config import AppConfig
-from comment_wake.delivery import DeliveryLoop, NoticeCallback
+from comment_wake.delivery import WITHHELD_ENV, DeliveryLoop, NoticeCallback, PostSender
 from comment_wake.events import (
     Event,
     EventBus,
@@ -196,6 +196,7 @@ class App:
             polled=dict(sorted(t.polled.items())),
             faults=t.faults,
             pr_states=dict(sorted(t.pr_states.items())),
+            pr_heads=dict(sorted(t.pr_heads.items())),
             pr_errors=dict(sorted(t.pr_errors.items())),
             pr_next_try=dict(
                 sorted((pr_key(p), at) for p, at in self.monitor.retry_times().items())
@@ -551,6 +552,25 @@ async def open_app(
         monitor.add_listener(wake, run=wake.run)
         delivery: DeliveryLoop | None = None
         if deliver and registry is not None:
+            secret_names = (*sorted(WITHHELD_ENV), c.webhook.secret_env)
+
+            def secrets() -> tuple[str, ...]:
+                # The token as it is now (it may rotate), and every withheld value.
+                now_token = token() if callable(token) else token
+                return (now_token, *(env[n] for n in secret_names if env.get(n)))
+
+            posts = PostSender(
+                monitor.store,
+                monitor.client,
+                clock=the_clock,
+                viewer=monitor.viewer_login,
+                secrets=secrets,
+                grace=c.monitor.sweep_grace,
+                progress_gap=c.delivery.progress_min_gap,
+                content=c.delivery.content_limits,
+                backoff=c.delivery.reaction_backoff(),
+                rng=rng or random.Random(),
+            )
             delivery = DeliveryLoop(
                 monitor.store,
                 route=registry.route,
@@ -560,6 +580,7 @@ async def open_app(
                 orchestrator_of=registry.orchestrator_of,
                 on_session=registry.on_session,
                 github=None if dry_run else monitor.client,
+                posts=posts,
                 dry_run=dry_run,
                 on_event=bus.publish,
             )

@@ -73,6 +73,8 @@ class DaemonState(msgspec.Struct, frozen=True, kw_only=True):
     pr_errors: dict[str, FaultLine] = msgspec.field(default_factory=dict)  # the last per PR
     # PRs GitHub answered NOT_FOUND: when each is read again (the poller's backoff).
     pr_next_try: dict[str, datetime] = msgspec.field(default_factory=dict)
+    # Each PR's head commit as its last badge gave it (the review tool checks against it).
+    pr_heads: dict[str, str] = msgspec.field(default_factory=dict)
 
 
 def pr_key(pr: PrRef) -> str:
@@ -91,6 +93,7 @@ class StatusTracker:
         self.last_poll: PollFigures | None = None
         self.polled: dict[str, datetime] = {}
         self.pr_states: dict[str, str] = {}
+        self.pr_heads: dict[str, str] = {}
         self.pr_errors: dict[str, FaultLine] = {}
         self._faults: dict[str, FaultLine] = {}
 
@@ -128,9 +131,12 @@ class StatusTracker:
         count = 1 if before is None else before.count + 1
         self.pr_errors[key] = FaultLine(at=at, kind=kind, pr=str(pr), detail=detail, count=count)
 
-    def pr_read(self, pr: PrRef, state: str) -> None:
-        """A badge of ``pr`` was read: its state is ``state`` (``open``, ``merged``, ...)."""
+    def pr_read(self, pr: PrRef, state: str, head: str = "") -> None:
+        """A badge of ``pr`` was read: its state is ``state`` (``open``, ``merged``, ...)
+        and its head commit ``head`` ("": not given)."""
         self.pr_states[pr_key(pr)] = state
+        if head:
+            self.pr_heads[pr_key(pr)] = head
 
     @property
     def faults(self) -> tuple[FaultLine, ...]:
@@ -157,4 +163,4 @@ class PrStates:
             state = "closed"
         else:
             state = "draft" if new.is_draft else "open"
-        self._tracker.pr_read(new.pr, state)
+        self._tracker.pr_read(new.pr, state, new.head_ref_oid)

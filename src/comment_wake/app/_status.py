@@ -142,18 +142,24 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def read_daemon_state(store: SyncStore) -> DaemonState | None:
+    """The running (or last) daemon's own figures as it wrote them; None when no daemon
+    ever ran on ``store`` or the entry cannot be read (another build's)."""
+    raw = store.get_state(DAEMON_STATE_KEY)
+    if raw is None:
+        return None
+    try:
+        return msgspec.json.decode(raw, type=DaemonState)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+
+
 def read_status(
     store: SyncStore, wake: WakeConfig, now: datetime, *, inbox: Path | None = None
 ) -> StatusReport:
     """Everything ``status`` shows, from ``store`` at ``now``; ``inbox`` is the default
     inbox root (the store's directory's ``inbox``)."""
-    raw = store.get_state(DAEMON_STATE_KEY)
-    daemon: DaemonState | None = None
-    if raw is not None:
-        try:
-            daemon = msgspec.json.decode(raw, type=DaemonState)
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            daemon = None
+    daemon = read_daemon_state(store)
     running = daemon is not None and daemon.stopped_at is None and _alive(daemon.pid)
     by_pr: dict[PrRef, list[str]] = defaultdict(list)
     for w in store.watches():

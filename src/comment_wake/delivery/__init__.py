@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     )
     from ._inbox import InboxPublisher, backlog, default_inbox_root, take, write_notice
     from ._loop import Decision, DeliveryConfig, DeliveryLoop, PlannedDelivery
+    from ._posts import POST_FAILED_KIND, PostPass, PostSender, post_failed_notice
     from ._signature import sign, verify_signature
     from ._webhook import WebhookPublisher
     from ._webhook_url import safe_url, webhook_url_problem
@@ -52,6 +53,7 @@ __all__ = [
     "EXIT_GONE",
     "EXIT_REFUSED",
     "HANDOFF_KIND",
+    "POST_FAILED_KIND",
     "WITHHELD_ENV",
     "WORKER_KINDS",
     "WORKER_MESSAGE_KIND",
@@ -67,6 +69,8 @@ __all__ = [
     "InboxPublisher",
     "NoticeCallback",
     "PlannedDelivery",
+    "PostPass",
+    "PostSender",
     "PublishError",
     "PublishTimeoutError",
     "WebhookError",
@@ -76,6 +80,7 @@ __all__ = [
     "child_environment",
     "default_inbox_root",
     "handoff_notice",
+    "post_failed_notice",
     "safe_url",
     "sign",
     "take",
@@ -117,6 +122,7 @@ __getattr__, __dir__ = lazy_exports(
         ),
         "._inbox": ("InboxPublisher", "backlog", "default_inbox_root", "take", "write_notice"),
         "._loop": ("Decision", "DeliveryConfig", "DeliveryLoop", "PlannedDelivery"),
+        "._posts": ("POST_FAILED_KIND", "PostPass", "PostSender", "post_failed_notice"),
         "._signature": ("sign", "verify_signature"),
         "._webhook": ("WebhookPublisher",),
         "._webhook_url": ("safe_url", "webhook_url_problem"),

@@ -16,10 +16,17 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Final
 
-from comment_wake.store import ReactionEntry, due_reactions, next_reaction_at, settle_reactions
+from comment_wake.store import (
+    ContentLimits,
+    ReactionEntry,
+    due_reactions,
+    next_reaction_at,
+    settle_reactions,
+    take_content,
+)
 from review_monitor import Clock, GitHubError, Notice, RateLimitedError
 from review_monitor.github import GitHubApi, add_reactions
-from review_monitor.store import Store
+from review_monitor.store import Store, SyncStore
 
 from ._backoff import Backoff
 
@@ -103,6 +110,7 @@ class Acknowledger:
         rng: random.Random,
         max_attempts: int = 8,
         batch: int = 90,
+        content: ContentLimits | None = None,
     ) -> None:
         if max_attempts < 1:
             raise ValueError("max_attempts must be at least 1")
@@ -113,6 +121,7 @@ class Acknowledger:
         self._rng = rng
         self._max_attempts = max_attempts
         self._batch = batch
+        self._content = content
 
     @property
     def host(self) -> str:
@@ -151,6 +160,22 @@ class Acknowledger:
         if not ours:
             return AckPass(given_up=len(foreign))
         ids = [r.subject_id for r in ours]
+        if self._content is not None:
+            # One request is one token of the identity's content bucket, which the posts
+            # the worker tools make share: wait for it without spending an attempt.
+            now = self._clock.now()
+            wait = await self._store.call(_take, self.host.casefold(), self._content, now)
+            if wait is not None:
+                await self._store.call(
+                    settle_reactions,
+                    content,
+                    failed=ids,
+                    at=now,
+                    detail="content limit",
+                    retry_at=wait,
+                    count=False,
+                )
+                return AckPass(retried=len(ids), given_up=len(foreign))
         retry_after: datetime | None = None
         detail = "GitHub did not confirm the reaction"
         try:
@@ -195,3 +220,8 @@ class Acknowledger:
                 settle_reactions, content, failed=subjects, at=now, detail=detail, retry_at=retry_at
             )
         return AckPass(done=len(done), retried=retried, given_up=given_up + len(foreign))
+
+
+def _take(db: SyncStore, identity: str, limits: ContentLimits, now: datetime) -> datetime | None:
+    with db.write(at=now) as tx:
+        return take_content(tx, identity, limits, now)

@@ -24,7 +24,7 @@ import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Final, Literal, Self
+from typing import Final, Literal, Protocol, Self
 
 import anyio
 import anyio.abc
@@ -38,7 +38,7 @@ from comment_wake.events import (
     NoticeHandedOff,
     NoticeParked,
 )
-from comment_wake.store import delivering, owing
+from comment_wake.store import ContentLimits, delivering, owing
 from review_monitor import (
     Busy,
     Clock,
@@ -58,6 +58,7 @@ from ._backoff import Backoff, RetryState
 from ._errors import PublishError
 from ._handoff import HANDOFF_KIND, WORKER_KINDS, handoff_notice
 from ._merge import can_merge, merge_notices
+from ._posts import PostSender
 
 __all__ = [
     "Decision",
@@ -94,6 +95,14 @@ class DeliveryConfig(BaseModel):
     done_reaction: str = "+1"
     # Messages and reports one worker may send its orchestrator in an hour (worker tools).
     worker_messages_per_hour: int = Field(default=20, ge=1, le=1000)
+    # The posting tools (reply, review, progress): on for every binding (else per binding,
+    # ``bind --post-tools``); each worker's posts an hour; one progress write per gap.
+    post_tools: bool = False
+    posts_per_hour: int = Field(default=30, ge=1, le=1000, strict=True)
+    progress_min_gap: Duration = timedelta(minutes=5)
+    # The identity's content bucket, which posts and reactions share.
+    content_per_minute: int = Field(default=20, ge=1, le=80, strict=True)
+    content_per_hour: int = Field(default=150, ge=1, le=500, strict=True)
     # Per-worker retry after busy or a fault: base * 2**(n-1), capped, jittered down.
     backoff_base: Duration = timedelta(seconds=5)
     backoff_cap: Duration = timedelta(minutes=15)
@@ -136,7 +145,13 @@ class DeliveryConfig(BaseModel):
                 f"done_reaction ({self.done_reaction!r}) must differ from reaction "
                 f"({self.reaction!r}): the commenter tells picked up from done by it"
             )
-        for name in ("backoff_base", "publisher_timeout", "scan_interval", "reaction_backoff_base"):
+        for name in (
+            "backoff_base",
+            "publisher_timeout",
+            "scan_interval",
+            "reaction_backoff_base",
+            "progress_min_gap",
+        ):
             if getattr(self, name) <= timedelta(0):
                 raise ValueError(f"{name} must be positive")
         if self.backoff_cap < self.backoff_base:
@@ -146,6 +161,11 @@ class DeliveryConfig(BaseModel):
         if self.attempt_limit < self.publisher_timeout:
             raise ValueError("attempt_limit must be at least publisher_timeout")
         return self
+
+    @property
+    def content_limits(self) -> ContentLimits:
+        """The identity's content bucket, as posts and reactions spend from it."""
+        return ContentLimits(self.content_per_minute, self.content_per_hour)
 
     @property
     def reaction_content(self) -> str | None:
@@ -192,6 +212,7 @@ class DeliveryStats:
     parked: int = 0
     merged: int = 0
     reactions: int = 0
+    posts: int = 0  # posts and progress edits the worker tools asked for, made or found
 
 
 def _describe(exc: BaseException) -> str:
@@ -208,6 +229,29 @@ def _describe(exc: BaseException) -> str:
 
 def _ignore(event: Event) -> None:
     pass
+
+
+class _Pass(Protocol):
+    @property
+    def done(self) -> int: ...
+
+
+class _Runner(Protocol):
+    """A side job of the loop: ``Acknowledger`` or ``PostSender``."""
+
+    async def next_due_at(self) -> datetime | None: ...
+    async def run_once(self) -> _Pass: ...
+
+
+@dataclass(slots=True)
+class _SideJob:
+    """One side job, whether a pass of it runs, and when it may run again after a fault."""
+
+    name: str
+    runner: _Runner
+    count: str  # the ``DeliveryStats`` field its passes add to
+    running: bool = False
+    not_before: datetime | None = None
 
 
 class DeliveryLoop:
@@ -230,6 +274,7 @@ class DeliveryLoop:
         orchestrator_of: OrchestratorOf | None = None,
         on_session: OnSession | None = None,
         github: GitHubApi | None = None,
+        posts: PostSender | None = None,
         dry_run: bool = False,
         on_event: Callable[[Event], None] | None = None,
     ) -> None:
@@ -244,7 +289,7 @@ class DeliveryLoop:
         self._dry_run = dry_run
         self._backoff = self._config.backoff()
         self._reaction = self._config.reaction_content if github is not None else None
-        self._ack = (
+        ack = (
             Acknowledger(
                 store,
                 github,
@@ -252,17 +297,26 @@ class DeliveryLoop:
                 backoff=self._config.reaction_backoff(),
                 rng=self._rng,
                 max_attempts=self._config.reaction_attempts,
+                content=self._config.content_limits,
             )
             if github is not None and self._reaction is not None
             else None
+        )
+        # Work beside the outbox, each on its own schedule: the reactions owed and the
+        # posts the worker tools asked for (never in a dry run).
+        self._jobs = tuple(
+            _SideJob(name, job, count)
+            for name, job, count in (
+                ("acknowledgement", ack, "reactions"),
+                ("post", posts, "posts"),
+            )
+            if job is not None and not dry_run
         )
         self._inflight: set[str] = set()
         self._busy_heads: set[int] = set()  # heads whose last live answer was busy
         self._retry: dict[str, RetryState] = {}
         self._hold: dict[str, datetime] = {}  # workers resting after an unexpected failure
         self._orchestrators: dict[str, Publisher] = {}
-        self._ack_running = False
-        self._ack_not_before: datetime | None = None
         self._planned: set[int] = set()
         self._wake = anyio.Event()
         self._counts: dict[str, int] = dict.fromkeys(DeliveryStats.__dataclass_fields__, 0)
@@ -294,8 +348,8 @@ class DeliveryLoop:
         """Attempt every head due now (concurrently) and then the reactions due; return."""
         async with anyio.create_task_group() as tg:
             await self._dispatch(tg, self._clock.now())
-        if self._ack is not None and not self._dry_run:
-            await self._ack_pass()
+        for job in self._jobs:
+            await self._job_pass(job)
         return self.stats
 
     async def plan(self) -> tuple[PlannedDelivery, ...]:
@@ -316,8 +370,8 @@ class DeliveryLoop:
     # --------------------------------------------------------------- scheduling
 
     async def _dispatch(self, tg: anyio.abc.TaskGroup, now: datetime) -> None:
-        """Start an attempt for each due head whose worker is free and not resting, and an
-        acknowledgement pass when reactions are due.  Due work left waiting on a running
+        """Start an attempt for each due head whose worker is free and not resting, and a
+        pass of each side job (reactions, posts) that is due.  Due work left waiting on a running
         attempt is picked up when that attempt ends (it wakes the loop)."""
         for entry in await self._store.call(SyncStore.due, now):
             hold = self._hold.get(entry.worker)
@@ -328,12 +382,12 @@ class DeliveryLoop:
             self._hold.pop(entry.worker, None)
             self._inflight.add(entry.worker)
             tg.start_soon(self._attempt_task, entry)
-        if self._ack is not None:
-            due = await self._ack.next_due_at()
-            ready = self._ack_not_before is None or self._ack_not_before <= now
-            if due is not None and due <= now and ready and not self._ack_running:
-                self._ack_running = True
-                tg.start_soon(self._ack_task)
+        for job in self._jobs:
+            due = await job.runner.next_due_at()
+            ready = job.not_before is None or job.not_before <= now
+            if due is not None and due <= now and ready and not job.running:
+                job.running = True
+                tg.start_soon(self._job_task, job)
 
     async def _next_wake(self, now: datetime) -> datetime:
         candidates = [now + self._config.scan_interval]
@@ -341,13 +395,15 @@ class DeliveryLoop:
         if due is not None and due > now:
             candidates.append(due)
         candidates += [t for t in self._hold.values() if t > now]
-        if self._ack is not None and not self._ack_running:
-            ack_due = await self._ack.next_due_at()
-            if ack_due is not None:
-                if self._ack_not_before is not None:
-                    ack_due = max(ack_due, self._ack_not_before)
-                if ack_due > now:
-                    candidates.append(ack_due)
+        for job in self._jobs:
+            if job.running:
+                continue
+            job_due = await job.runner.next_due_at()
+            if job_due is not None:
+                if job.not_before is not None:
+                    job_due = max(job_due, job.not_before)
+                if job_due > now:
+                    candidates.append(job_due)
         return min(candidates)
 
     async def _sleep(self, until: datetime) -> None:
@@ -375,25 +431,23 @@ class DeliveryLoop:
             self._inflight.discard(entry.worker)
             self.poke()
 
-    async def _ack_task(self) -> None:
+    async def _job_task(self, job: _SideJob) -> None:
         try:
-            await self._ack_pass()
+            await self._job_pass(job)
         finally:
-            self._ack_running = False
+            job.running = False
             self.poke()
 
-    async def _ack_pass(self) -> None:
-        if self._ack is None:
-            return
+    async def _job_pass(self, job: _SideJob) -> None:
         try:
-            done = await self._ack.run_once()
+            done = await job.runner.run_once()
         except Exception as exc:
-            now = self._clock.now()
-            self._ack_not_before = now + self._config.reaction_backoff_base
-            _log.error("acknowledgement pass failed (%s)", _describe(exc))
+            # A fault outside the job's own contract (the store): rest it a while.
+            job.not_before = self._clock.now() + self._config.reaction_backoff_base
+            _log.error("%s pass failed (%s)", job.name, _describe(exc))
             return
-        self._ack_not_before = None
-        self._counts["reactions"] += done.done
+        job.not_before = None
+        self._counts[job.count] += done.done
 
     # ------------------------------------------------------------------ one head
 

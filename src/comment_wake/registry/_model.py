@@ -106,6 +106,11 @@ class WorkerRecord(msgspec.Struct, frozen=True):
     bound_at: datetime | None = None
     archived_at: datetime | None = None
     session_id: str | None = None  # the last one a publisher reported
+    # The posting tools (reply, review, progress): off unless ``bind --post-tools``.
+    post_tools: bool = False
+    # Where the worker has its checkout (``bind --workdir``); None: its Claude Code
+    # session's cwd, or its Codex rollout's.  The review tool reads HEAD there.
+    workdir: str | None = None
 
 
 class OrchestratorRecord(msgspec.Struct, frozen=True):

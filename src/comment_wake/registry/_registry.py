@@ -340,8 +340,12 @@ class Registry:
         publisher: PublisherSpec,
         transcripts: TranscriptSpec | Sequence[TranscriptSpec] | None = None,
         host: str = "github.com",
+        post_tools: bool = False,
+        workdir: str | None = None,
     ) -> WorkerRecord:
-        """Bind ``worker`` to ``pr`` and watch it, in one transaction.
+        """Bind ``worker`` to ``pr`` and watch it, in one transaction.  ``post_tools``
+        turns its posting tools on; ``workdir`` is its checkout (the review tool reads HEAD
+        there).
 
         Binding a worker again replaces its binding (and moves its watch when the PR
         changed; an archived worker comes back).  Refused, with nothing written: a bad
@@ -381,6 +385,8 @@ class Registry:
                 publisher=publisher,
                 transcripts=specs,
                 bound_at=now,
+                post_tools=post_tools,
+                workdir=workdir,
             )
             _put(tx, WORKERS, worker, msgspec.json.encode(record))
             add_watch(tx, worker, ref)

@@ -268,11 +268,21 @@ def progress_post(tx: ReadTx, worker: str, pr: PrRef) -> Post | None:
 
 
 def set_progress_text(tx: WriteTx, key: str, body: str, due: datetime) -> None:
-    """Keep ``body`` as the progress comment's next text, written at ``due`` or later (a
-    text already waiting is replaced: only the latest is written)."""
+    """Make ``body`` the progress comment's next text: the text to create while it is not
+    posted yet (or failed: it is tried again), else the text written at ``due`` or later
+    (a text already waiting is replaced: only the latest is written)."""
+    stamp = store_time(tx.at)
     tx.execute(
-        "UPDATE posts SET pending_body = ?, next_attempt_at = ?, updated_at = ? WHERE key = ?",
-        (body, store_time(due), store_time(tx.at), key),
+        "UPDATE posts SET "
+        "body = CASE WHEN status IN ('queued', 'failed') THEN ? ELSE body END, "
+        "body_sha256 = CASE WHEN status IN ('queued', 'failed') THEN ? ELSE body_sha256 END, "
+        "pending_body = CASE WHEN status IN ('queued', 'failed') THEN NULL ELSE ? END, "
+        "next_attempt_at = CASE WHEN status IN ('queued', 'failed') THEN ? "
+        "WHEN status = 'posted' THEN ? ELSE next_attempt_at END, "
+        "failure = CASE WHEN status = 'failed' THEN NULL ELSE failure END, "
+        "status = CASE WHEN status = 'failed' THEN 'queued' ELSE status END, "
+        "updated_at = ? WHERE key = ?",
+        (body, body_sha256(body), body, stamp, store_time(due), stamp, stamp, key),
     )
 
 

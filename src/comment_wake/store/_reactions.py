@@ -154,10 +154,12 @@ def settle_reactions(
     at: datetime,
     detail: str = "",
     retry_at: datetime | None = None,
+    count: bool = True,
 ) -> None:
     """Record one attempt at some pending reactions: ``done`` ones are finished;
     ``failed`` ones are due again at ``retry_at``, or given up (status failed) when
-    it is None."""
+    it is None.  ``count=False``: no attempt was made (put off before sending)."""
+    step = int(count)
     with db.write(at=at) as tx:
         for subject in done:
             tx.execute(
@@ -168,11 +170,12 @@ def settle_reactions(
             )
         for subject in failed:
             tx.execute(
-                "UPDATE reactions SET status = ?, attempts = attempts + 1, "
+                "UPDATE reactions SET status = ?, attempts = attempts + ?, "
                 "next_attempt_at = ?, last_detail = ?, updated_at = ? "
                 "WHERE subject_id = ? AND content = ? AND status = 'pending'",
                 (
                     "failed" if retry_at is None else "pending",
+                    step,
                     store_time(retry_at or at),
                     detail,
                     tx.stamp,

@@ -6,6 +6,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import anyio.to_thread
+
 from comment_wake._paths import inbox_root, store_path
 from comment_wake.config import AppConfig
 from comment_wake.registry import Registry
@@ -41,7 +43,12 @@ def worker_tools(
             wake=config.wake,
             pickup_reaction=config.delivery.reaction,
             done_reaction=config.delivery.done_reaction,
-            limits=ToolLimits(messages_per_hour=config.delivery.worker_messages_per_hour),
+            limits=ToolLimits(
+                messages_per_hour=config.delivery.worker_messages_per_hour,
+                post_tools=config.delivery.post_tools,
+                posts_per_hour=config.delivery.posts_per_hour,
+                progress_min_gap=config.delivery.progress_min_gap,
+            ),
         )
     finally:
         store.close()
@@ -50,4 +57,5 @@ def worker_tools(
 async def serve(worker: str, config: AppConfig, state_dir: Path) -> None:
     """Serve ``worker``'s tools over MCP on stdin/stdout until the client hangs up."""
     with worker_tools(worker, config, state_dir) as tools:
-        await build_server(tools).run_stdio_async()
+        posting = await anyio.to_thread.run_sync(tools.posting)
+        await build_server(tools, post_tools=posting).run_stdio_async()

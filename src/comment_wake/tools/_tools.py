@@ -12,30 +12,42 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Final, Protocol, get_args
+from typing import Any, Final, Protocol, cast, get_args
 
+import msgspec
+
+from comment_wake._post_marker import new_post_key
 from comment_wake.app._explain import comment_query
-from comment_wake.app._status import read_status
+from comment_wake.app._state import pr_key as state_key
+from comment_wake.app._status import read_daemon_state, read_status
 from comment_wake.delivery import WORKER_MESSAGE_KIND, WORKER_REPORT_KIND
 from comment_wake.delivery._ack import reaction_content
 from comment_wake.registry import Registry, WorkerRecord
 from comment_wake.store import (
     Addressed,
     CommentOutcome,
+    LineComment,
+    PostTarget,
     address,
+    count_posts,
+    insert_post,
     outcome_summary,
     outcomes,
     owing,
+    posts,
+    progress_post,
+    set_progress_text,
 )
 from comment_wake.wake import NOTICE_KIND, WakeConfig, one_line_title
 from review_monitor import Clock, NoticeItem, NoticePr, PrRef
-from review_monitor.store import SyncStore, count_enqueued, enqueue_notices
+from review_monitor.store import SyncStore, WriteTx, count_enqueued, enqueue_notices
 from untrusted_fence import is_blank, one_line
 
 from ._messages import LinksTooLongError, WorkerKind, worker_notice
+from ._posting import checkout_head, post_body, text_problem, working_dir
 
 __all__ = ["ToolLimits", "ToolRefused", "Tools", "UnavailableTools", "WorkerTools"]
 
@@ -44,6 +56,7 @@ _ACTIONS: Final = ("status", "watch", "unwatch")
 _SENT_KINDS: Final = (WORKER_MESSAGE_KIND, WORKER_REPORT_KIND)  # the hourly cap counts both
 # A GraphQL node id as GitHub gives comments and reviews (IC_..., PRRC_..., PRR_...).
 _NODE_ID: Final = re.compile(r"[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_-]{4,200}")
+_LINE: Final = msgspec.json.Decoder(LineComment)
 
 
 class ToolRefused(Exception):
@@ -56,12 +69,18 @@ class Tools(Protocol):
     @property
     def worker(self) -> str: ...
 
+    def posting(self) -> bool: ...
     def message_orchestrator(self, text: str) -> str: ...
     def report(self, text: str, comment_ids: Sequence[str] = ()) -> str: ...
     def pr_review_monitor(self, action: str = "status") -> dict[str, Any]: ...
     def comment_addressed(
         self, comment_ids: Sequence[str], outcome: str, note: str = ""
     ) -> dict[str, Any]: ...
+    def reply(self, comment: str, text: str, addressed: str | None = None) -> dict[str, Any]: ...
+    def review(
+        self, summary: str, comments: Sequence[Mapping[str, Any]], commit: str
+    ) -> dict[str, Any]: ...
+    def progress(self, text: str) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +90,9 @@ class UnavailableTools:
 
     worker: str
     why: str
+
+    def posting(self) -> bool:
+        return False
 
     def message_orchestrator(self, text: str) -> str:
         raise ToolRefused(self.why)
@@ -86,14 +108,29 @@ class UnavailableTools:
     ) -> dict[str, Any]:
         raise ToolRefused(self.why)
 
+    def reply(self, comment: str, text: str, addressed: str | None = None) -> dict[str, Any]:
+        raise ToolRefused(self.why)
+
+    def review(
+        self, summary: str, comments: Sequence[Mapping[str, Any]], commit: str
+    ) -> dict[str, Any]:
+        raise ToolRefused(self.why)
+
+    def progress(self, text: str) -> dict[str, Any]:
+        raise ToolRefused(self.why)
+
 
 @dataclass(frozen=True, slots=True)
 class ToolLimits:
-    """The caps on what one worker may send its orchestrator."""
+    """The caps on what one worker may send its orchestrator, and post."""
 
     messages_per_hour: int = 20  # message_orchestrator and report together
     text_max: int = 20_000  # characters of one message or report
     comment_ids_max: int = 50  # comments one call may name
+    post_tools: bool = False  # the posting tools for every binding (else ``bind --post-tools``)
+    posts_per_hour: int = 30  # reply, review and progress comments made together
+    progress_min_gap: timedelta = timedelta(minutes=5)  # between two progress writes
+    review_lines_max: int = 100  # line comments in one review
 
 
 class WorkerTools:
@@ -153,24 +190,231 @@ class WorkerTools:
     ) -> dict[str, Any]:
         """Record what became of delivered comments; ``done`` owes the done reaction."""
         record = self._record()
-        if outcome not in _ADDRESSED:
-            raise ToolRefused(f"unknown outcome {outcome!r}; use one of {', '.join(_ADDRESSED)}")
-        addressed: Addressed = outcome  # type: ignore[assignment]
+        addressed = _outcome(outcome)
         rows = self._delivered(record, comment_ids)
         flat = one_line(note, 300)  # shown to the operator: cleaned like a title
-        pickup = self._pickup
-        done = self._done if outcome == "done" else None
-        owe = done is not None and done != pickup
         with self._store.write(at=self._clock.now()) as tx:
-            address(tx, self.worker, [r.subject_id for r in rows], addressed, flat)
-            if owe:
-                for row in rows:
-                    owing(row.seq, [row.subject_id], done or "", row.host)(tx)
+            owe = self._address(tx, rows, addressed, flat)
         return {
             "outcome": outcome,
             "comments": [_public(r, outcome) for r in rows],
             "reaction": "owed" if owe else "none",
         }
+
+    # -- the posting tools (issue 27) -------------------------------------------------
+
+    def reply(self, comment: str, text: str, addressed: str | None = None) -> dict[str, Any]:
+        """Answer a comment delivered to this worker on its PR, or one of its own posts:
+        in the thread of a review comment, else as a PR comment linking it.  ``addressed``
+        records the delivered comment's outcome as ``comment_addressed`` does."""
+        record = self._posting_record()
+        refuse(text_problem(text, "reply"))
+        outcome = None if addressed is None else _outcome(addressed)
+        delivered, target = self._reply_target(record, comment)
+        if outcome is not None and delivered is None:
+            raise ToolRefused(
+                "addressed applies to a comment delivered to you, not to your own post; "
+                "leave it out"
+            )
+        key = new_post_key()
+        in_thread = target.comment_kind == "review-comment"
+        body = post_body(
+            text, self.worker, key, replying_to=None if in_thread else target.comment_url
+        )
+        now = self._clock.now()
+        with self._store.write(at=now) as tx:
+            self._count_post(tx, now)
+            insert_post(
+                tx,
+                key=key,
+                worker=self.worker,
+                pr=record.pr,
+                tool="reply",
+                body=body,
+                target=target,
+            )
+            if outcome is not None and delivered is not None:
+                self._address(tx, [delivered], outcome, "")
+        result = {"status": "queued", "key": key, "comment": target.comment_url}
+        if outcome is not None:
+            result["outcome"] = outcome
+        return result
+
+    def review(
+        self, summary: str, comments: Sequence[Mapping[str, Any]], commit: str
+    ) -> dict[str, Any]:
+        """Post one comment-only review of ``commit``, which must be both the worker's
+        checkout and the PR's head: a summary and line comments, never a verdict."""
+        record = self._posting_record()
+        refuse(text_problem(summary, "summary", blank_ok=True))
+        lines = self._review_lines(comments)
+        if is_blank(summary) and not lines:
+            raise ToolRefused("the review is empty; give a summary or line comments")
+        commit = commit.strip().lower()
+        if re.fullmatch(r"[0-9a-f]{40}", commit) is None:
+            raise ToolRefused("commit must be the full 40-hex SHA of the commit you reviewed")
+        workdir = working_dir(record, self._registry.homes)
+        if workdir is None:
+            raise ToolRefused(
+                f"no checkout is known for worker {self.worker}; bind it again with --workdir"
+            )
+        try:
+            head = checkout_head(workdir)
+        except ValueError as exc:
+            raise ToolRefused(str(exc)) from None
+        if head != commit:
+            raise ToolRefused(
+                f"your checkout's HEAD is {head}, not {commit}; review the commit you have "
+                "checked out"
+            )
+        pr_head = self._pr_head(record)
+        if pr_head is not None and pr_head != commit:
+            raise ToolRefused(
+                f"the pull request's head on GitHub is {pr_head}, not {commit}; fetch and "
+                "check out the new head, then review again"
+            )
+        key = new_post_key()
+        body = post_body(summary, self.worker, key)
+        now = self._clock.now()
+        with self._store.write(at=now) as tx:
+            self._count_post(tx, now)
+            insert_post(
+                tx,
+                key=key,
+                worker=self.worker,
+                pr=record.pr,
+                tool="review",
+                body=body,
+                target=PostTarget(commit=commit, lines=lines),
+            )
+        return {"status": "queued", "key": key, "commit": commit, "line_comments": len(lines)}
+
+    def progress(self, text: str) -> dict[str, Any]:
+        """Keep one progress comment on the PR at ``text``: created on the first call,
+        then edited at most once per gap (the latest text wins)."""
+        record = self._posting_record()
+        refuse(text_problem(text, "progress text"))
+        now = self._clock.now()
+        gap = self._limits.progress_min_gap
+        with self._store.write(at=now) as tx:
+            post = progress_post(tx, self.worker, record.pr)
+            if post is None:
+                key = new_post_key()
+                self._count_post(tx, now)
+                insert_post(
+                    tx,
+                    key=key,
+                    worker=self.worker,
+                    pr=record.pr,
+                    tool="progress",
+                    body=post_body(text, self.worker, key),
+                )
+                return {"status": "queued", "key": key, "write": "create"}
+            due = max(now, post.written_at + gap) if post.written_at is not None else now
+            set_progress_text(tx, post.key, post_body(text, self.worker, post.key), due)
+        return {
+            "status": "queued",
+            "key": post.key,
+            "write": "edit" if post.node_id is not None else "create",
+            "not_before": _iso(due),
+        }
+
+    def posting(self) -> bool:
+        """Whether the posting tools are on for this worker now."""
+        record = self._registry.worker(self.worker)
+        return record is not None and (record.post_tools or self._limits.post_tools)
+
+    def _posting_record(self) -> WorkerRecord:
+        record = self._record()
+        if not (record.post_tools or self._limits.post_tools):
+            raise ToolRefused(
+                f"the posting tools are off for worker {self.worker}; an operator turns them "
+                "on with `comment-wake bind --post-tools` (they post under the user's login)"
+            )
+        return record
+
+    def _count_post(self, tx: WriteTx, now: datetime) -> None:
+        """Refuse a post over the hourly cap (counted in the transaction that inserts it:
+        servers side by side cannot both see room for one more)."""
+        made = count_posts(tx, self.worker, now - timedelta(hours=1))
+        if made >= self._limits.posts_per_hour:
+            raise ToolRefused(
+                f"{made} posts in the last hour, the most a worker may make; wait, or say "
+                "more in one post"
+            )
+
+    def _reply_target(
+        self, record: WorkerRecord, comment: str
+    ) -> tuple[CommentOutcome | None, PostTarget]:
+        """The delivered comment (None for an own post) and what a reply to it answers."""
+        node, database = comment_query(comment)
+        for post in posts(self._store, worker=self.worker, pr=record.pr):
+            if post.node_id is None:
+                continue
+            if (node is not None and node == post.node_id) or (
+                node is None and database is not None and database == post.database_id
+            ):
+                in_thread = post.tool == "reply" and post.target.comment_kind == "review-comment"
+                kind = "review" if post.tool == "review" else "comment"
+                return None, PostTarget(
+                    comment_id=post.node_id,
+                    comment_database_id=post.database_id,
+                    comment_kind="review-comment" if in_thread else kind,
+                    comment_url=post.url or "",
+                )
+        row = self._delivered(record, [comment])[0]
+        return row, PostTarget(
+            comment_id=row.subject_id,
+            comment_database_id=row.database_id,
+            comment_kind=row.item_kind,
+            comment_url=row.url,
+        )
+
+    def _review_lines(self, comments: Sequence[Mapping[str, Any]]) -> tuple[LineComment, ...]:
+        if len(comments) > self._limits.review_lines_max:
+            raise ToolRefused(
+                f"{len(comments)} line comments; post at most {self._limits.review_lines_max}"
+            )
+        lines: list[LineComment] = []
+        for n, raw in enumerate(comments, 1):
+            try:
+                line = _LINE.decode(msgspec.json.encode(raw))
+            except (msgspec.ValidationError, TypeError) as exc:
+                raise ToolRefused(
+                    f"line comment {n}: {exc}; give path, line, body and optionally "
+                    "start_line and side (LEFT or RIGHT)"
+                ) from None
+            problem = text_problem(line.body, f"body of line comment {n}")
+            if problem is None and (line.line < 1 or not line.path.strip()):
+                problem = f"line comment {n} needs a path and a line of 1 or more"
+            if (
+                problem is None
+                and line.start_line is not None
+                and not (1 <= line.start_line < line.line)
+            ):
+                problem = f"line comment {n}: start_line must be from 1 to line - 1"
+            refuse(problem)
+            lines.append(line)
+        return tuple(lines)
+
+    def _pr_head(self, record: WorkerRecord) -> str | None:
+        """The PR's head as the daemon's last badge of it gave it; None before one."""
+        daemon = read_daemon_state(self._store)
+        return None if daemon is None else daemon.pr_heads.get(state_key(record.pr))
+
+    def _address(
+        self, tx: WriteTx, rows: Sequence[CommentOutcome], outcome: Addressed, note: str
+    ) -> bool:
+        """Record ``outcome`` for delivered ``rows`` inside ``tx``; whether the done
+        reaction is owed."""
+        pickup = self._pickup
+        done = self._done if outcome == "done" else None
+        owe = done is not None and done != pickup
+        address(tx, self.worker, [r.subject_id for r in rows], outcome, note)
+        if owe:
+            for row in rows:
+                owing(row.seq, [row.subject_id], done or "", row.host)(tx)
+        return owe
 
     # -- helpers ---------------------------------------------------------------------
 
@@ -316,6 +560,18 @@ class WorkerTools:
             "open_comments": [_public(r, r.outcome) for r in rows if r.outcome == "open"],
         }
         return result
+
+
+def _outcome(value: str) -> Addressed:
+    if value not in _ADDRESSED:
+        raise ToolRefused(f"unknown outcome {value!r}; use one of {', '.join(_ADDRESSED)}")
+    return cast(Addressed, value)
+
+
+def refuse(problem: str | None) -> None:
+    """Refuse the call with ``problem`` (one line), when there is one."""
+    if problem is not None:
+        raise ToolRefused(problem)
 
 
 def _public(row: CommentOutcome, outcome: str) -> dict[str, Any]:
