@@ -42,11 +42,15 @@ class RateLimitedError(GitHubError):
 
 
 class TransientError(GitHubError):
-    """A 5xx, a timeout or a connection fault that outlasted the retries."""
+    """A 5xx, a timeout or a connection fault that outlasted the retries.
 
-    def __init__(self, message: str, *, status: int | None = None) -> None:
+    ``maybe_sent`` is False only when no attempt can have reached GitHub (every one failed
+    to open the connection): a write that failed so was surely not made."""
+
+    def __init__(self, message: str, *, status: int | None = None, maybe_sent: bool = True) -> None:
         super().__init__(message)
         self.status = status
+        self.maybe_sent = maybe_sent
 
 
 class GraphQLError(GitHubError):

@@ -11,7 +11,9 @@ permission schedule own their timing, so a refused poll simply waits for its nex
 nothing hangs.  5xx answers, timeouts and connection faults are retried here, with bounded
 exponential backoff and jitter slept on the injected ``Clock``, then ``TransientError``; a
 REST POST or a GraphQL mutation is retried only when the connection never opened, since a
-repeat could post twice.  ``rest_get(retry=False)`` is exactly one attempt.
+repeat could post twice (``TransientError.maybe_sent`` says whether the failed request may
+have reached GitHub); a PATCH is idempotent and retried.  ``rest_get(retry=False)`` is
+exactly one attempt.
 
 At debug level every HTTP request is one line on ``review_monitor.github``: the method,
 the route template (``/repos/{owner}/{repo}/collaborators/{login}/permission``), the
@@ -368,6 +370,18 @@ class GitHubClient:
         self._strikes = 0
         return RestResult(status, answer, dict(response.headers))
 
+    async def rest_patch(self, path: str, body: Any) -> RestResult:
+        """PATCH ``body`` to ``path``.  A PATCH that sets a field is idempotent (the same
+        request twice leaves the same state), so faults are retried as a GET's are."""
+        url = self._rest_url(path)
+        response = await self._send("PATCH", url, "core", json=body, retry=True, idempotent=True)
+        status = response.status_code
+        answer = _decode(response.content)
+        self._refuse_auth("PATCH", path, status)
+        self._raise_rate_limit("PATCH", path, "core", response, answer)
+        self._strikes = 0
+        return RestResult(status, answer, dict(response.headers))
+
     # -- rate-limit figures -----------------------------------------------------------------
 
     @property
@@ -581,6 +595,7 @@ class GitHubClient:
         where = loggable_path(url.removeprefix(self._rest_base) or "/")
         attempts = self._retry.attempts if retry else 1
         attempt = 0
+        reached = False  # whether some attempt may have reached GitHub
         while True:
             attempt += 1
             self._check_gate(method, where, resource)
@@ -601,7 +616,9 @@ class GitHubClient:
                     "a timeout" if isinstance(exc, httpx.TimeoutException) else type(exc).__name__
                 )
                 self._log_request(method, url, resource, None, None, started, fault)
-                may_retry = idempotent or isinstance(exc, _NOT_SENT)
+                unsent = isinstance(exc, _NOT_SENT)
+                reached = reached or not unsent
+                may_retry = idempotent or unsent
             else:
                 self._log_request(method, url, resource, response.status_code, response, started)
                 self._observe(response, resource)
@@ -609,6 +626,7 @@ class GitHubClient:
                     return response
                 status = response.status_code
                 fault = f"HTTP {status}"
+                reached = True
                 may_retry = idempotent
             if not may_retry or attempt >= attempts:
                 _log.warning(
@@ -617,6 +635,7 @@ class GitHubClient:
                 raise TransientError(
                     f"GitHub {method} {where} failed with {fault} after {attempt} attempt(s)",
                     status=status,
+                    maybe_sent=reached,
                 )
             delay = backoff_delay(attempt, self._retry, self._rng)
             _log.warning(
