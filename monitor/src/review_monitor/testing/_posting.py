@@ -127,10 +127,9 @@ class Posting:
         repo = nodes.visible_repo(parts["owner"], parts["name"])
         if repo is None:
             return Outcome(404, _NOT_FOUND)
-        handlers: dict[tuple[str, str], Callable[..., Outcome]] = {
+        handlers: dict[tuple[str, str], Callable[[_Context, Pr], Outcome]] = {
             ("issue_comments", "GET"): self._list_issue_comments,
             ("issue_comments", "POST"): self._create_issue_comment,
-            ("issue_comment", "PATCH"): self._update_issue_comment,  # called below
             ("pull", "GET"): self._pull,
             ("review_comments", "GET"): self._list_review_comments,
             ("replies", "POST"): self._reply,
@@ -138,13 +137,8 @@ class Posting:
             ("reviews", "POST"): self._create_review,
         }
         handler = handlers.get((route, method))
-        if handler is None:
+        if handler is None and (route, method) != ("issue_comment", "PATCH"):
             return Outcome(404, _NOT_FOUND)
-        pr: Pr | None = None
-        if "number" in parts:
-            pr = repo.prs.get(int(parts["number"]))
-            if pr is None:
-                return Outcome(404, _NOT_FOUND)
         payload: Any = None
         if method in ("POST", "PATCH"):
             try:
@@ -154,19 +148,16 @@ class Posting:
             if not isinstance(payload, dict):
                 return Outcome(400, {"message": "Problems parsing JSON", "documentation_url": DOCS})
         context = _Context(path=path, parts=parts, query=query, payload=payload, api=api)
-        if pr is None:  # PATCH of a comment, found by its id in the repository
-            found = next(
-                (
-                    (c, p)
-                    for p in repo.prs.values()
-                    for c in p.comments
-                    if c.database_id == int(parts["id"]) and not c.deleted
-                ),
-                None,
-            )
-            if found is None:
-                return Outcome(404, _NOT_FOUND)
-            return self._update_issue_comment(context, found[0], found[1])
+        if handler is None:  # PATCH of a comment, found by its id in the repository
+            wanted = int(parts["id"])
+            for p in repo.prs.values():
+                for c in p.comments:
+                    if c.database_id == wanted and not c.deleted:
+                        return self._update_issue_comment(context, c, p)
+            return Outcome(404, _NOT_FOUND)
+        pr = repo.prs.get(int(parts["number"]))
+        if pr is None:
+            return Outcome(404, _NOT_FOUND)
         return handler(context, pr)
 
     # -- helpers ---------------------------------------------------------------------------
