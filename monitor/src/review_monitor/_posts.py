@@ -135,7 +135,8 @@ class Posted(msgspec.Struct, frozen=True, kw_only=True):
 
 class Listed(msgspec.Struct, frozen=True, kw_only=True):
     """One listed comment or review.  ``author`` is the login as REST spells it (a bot's
-    ends in ``[bot]``), None for a deleted account; ``updated_at`` is None for a review;
+    ends in ``[bot]``; GitHub names a deleted account ``ghost``), None when the answer
+    names no one; ``updated_at`` is None for a review;
     ``review_database_id`` is set for a review comment; ``state`` for a review."""
 
     database_id: int

@@ -290,6 +290,8 @@ class Posting:
         body = ctx.payload.get("body")
         if not isinstance(body, str):
             return _missing("body")
+        if self._refused_by_lock(pr):
+            return Outcome(403, _LOCKED)
         if len(body) > MAX_BODY:
             return _too_long("IssueComment")
         now = self._nodes.now()
