@@ -74,7 +74,13 @@ def test_a_posted_comment_answers_githubs_shape(
 def test_a_post_costs_one_core_request(fake: FakeGitHub, client: httpx.Client, pr: PrRef) -> None:
     client.post(f"{API}/issues/1/comments", json={"body": "hello"})
     last = fake.requests[-1]
-    assert ("post", 201, 1) == (last.kind, last.status, last.cost)
+    assert ("post", 201, 1, 1, 4999) == (
+        last.kind,
+        last.status,
+        last.cost,
+        fake.rest_used,
+        fake.rest_remaining,
+    )
 
 
 def test_a_posted_comment_is_the_viewers_in_graphql_and_moves_updated_at(
@@ -356,3 +362,11 @@ def test_edits_and_reads_are_not_content_creation(
     for _ in range(90):
         client.patch(f"{API}/issues/comments/{made['id']}", json={"body": "y"})
     assert 201 == client.post(f"{API}/issues/1/comments", json={"body": "x"}).status_code
+
+
+def test_a_link_over_loopback_names_the_loopback_server(fake: FakeGitHub, pr: PrRef) -> None:
+    fake.post_comment(pr, "alice", "a")
+    fake.post_comment(pr, "alice", "b")
+    with fake.serve_in_thread() as base_url, httpx.Client(base_url=base_url) as c:
+        link = c.get(f"/api/v3{API}/issues/1/comments", params={"per_page": 1}).headers["link"]
+    assert link.startswith(f"<{base_url}/api/v3{API}/issues/1/comments?per_page=1&page=2>")

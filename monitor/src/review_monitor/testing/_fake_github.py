@@ -105,6 +105,22 @@ class FakeGitHub(World):
     def graphql_used(self) -> int:
         return self._graphql_budget().used
 
+    @property
+    def rest_remaining(self) -> int:
+        """What is left of the hourly core (REST) budget."""
+        return self._rest_budget().remaining
+
+    @property
+    def rest_used(self) -> int:
+        """Core (REST) requests charged this hour."""
+        return self._rest_budget().used
+
+    def _rest_budget(self) -> Budget:
+        with self._nodes.lock:
+            budget = self._rest.budget
+            budget.roll(self._nodes.now())
+            return budget
+
     def _graphql_budget(self) -> Budget:
         with self._nodes.lock:
             budget = self._graphql.budget
