@@ -17,6 +17,7 @@ from review_monitor.github import (
     ReviewLine,
     create_issue_comment,
     create_review,
+    get_review,
     list_issue_comments,
     list_review_comments,
     list_reviews,
@@ -80,6 +81,19 @@ async def test_a_reply_names_the_review_github_made_for_it(
         reviews[-1].state,
         reviews[-1].author,
     )
+
+
+async def test_the_review_of_a_reply_is_read_by_its_database_id(
+    api: GitHubClient, fake: FakeGitHub, pr: PrRef
+) -> None:
+    fake.post_review(
+        pr, "alice", "COMMENTED", inline=[("a.py", 3, "why?")], inline_ids=[(None, 77)]
+    )
+    posted = await reply_to_review_comment(api, pr, 77, "because")
+    assert posted.review_database_id is not None
+    review = await get_review(api, pr, posted.review_database_id)
+    listed = await list_reviews(api, pr)
+    assert (listed[-1].node_id, "COMMENTED") == (review.node_id, review.state)
 
 
 async def test_an_edit_answers_the_same_comment(

@@ -5,7 +5,7 @@ Writes: ``POST .../issues/{n}/comments``, ``PATCH .../issues/comments/{id}``,
 ``GET .../pulls/{n}``, ``GET .../issues/{n}/comments`` and ``GET .../pulls/{n}/comments``
 (``since``: updated at or after), ``GET .../pulls/{n}/reviews``, each paginated with
 ``per_page`` (30 by default, at most 100) and ``page``, and a ``Link`` header as GitHub
-sends it.
+sends it, and ``GET .../pulls/{n}/reviews/{id}``.
 
 What the token posts is authored by the viewer, moves the PR's ``updatedAt`` and appears
 in the GraphQL connections under the same node ids; with ``Nodes.posts_listed_late`` set,
@@ -44,6 +44,7 @@ _ROUTES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("review_comments", re.compile(_REPO + r"/pulls/(?P<number>\d+)/comments$")),
     ("replies", re.compile(_REPO + r"/pulls/(?P<number>\d+)/comments/(?P<id>\d+)/replies$")),
     ("reviews", re.compile(_REPO + r"/pulls/(?P<number>\d+)/reviews$")),
+    ("review", re.compile(_REPO + r"/pulls/(?P<number>\d+)/reviews/(?P<id>\d+)$")),
 )
 # Which (route, method) creates content, counted by the content-creation limit.
 CREATES = frozenset({("issue_comments", "POST"), ("replies", "POST"), ("reviews", "POST")})
@@ -135,6 +136,7 @@ class Posting:
             ("replies", "POST"): self._reply,
             ("reviews", "GET"): self._list_reviews,
             ("reviews", "POST"): self._create_review,
+            ("review", "GET"): self._get_review,
         }
         handler = handlers.get((route, method))
         if handler is None and (route, method) != ("issue_comment", "PATCH"):
@@ -266,6 +268,13 @@ class Posting:
     def _list_reviews(self, ctx: _Context, pr: Pr) -> Outcome:
         items = self._visible_reviews(pr)
         return self._page(ctx, items, lambda r: _shapes.review(r, pr, ctx.api, self._host))
+
+    def _get_review(self, ctx: _Context, pr: Pr) -> Outcome:
+        wanted = int(ctx.parts["id"])
+        for r in self._visible_reviews(pr):
+            if r.database_id == wanted:
+                return Outcome(200, _shapes.review(r, pr, ctx.api, self._host))
+        return Outcome(404, _NOT_FOUND)
 
     # -- writes ----------------------------------------------------------------------------
 
