@@ -156,6 +156,7 @@ _ROUTE_WORDS = frozenset(
         "comments",
         "reactions",
         "reviews",
+        "replies",
         "commits",
         "check-runs",
         "check-suites",
