@@ -14,6 +14,7 @@ class CachedAnswer(msgspec.Struct, frozen=True):
     etag: str
     status: int
     body: Any
+    link: str | None = None  # the answer's Link header: a 304 of a page needs its pages
 
 
 class EtagCache:

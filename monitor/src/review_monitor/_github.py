@@ -156,6 +156,7 @@ _ROUTE_WORDS = frozenset(
         "comments",
         "reactions",
         "reviews",
+        "replies",
         "commits",
         "check-runs",
         "check-suites",
@@ -347,6 +348,8 @@ class GitHubClient:
         headers = dict(response.headers)
         if status == 304 and cached is not None:
             self._strikes = 0
+            if cached.link is not None and "link" not in response.headers:
+                headers["link"] = cached.link
             return RestResult(cached.status, cached.body, headers, from_cache=True)
         body = _decode(response.content)
         self._refuse_auth("GET", path, status)
@@ -354,7 +357,10 @@ class GitHubClient:
         self._strikes = 0
         etag = response.headers.get("etag")
         if status == 200 and etag:
-            self._etags.put(self._host, url, CachedAnswer(etag=etag, status=status, body=body))
+            link = response.headers.get("link")
+            self._etags.put(
+                self._host, url, CachedAnswer(etag=etag, status=status, body=body, link=link)
+            )
         elif status != 200:
             self._etags.drop(self._host, url)
         return RestResult(status, body, headers)

@@ -9,7 +9,8 @@ returned about the new item.
 The reads (``list_issue_comments``, ``list_review_comments``, ``list_reviews``) answer
 ``Listed`` items, every page followed, so that a caller that crashed between sending a
 post and recording its answer can find the post by a key hidden in its body.
-``pull_head`` reads the PR's head commit, which a review must name.
+``pull_head`` reads the PR's head commit, which a review must name; ``get_review`` reads one
+review (the node id of the review GitHub made for a reply).
 
 Errors (each a ``GitHubError``; no message carries a body or a token):
 
@@ -56,6 +57,7 @@ __all__ = [
     "ReviewLine",
     "create_issue_comment",
     "create_review",
+    "get_review",
     "list_issue_comments",
     "list_review_comments",
     "list_reviews",
@@ -135,7 +137,8 @@ class Posted(msgspec.Struct, frozen=True, kw_only=True):
 
 class Listed(msgspec.Struct, frozen=True, kw_only=True):
     """One listed comment or review.  ``author`` is the login as REST spells it (a bot's
-    ends in ``[bot]``), None for a deleted account; ``updated_at`` is None for a review;
+    ends in ``[bot]``; GitHub names a deleted account ``ghost``), None when the answer
+    names no one; ``updated_at`` is None for a review;
     ``review_database_id`` is set for a review comment; ``state`` for a review."""
 
     database_id: int
@@ -393,7 +396,11 @@ async def _pages(client: PostsApi, path: str, where: str) -> list[Any]:
     """Every item of a paginated listing, following ``Link: rel="next"``."""
     items: list[Any] = []
     url: str | None = path
+    seen: set[str] = set()
     while url is not None:
+        if url in seen:  # a Link that leads back: GitHub's never does; stop, not loop
+            raise GitHubError(f"GitHub's pages of {where} lead back to a page already read")
+        seen.add(url)
         result = await client.rest_get(url)
         if result.status != 200:
             raise PostRefused(refusal_kind(result.status, result.body), result.status, where)
@@ -464,6 +471,31 @@ async def list_reviews(client: PostsApi, pr: PrRef) -> list[Listed]:
         for r in found
         if r.submitted_at is not None
     ]
+
+
+async def get_review(client: PostsApi, pr: PrRef, review_database_id: int) -> Listed:
+    """One review by its database id (``GET .../pulls/{n}/reviews/{id}``): the node id of
+    the review GitHub made for a reply, say."""
+    where = "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}"
+    result = await client.rest_get(
+        f"{_repo(pr)}/pulls/{pr.number}/reviews/{int(review_database_id)}"
+    )
+    if result.status != 200:
+        raise PostRefused(refusal_kind(result.status, result.body), result.status, where)
+    try:
+        r = msgspec.convert(result.body, _ListedReview)
+    except msgspec.ValidationError:
+        raise GitHubError(f"GitHub answered {where} in a shape the client cannot read") from None
+    if r.submitted_at is None:
+        raise PostRefused("not-found", 404, where)  # pending: not a submitted review
+    return Listed(
+        database_id=r.id,
+        node_id=r.node_id,
+        author=r.user.login if r.user else None,
+        body=r.body or "",
+        created_at=r.submitted_at,
+        state=r.state,
+    )
 
 
 async def pull_head(client: PostsApi, pr: PrRef) -> str:

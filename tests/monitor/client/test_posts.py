@@ -222,3 +222,20 @@ async def test_pull_head_reads_the_head_sha(
     script = script_class([reply_fn(200, {"number": 7, "head": {"sha": "f00"}})])
 
     assert "f00" == await pull_head(make_client(script), PR)
+
+
+@pytest.mark.anyio
+async def test_a_listing_whose_first_page_is_a_304_still_follows_its_next_link(
+    make_client: Factory, script_class: Any, reply_fn: Reply
+) -> None:
+    item = {**CREATED, "user": {"login": "octo-worker"}, "body": "b"}
+    nxt = '<http://127.0.0.1:8765/repos/octo/repo/issues/7/comments?page=2>; rel="next"'
+    first = reply_fn(200, [item], {"link": nxt, "etag": '"e1"'})
+    second = reply_fn(200, [{**item, "id": 12}])
+    script = script_class([first, second, reply_fn(304), second])
+    client = make_client(script)
+    await list_issue_comments(client, PR, WHEN)
+
+    listed = await list_issue_comments(client, PR, WHEN)
+
+    assert ([11, 12], 4) == ([c.database_id for c in listed], script.calls)

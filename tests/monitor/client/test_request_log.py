@@ -91,6 +91,10 @@ async def test_no_request_line_is_written_above_debug(
             "/repos/{owner}/{repo}/issues/comments/{comment_id}/reactions",
         ),
         ("/repos/o/r/branches/alice-feature", "/repos/{owner}/{repo}/branches/{id}"),
+        (
+            "/repos/o/r/pulls/7/comments/42/replies",
+            "/repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies",
+        ),
     ],
 )
 def test_route_template_keeps_only_githubs_route_words(path: str, expected: str) -> None:

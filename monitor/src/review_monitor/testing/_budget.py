@@ -1,11 +1,13 @@
-"""GitHub's hourly rate-limit budget and the ``x-ratelimit-*`` headers it answers with."""
+"""GitHub's hourly rate-limit budget, the ``x-ratelimit-*`` headers it answers with, and the
+secondary limit on content creation."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import deque
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-__all__ = ["Budget"]
+__all__ = ["Budget", "ContentLimit"]
 
 _HOUR = timedelta(hours=1)
 
@@ -35,3 +37,32 @@ class Budget:
             "x-ratelimit-reset": str(reset),
             "x-ratelimit-resource": resource,
         }
+
+
+_MINUTE = timedelta(minutes=1)
+
+
+@dataclass
+class ContentLimit:
+    """GitHub's secondary limit on content creation: at most ``per_minute`` content-creating
+    requests in any minute and ``per_hour`` in any hour (GitHub documents 80 and 500).
+    FakeGitHub counts the creations it made (a refused request makes nothing)."""
+
+    per_minute: int = 80
+    per_hour: int = 500
+    made: deque[datetime] = field(default_factory=deque)
+
+    def wait(self, now: datetime) -> timedelta | None:
+        """How long until one more creation is allowed; None when it is allowed now."""
+        while self.made and self.made[0] <= now - _HOUR:
+            self.made.popleft()
+        waits: list[timedelta] = []
+        if len(self.made) >= self.per_hour:
+            waits.append(self.made[-self.per_hour] + _HOUR - now)
+        in_minute = [t for t in self.made if t > now - _MINUTE]
+        if len(in_minute) >= self.per_minute:
+            waits.append(in_minute[-self.per_minute] + _MINUTE - now)
+        return max(waits) if waits else None
+
+    def count(self, now: datetime) -> None:
+        self.made.append(now)

@@ -23,6 +23,7 @@ loopback HTTP with ``serve()`` / ``serve_in_thread()``.
 from __future__ import annotations
 
 import contextlib
+import urllib.parse
 from collections.abc import Mapping
 
 import httpx
@@ -104,6 +105,22 @@ class FakeGitHub(World):
     def graphql_used(self) -> int:
         return self._graphql_budget().used
 
+    @property
+    def rest_remaining(self) -> int:
+        """What is left of the hourly core (REST) budget."""
+        return self._rest_budget().remaining
+
+    @property
+    def rest_used(self) -> int:
+        """Core (REST) requests charged this hour."""
+        return self._rest_budget().used
+
+    def _rest_budget(self) -> Budget:
+        with self._nodes.lock:
+            budget = self._rest.budget
+            budget.roll(self._nodes.now())
+            return budget
+
     def _graphql_budget(self) -> Budget:
         with self._nodes.lock:
             budget = self._graphql.budget
@@ -112,18 +129,31 @@ class FakeGitHub(World):
 
     # ------------------------------------------------------------- requests
 
-    def handle(self, method: str, path: str, headers: Mapping[str, str], body: bytes) -> Answer:
-        """Answer one HTTP request (both transports come here).  Raises ``Timeout``."""
+    def handle(
+        self,
+        method: str,
+        path: str,
+        headers: Mapping[str, str],
+        body: bytes,
+        *,
+        scheme: str = "https",
+    ) -> Answer:
+        """Answer one HTTP request (both transports come here).  Raises ``Timeout``.
+        ``path`` may carry a query string; ``scheme`` and the ``host`` header make the
+        absolute URLs of an answer (a ``Link`` header's pages)."""
         with self._nodes.lock:
             lowered = {k.lower(): v for k, v in headers.items()}
-            path = path.split("?", 1)[0]
+            path, _, query = path.partition("?")
+            api = f"{scheme}://{lowered.get('host') or 'api.' + self._nodes.host}"
             for prefix in ("/api/v3", "/api"):
                 if path.startswith(prefix + "/"):
                     path = path[len(prefix) :]
+                    api += prefix
                     break
             if path == "/graphql" and method == "POST":
                 return self._graphql.answer(path, lowered, body)
-            return self._rest.answer(method, path, lowered)
+            params = dict(urllib.parse.parse_qsl(query, keep_blank_values=True))
+            return self._rest.answer(method, path, lowered, query=params, body=body, api=api)
 
     # ------------------------------------------------------------ transports
 

@@ -14,14 +14,32 @@ from typing import Any, Literal
 from ._budget import Budget
 from ._http import DOCS, Answer, json_answer
 
-__all__ = ["Fault", "Faults", "RecordedRequest", "RequestKind", "RequestLog", "Timeout"]
+__all__ = [
+    "SECONDARY_MESSAGE",
+    "Fault",
+    "Faults",
+    "RecordedRequest",
+    "RequestKind",
+    "RequestLog",
+    "Timeout",
+]
 
 RequestKind = Literal[
-    "badge", "sweep", "detail", "gap", "checks", "reaction", "permission", "other"
+    "badge",
+    "sweep",
+    "detail",
+    "gap",
+    "checks",
+    "reaction",
+    "permission",
+    "post",
+    "listing",
+    "other",
 ]
-"""What a request FakeGitHub saw was for, by its operation or path."""
+"""What a request FakeGitHub saw was for, by its operation or path (``post``: a REST
+comment, review, reply or edit; ``listing``: a REST read of a PR, its comments or reviews)."""
 
-_SECONDARY = (
+SECONDARY_MESSAGE = (
     "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."
 )
 
@@ -30,7 +48,9 @@ _SECONDARY = (
 class Fault:
     """One injected fault, applied to the next ``times`` requests of ``kind`` (any if None).
 
-    - ``timeout``: the request times out (no answer).
+    - ``timeout``: the request times out (no answer); nothing is executed.
+    - ``answer_lost``: the request is executed (a post is made, charged and recorded),
+      then the answer is lost as a timeout loses it.
     - ``status`` other than 200: that status with a JSON ``message`` (and ``retry-after``,
       ``x-ratelimit-remaining`` when given); nothing is executed or charged.
     - ``errors`` with status 200: the query runs, then each error is added beside the data;
@@ -52,6 +72,7 @@ class Fault:
     errors: tuple[Mapping[str, Any], ...] = ()
     kinds: tuple[RequestKind, ...] = ()
     path_contains: str | None = None
+    answer_lost: bool = False
 
     def matches(self, kind: RequestKind, path: str) -> bool:
         if self.path_contains is not None and self.path_contains.lower() not in path.lower():
@@ -64,7 +85,7 @@ class Fault:
     def secondary_limit(
         cls, *, retry_after: int | None = 60, status: int = 403, kind: RequestKind | None = None
     ) -> Fault:
-        return cls(status=status, kind=kind, message=_SECONDARY, retry_after=retry_after)
+        return cls(status=status, kind=kind, message=SECONDARY_MESSAGE, retry_after=retry_after)
 
     @classmethod
     def server_error(cls, status: int = 502, *, kind: RequestKind | None = None) -> Fault:
@@ -73,6 +94,11 @@ class Fault:
     @classmethod
     def time_out(cls, *, kind: RequestKind | None = None, times: int = 1) -> Fault:
         return cls(timeout=True, kind=kind, times=times)
+
+    @classmethod
+    def lost_answer(cls, *, kind: RequestKind | None = "post", times: int = 1) -> Fault:
+        """The write happens, the answer never comes (a timeout after sending)."""
+        return cls(answer_lost=True, kind=kind, times=times)
 
     @classmethod
     def graphql_errors(cls, *errors: Mapping[str, Any], kind: RequestKind | None = None) -> Fault:

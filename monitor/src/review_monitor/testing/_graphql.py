@@ -53,7 +53,7 @@ from review_monitor._queries import OPERATION_KINDS
 from ._budget import Budget
 from ._cost import query_cost
 from ._endpoint import EndpointParts
-from ._faults import RequestKind
+from ._faults import RequestKind, Timeout
 from ._http import DOCS, Answer, json_answer
 from ._resolvers import Resolvers, iso
 
@@ -102,7 +102,7 @@ class GraphQLEndpoint:
         kind: RequestKind = OPERATION_KINDS.get(operation or "", "other")  # type: ignore[assignment]
         fault = parts.faults.take(kind, path)
         budget = self.budget
-        if fault is not None and (fault.timeout or fault.status != 200):
+        if fault is not None and not fault.answer_lost and (fault.timeout or fault.status != 200):
             return parts.faults.answer(fault, kind, "POST", path, operation, variables, budget)
         unauthorised = parts.token.refusal(headers)
         if unauthorised is not None:
@@ -167,6 +167,8 @@ class GraphQLEndpoint:
         if errors:
             payload["errors"] = errors
         record(kind, "POST", path, 200, cost.points, operation, variables)
+        if fault is not None and fault.answer_lost:
+            raise Timeout
         return json_answer(200, payload, budget.headers("graphql"))
 
     def _prepare(self, query: str) -> tuple[DocumentNode, list[dict[str, Any]]]:

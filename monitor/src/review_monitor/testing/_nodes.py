@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import threading
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar, Protocol
 
 from review_monitor._model import PrRef
@@ -93,6 +93,9 @@ class Inline(Item):
     start_line: int | None = None
     original_start_line: int | None = None
     outdated: bool = False
+    side: str | None = None  # REST's "LEFT" or "RIGHT"
+    commit_id: str = ""
+    in_reply_to: int | None = None  # the database id of the thread's first comment
 
 
 @dataclass
@@ -101,6 +104,7 @@ class Review(Item):
     state: str = "COMMENTED"
     submitted_at: datetime | None = None
     inline: list[Inline] = field(default_factory=list)
+    commit_id: str = ""
 
 
 @dataclass
@@ -154,6 +158,9 @@ class Pr:
     reviews: list[Review] = field(default_factory=list)
     checks: dict[str, list[Check]] = field(default_factory=dict)  # by head commit
     overrides: dict[str, Any] = field(default_factory=dict)
+    locked: bool = False
+    # The right-side lines a review comment may be on, by path (``set_diff``).
+    diff: dict[str, frozenset[int]] = field(default_factory=dict)
 
     @property
     def url(self) -> str:
@@ -187,6 +194,9 @@ class Nodes:
         self.viewer = Actor.of(viewer, "User", 0)
         self.repos: dict[str, Repo] = {}
         self.by_id: dict[str, Any] = {}
+        self.parent: dict[str, Pr] = {}  # the PR of each comment and review, by node id
+        # How much later than made an item posted over REST is listed (None: at once).
+        self.posts_listed_late: timedelta | None = None
         self._seq = itertools.count(1)
 
     def now(self) -> datetime:
@@ -242,6 +252,11 @@ class Nodes:
     def listed(self, item: Item) -> bool:
         """Whether a connection lists ``item`` now (not deleted, not still listed late)."""
         return not item.deleted and (item.listed_at is None or item.listed_at <= self.now())
+
+    def add_item(self, item: Item, pr: Pr) -> None:
+        """Add a comment or review of ``pr``."""
+        self.add(item)
+        self.parent[item.id] = pr
 
     def item(self, item_id: str) -> Item:
         """A comment or review that is not deleted."""

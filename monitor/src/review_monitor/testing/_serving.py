@@ -28,7 +28,15 @@ class Handles(Protocol):
 
     hang_seconds: float
 
-    def handle(self, method: str, path: str, headers: Mapping[str, str], body: bytes) -> Answer: ...
+    def handle(
+        self,
+        method: str,
+        path: str,
+        headers: Mapping[str, str],
+        body: bytes,
+        *,
+        scheme: str = "https",
+    ) -> Answer: ...
 
 
 def transport(fake: Handles) -> httpx.MockTransport:
@@ -41,6 +49,7 @@ def transport(fake: Handles) -> httpx.MockTransport:
                 request.url.raw_path.decode("ascii"),
                 request.headers,
                 request.read(),
+                scheme=request.url.scheme,
             )
         except Timeout:
             raise httpx.ReadTimeout("FakeGitHub: injected timeout", request=request) from None
@@ -95,7 +104,9 @@ class LoopbackServer:
                 length = int(self.headers.get("content-length") or 0)
                 body = self.rfile.read(length) if length else b""
                 try:
-                    answer = fake.handle(self.command, self.path, dict(self.headers), body)
+                    answer = fake.handle(
+                        self.command, self.path, dict(self.headers), body, scheme="http"
+                    )
                 except Timeout:
                     time.sleep(fake.hang_seconds)
                     self.close_connection = True

@@ -8,7 +8,7 @@ repository.  Each takes the store's lock, so it is safe while the fake serves re
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -142,7 +142,7 @@ class World:
             )
             p.comments.append(item)
             nodes.touch(p)
-            nodes.add(item)
+            nodes.add_item(item, p)
             return item.id
 
     def post_review(
@@ -194,19 +194,49 @@ class World:
                     **g,
                 )
                 review.inline.append(comment)
-                nodes.add(comment)
+                nodes.add_item(comment, p)
             p.reviews.append(review)
-            nodes.add(review)
+            nodes.add_item(review, p)
             if state != "PENDING":
                 nodes.touch(p)
             return review.id
 
     def edit(self, item_id: str, body: str, *, at: datetime | None = None) -> None:
-        """Edit a comment's or review's body (its id stays; ``lastEditedAt`` moves)."""
+        """Edit a comment's or review's body (its id stays; ``lastEditedAt`` and the PR's
+        ``updatedAt`` move, as GitHub moves them)."""
         with self._nodes.lock:
-            item = self._nodes.item(item_id)
+            nodes = self._nodes
+            item = nodes.item(item_id)
             item.body = body
-            item.last_edited_at = (at or self._nodes.now()).astimezone(UTC)
+            item.last_edited_at = (at or nodes.now()).astimezone(UTC)
+            pr = nodes.parent.get(item_id)
+            if pr is not None:
+                pr.updated_at = max(pr.updated_at, item.last_edited_at)
+
+    @property
+    def list_posts_late(self) -> timedelta | None:
+        """How much later than made a comment, review or reply posted over REST is listed,
+        by the GraphQL connections and the REST listings alike (None: at once).  The PR's
+        ``updatedAt`` moves at once."""
+        return self._nodes.posts_listed_late
+
+    @list_posts_late.setter
+    def list_posts_late(self, late: timedelta | None) -> None:
+        with self._nodes.lock:
+            self._nodes.posts_listed_late = late
+
+    def lock(self, pr: PrRef, locked: bool = True) -> None:
+        """Lock (or unlock) the PR's conversation.  Posting on it is then refused with
+        GitHub's 403, unless the token has write access (``set_push_access``), as on GitHub,
+        where collaborators with write access may still comment."""
+        with self._nodes.lock:
+            self._nodes.touch(self._nodes.pr(pr)).locked = locked
+
+    def set_diff(self, pr: PrRef, diff: Mapping[str, Iterable[int]]) -> None:
+        """The right-side lines of each path a review comment may be on (a PR with no diff
+        set refuses every line comment, as a PR without that file would)."""
+        with self._nodes.lock:
+            self._nodes.pr(pr).diff = {path: frozenset(lines) for path, lines in diff.items()}
 
     def delete(self, item_id: str) -> None:
         """Delete a comment (it leaves every listing; its node id no longer resolves)."""
