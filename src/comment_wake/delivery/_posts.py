@@ -50,6 +50,7 @@ from review_monitor.github import (
     ReviewLine,
     create_issue_comment,
     create_review,
+    get_review,
     list_issue_comments,
     list_review_comments,
     list_reviews,
@@ -275,7 +276,9 @@ class PostSender:
             return "deferred"
         assert post.sent_at is not None
         try:
-            found = await self._find(post, viewer, since=post.created_at - _CLOCK_SKEW)
+            # Since the send it looks for (an earlier send was looked for before this one
+            # went), by the daemon's clock, less GitHub's possible skew.
+            found = await self._find(post, viewer, since=post.sent_at - _CLOCK_SKEW)
         except GitHubError:
             await self._write(schedule_post, post.key, now + self._backoff.delay(1, self._rng))
             return "deferred"
@@ -317,9 +320,22 @@ class PostSender:
     # -- outcomes ------------------------------------------------------------------
 
     async def _recorded(self, post: Post, posted: Posted) -> None:
+        review_node_id = None
+        if posted.review_database_id is not None and post.tool == "reply":
+            # The review GitHub made to hold a reply in a thread is listed by the badge
+            # under its own node id; its database id is recorded too, so a failed read here
+            # loses nothing.
+            try:
+                made = await get_review(self._api, post.pr, posted.review_database_id)
+            except GitHubError:
+                pass
+            else:
+                review_node_id = made.node_id
         now = self._clock.now()
         next_at = now + self._gap if post.tool == "progress" else now
-        await self._write(record_posted, post.key, posted, next_at=next_at)
+        await self._write(
+            record_posted, post.key, posted, next_at=next_at, review_node_id=review_node_id
+        )
 
     async def _fail(self, post: Post, failure: str) -> str:
         now = self._clock.now()

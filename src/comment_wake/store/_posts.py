@@ -208,9 +208,10 @@ def _post(row: tuple[Any, ...]) -> Post:
     )
 
 
-def _select(tx: ReadTx, where: str, args: Sequence[object]) -> tuple[Post, ...]:
+def _select(tx: ReadTx, where: str, args: Sequence[object], *, limit: int = -1) -> tuple[Post, ...]:
     rows = tx.execute(
-        f"SELECT {_COLUMNS} FROM posts WHERE {where} ORDER BY created_at, key", tuple(args)
+        f"SELECT {_COLUMNS} FROM posts WHERE {where} ORDER BY created_at, key LIMIT ?",
+        (*args, limit),
     ).fetchall()
     return tuple(_post(r) for r in rows)
 
@@ -282,7 +283,7 @@ def set_progress_text(tx: WriteTx, key: str, body: str, due: datetime) -> None:
         "failure = CASE WHEN status = 'failed' THEN NULL ELSE failure END, "
         "status = CASE WHEN status = 'failed' THEN 'queued' ELSE status END, "
         "updated_at = ? WHERE key = ?",
-        (body, body_sha256(body), body, stamp, store_time(due), stamp, stamp, key),
+        (body, body_sha256(body), body, stamp, store_time(due), stamp, key),
     )
 
 
@@ -295,8 +296,9 @@ def due_posts(db: SyncStore, now: datetime, *, limit: int = 50) -> tuple[Post, .
         return _select(
             tx,
             "(status IN ('queued', 'sending') OR pending_body IS NOT NULL) "
-            f"AND next_attempt_at <= ? LIMIT {int(limit)}",
+            "AND next_attempt_at <= ?",
             (store_time(now),),
+            limit=limit,
         )
 
 
@@ -343,9 +345,18 @@ def sending_post(tx: WriteTx, key: str, body: str) -> None:
     )
 
 
-def record_posted(tx: WriteTx, key: str, posted: Posted, *, next_at: datetime) -> None:
-    """GitHub has the post: record the ids it gave (the own-post record by id, which the
-    wake reads), and when a progress text still waiting may be written (``next_at``)."""
+def record_posted(
+    tx: WriteTx,
+    key: str,
+    posted: Posted,
+    *,
+    next_at: datetime,
+    review_node_id: str | None = None,
+) -> None:
+    """GitHub has the post: record the ids it gave (the own-post records by id, which the
+    wake reads: the post's, and ``review_node_id``, the review GitHub made to hold a reply
+    in a review thread), and when a progress text still waiting may be written
+    (``next_at``)."""
     post = post_by_key(tx, key)
     if post is None:
         return
@@ -365,10 +376,13 @@ def record_posted(tx: WriteTx, key: str, posted: Posted, *, next_at: datetime) -
             key,
         ),
     )
-    tx.execute(
-        "INSERT OR IGNORE INTO post_ids (node_id, key, pr_key, recorded_at) VALUES (?, ?, ?, ?)",
-        (posted.node_id, key, pr_key(post.pr), stamp),
-    )
+    for node in (posted.node_id, review_node_id):
+        if node:
+            tx.execute(
+                "INSERT OR IGNORE INTO post_ids (node_id, key, pr_key, recorded_at) "
+                "VALUES (?, ?, ?, ?)",
+                (node, key, pr_key(post.pr), stamp),
+            )
 
 
 def schedule_post(tx: WriteTx, key: str, at: datetime, *, searched: bool = False) -> None:

@@ -19,10 +19,11 @@ if TYPE_CHECKING:
 
     from ._messages import WorkerKind, worker_notice
     from ._serve import serve, worker_tools
-    from ._server import TOOL_NAMES, build_server, server_name
+    from ._server import POST_TOOL_NAMES, TOOL_NAMES, build_server, server_name
     from ._tools import ToolLimits, ToolRefused, Tools, UnavailableTools, WorkerTools
 
 __all__ = [
+    "POST_TOOL_NAMES",
     "TOOL_NAMES",
     "WORKER_MESSAGE_KIND",
     "WORKER_REPORT_KIND",
@@ -46,7 +47,7 @@ __getattr__, __dir__ = lazy_exports(
         "comment_wake.delivery": ("WORKER_MESSAGE_KIND", "WORKER_REPORT_KIND"),
         "._messages": ("WorkerKind", "worker_notice"),
         "._serve": ("serve", "worker_tools"),
-        "._server": ("TOOL_NAMES", "build_server", "server_name"),
+        "._server": ("POST_TOOL_NAMES", "TOOL_NAMES", "build_server", "server_name"),
         "._tools": ("ToolLimits", "ToolRefused", "Tools", "UnavailableTools", "WorkerTools"),
     },
 )

@@ -6,9 +6,11 @@ from ._fake_github import FakeGitHub
 from ._faults import Fault, RecordedRequest, RequestKind
 from ._graphql import schema_subset
 from ._publisher import InMemoryPublisher, PublishAttempt
+from ._world import FakeItem
 
 __all__: list[str] = [
     "FakeGitHub",
+    "FakeItem",
     "Fault",
     "FixedClock",
     "InMemoryPublisher",

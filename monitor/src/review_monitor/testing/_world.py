@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from review_monitor._model import PrRef
 
-from ._nodes import Actor, Check, Comment, Inline, Nodes, Now, Pr, Review
+from ._nodes import Actor, Check, Comment, Inline, Item, Nodes, Now, Pr, Review
 
 __all__ = ["ROLES", "World"]
 
@@ -28,6 +29,23 @@ ROLES = {
     "read": "read",
     "none": "none",
 }
+
+
+_KINDS = {"Comment": "comment", "Review": "review", "Inline": "review-comment"}
+
+
+@dataclass(frozen=True)
+class FakeItem:
+    """One item on a fake PR as ``FakeGitHub.items`` gives it."""
+
+    kind: str  # comment, review or review-comment
+    id: str
+    database_id: int
+    author: str | None
+    body: str
+    state: str | None = None  # a review's
+    path: str | None = None  # a review comment's
+    line: int | None = None
 
 
 class World:
@@ -391,3 +409,26 @@ class World:
         """``(content, login)`` of each reaction added to a comment or review."""
         with self._nodes.lock:
             return tuple(self._nodes.item(subject_id).reactions)
+
+    def items(self, pr: PrRef) -> tuple[FakeItem, ...]:
+        """Every comment, review and review comment on ``pr`` that is not deleted, in the
+        order they were made, as a test reads them (listed late or not)."""
+        with self._nodes.lock:
+            p = self._nodes.pr(pr)
+            made: list[Item] = [*p.comments]
+            for review in p.reviews:
+                made += [review, *review.inline]
+            return tuple(
+                FakeItem(
+                    kind=_KINDS[type(item).__name__],
+                    id=item.id,
+                    database_id=item.database_id,
+                    author=None if item.author is None else item.author.login,
+                    body=item.body,
+                    state=getattr(item, "state", None),
+                    path=getattr(item, "path", None),
+                    line=getattr(item, "line", None),
+                )
+                for item in sorted(made, key=lambda i: i.seq)
+                if not item.deleted
+            )
