@@ -239,3 +239,13 @@ async def test_a_listing_whose_first_page_is_a_304_still_follows_its_next_link(
     listed = await list_issue_comments(client, PR, WHEN)
 
     assert ([11, 12], 4) == ([c.database_id for c in listed], script.calls)
+
+
+@pytest.mark.anyio
+async def test_a_success_answer_the_client_cannot_read_is_uncertain(
+    make_client: Factory, script_class: Any, reply_fn: Reply
+) -> None:
+    script = script_class([reply_fn(201, {"id": "not a number"})])
+
+    with pytest.raises(PostUncertain):
+        await create_issue_comment(make_client(script), PR, "hello")
