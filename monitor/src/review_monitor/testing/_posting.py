@@ -15,7 +15,7 @@ conversation (unless the token has write access, as on GitHub), 422 for a body o
 characters, a review of a commit that is not the PR's head (FakeGitHub treats every push
 as a force push, so an earlier head is no longer part of the PR), a line comment outside
 the diff (``Pr.diff``: the right-side lines of each path; a LEFT-side comment is refused),
-and a missing field.
+a review while the token has a pending review of its own on the PR, and a missing field.
 """
 
 from __future__ import annotations
@@ -356,6 +356,17 @@ class Posting:
             )
         if self._refused_by_lock(pr):
             return Outcome(403, _LOCKED)
+        viewer = self._nodes.viewer.login.lower()
+        if any(
+            r.state == "PENDING" and not r.deleted and r.author is not None
+            and r.author.login.lower() == viewer
+            for r in pr.reviews
+        ):  # fmt: skip
+            # GitHub refuses any new review, submitted ones too, beside the token's own
+            # draft (a pending review the token's owner started in the browser, say).
+            return _unprocessable(
+                "User can only have one pending review per pull request", docs=_REVIEW_DOCS
+            )
         commit_id = given.get("commit_id", pr.head_ref_oid)
         if commit_id != pr.head_ref_oid:
             return _unprocessable(
