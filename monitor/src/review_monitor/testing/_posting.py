@@ -3,9 +3,9 @@
 Writes: ``POST .../issues/{n}/comments``, ``PATCH .../issues/comments/{id}``,
 ``POST .../pulls/{n}/reviews``, ``POST .../pulls/{n}/comments/{id}/replies``.  Reads:
 ``GET .../pulls/{n}``, ``GET .../issues/{n}/comments`` and ``GET .../pulls/{n}/comments``
-(``since``: updated at or after), ``GET .../pulls/{n}/reviews``, each paginated with
-``per_page`` (30 by default, at most 100) and ``page``, and a ``Link`` header as GitHub
-sends it, and ``GET .../pulls/{n}/reviews/{id}``.
+(``since``: updated at or after) and ``GET .../pulls/{n}/reviews``, each paginated with
+``per_page`` (30 by default, at most 100) and ``page`` and a ``Link`` header as GitHub
+sends it; ``GET .../pulls/{n}/reviews/{id}``.
 
 What the token posts is authored by the viewer, moves the PR's ``updatedAt`` and appears
 in the GraphQL connections under the same node ids; with ``Nodes.posts_listed_late`` set,
@@ -32,8 +32,10 @@ from . import _shapes
 from ._http import DOCS
 from ._nodes import Comment, Inline, Item, Nodes, Pr, Review
 
-__all__ = ["MAX_BODY", "Outcome", "Posting"]
+__all__ = ["CREATES", "MAX_BODY", "Outcome", "Posting", "route_of"]
 
+# GitHub's limit, stated apart from the client's (``review_monitor._posts``) so that the
+# fake cannot share a mistake with it.
 MAX_BODY = 65_536
 
 _REPO = r"^/repos/(?P<owner>[^/]+)/(?P<name>[^/]+)"
@@ -463,7 +465,8 @@ class Posting:
 
 
 def _updated(item: Item) -> datetime:
-    return item.last_edited_at or item.created_at
+    """``updated_at`` as GitHub keeps it: to the second (``since`` compares with that)."""
+    return (item.last_edited_at or item.created_at).replace(microsecond=0)
 
 
 @dataclass(frozen=True)
