@@ -18,7 +18,9 @@ Errors (each a ``GitHubError``; no message carries a body or a token):
   ``not-in-diff`` (a line comment outside the PR's diff), ``locked`` (the conversation is
   locked), ``too-long`` (a body over 65,536 characters; refused before sending),
   ``not-found`` (the PR or the comment is gone), ``head-moved`` (the review's commit is not
-  the PR's), ``forbidden`` (another 403: no access) or ``invalid`` (any other refusal).
+  the PR's), ``pending-review`` (the token's owner has a review of their own pending on
+  the PR: GitHub then refuses every new review), ``forbidden`` (another 403: no access) or
+  ``invalid`` (any other refusal).
 - ``PostUncertain``: the request may have reached GitHub but no answer came (a timeout,
   a connection dropped after sending, a 5xx), or the answer could not be read.  The post
   may exist: look for it before sending again.
@@ -71,7 +73,14 @@ MAX_BODY_CHARS = 65_536
 """GitHub's limit on a comment's, a review's or a review comment's body, in characters."""
 
 RefusalKind = Literal[
-    "not-in-diff", "locked", "too-long", "not-found", "head-moved", "forbidden", "invalid"
+    "not-in-diff",
+    "locked",
+    "too-long",
+    "not-found",
+    "head-moved",
+    "pending-review",
+    "forbidden",
+    "invalid",
 ]
 """Why GitHub refused a post (``PostRefused.kind``)."""
 
@@ -257,6 +266,8 @@ def refusal_kind(status: int, body: Any) -> RefusalKind:
             return "too-long"
         if any(p in text for p in _HEAD_MOVED):
             return "head-moved"
+        if "one pending review" in text:
+            return "pending-review"
         if any(p in text for p in _NOT_IN_DIFF):
             return "not-in-diff"
     if status == 403:

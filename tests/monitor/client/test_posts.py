@@ -116,6 +116,11 @@ HEAD_MOVED = {"message": "Unprocessable Entity",
         (422, TOO_LONG, "too-long"),
         (404, {"message": "Not Found"}, "not-found"),
         (422, HEAD_MOVED, "head-moved"),
+        (
+            422,
+            {"errors": ["User can only have one pending review per pull request"]},
+            "pending-review",
+        ),
         (422, {"message": "Validation Failed", "errors": ["something else"]}, "invalid"),
         (403, {"message": "Resource not accessible by integration"}, "forbidden"),
     ],
@@ -239,3 +244,13 @@ async def test_a_listing_whose_first_page_is_a_304_still_follows_its_next_link(
     listed = await list_issue_comments(client, PR, WHEN)
 
     assert ([11, 12], 4) == ([c.database_id for c in listed], script.calls)
+
+
+@pytest.mark.anyio
+async def test_a_success_answer_the_client_cannot_read_is_uncertain(
+    make_client: Factory, script_class: Any, reply_fn: Reply
+) -> None:
+    script = script_class([reply_fn(201, {"id": "not a number"})])
+
+    with pytest.raises(PostUncertain):
+        await create_issue_comment(make_client(script), PR, "hello")

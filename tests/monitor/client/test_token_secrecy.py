@@ -10,8 +10,15 @@ from typing import Any
 import httpx
 import pytest
 
-from review_monitor import AuthError, GitHubConfig
-from review_monitor.github import GitHubClient, RetryPolicy
+from review_monitor import AuthError, GitHubConfig, PrRef
+from review_monitor.github import (
+    GitHubClient,
+    RetryPolicy,
+    ReviewLine,
+    create_issue_comment,
+    create_review,
+    update_issue_comment,
+)
 
 Factory = Callable[..., GitHubClient]
 Reply = Callable[..., httpx.Response]
@@ -45,8 +52,24 @@ def _faults(reply_fn: Reply, token: str) -> list[tuple[str, list[Any], Any]]:
     def post(c: GitHubClient) -> Awaitable[Any]:
         return c.rest_post("/repos/o/r/issues/1/comments", {"body": token})
 
+    def comment(c: GitHubClient) -> Awaitable[Any]:
+        return create_issue_comment(c, PrRef("o", "r", 1), token)  # the body is the token too
+
+    def edit(c: GitHubClient) -> Awaitable[Any]:
+        return update_issue_comment(c, PrRef("o", "r", 1), 5, token)
+
+    def review(c: GitHubClient) -> Awaitable[Any]:
+        line = ReviewLine(path="a.py", line=1, body=token)
+        return create_review(c, PrRef("o", "r", 1), commit_id="abc", body=token, comments=[line])
+
     echo = {"message": f"Bad credentials {token}"}  # even if GitHub echoed it back
+    refusal = {"message": "Validation Failed", "errors": [token]}
     return [
+        ("post refused", [reply_fn(422, refusal)], comment),
+        ("post uncertain", [reply_fn(502, echo)], comment),
+        ("post timeout", [httpx.ReadTimeout(f"timed out {token}")], review),
+        ("review refused", [reply_fn(422, refusal)], review),
+        ("edit exhausted", [reply_fn(502, echo)], edit),
         ("401 rest", [reply_fn(401, echo)], get),
         ("401 graphql", [reply_fn(401, echo)], graphql),
         ("5xx exhausted", [reply_fn(502, echo)], get),
@@ -92,7 +115,7 @@ async def test_no_error_path_shows_the_token(
 
     assert [] == leaks
     assert all(token not in t for t in _texts(first.value) + _texts(refused.value))
-    assert 12 == len(faults)
+    assert 17 == len(faults)
     assert token not in caplog.text
     assert all(token not in r.getMessage() for r in caplog.records)
 

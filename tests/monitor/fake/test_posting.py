@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from review_monitor import PrRef
-from review_monitor.testing import FakeGitHub, FixedClock
+from review_monitor.testing import FakeGitHub, Fault, FixedClock
 
 Gql = Callable[..., Any]
 
@@ -370,3 +370,26 @@ def test_a_link_over_loopback_names_the_loopback_server(fake: FakeGitHub, pr: Pr
     with fake.serve_in_thread() as base_url, httpx.Client(base_url=base_url) as c:
         link = c.get(f"/api/v3{API}/issues/1/comments", params={"per_page": 1}).headers["link"]
     assert link.startswith(f"<{base_url}/api/v3{API}/issues/1/comments?per_page=1&page=2>")
+
+
+def test_a_lost_answer_to_a_mutation_still_makes_the_change(
+    fake: FakeGitHub, client: httpx.Client, pr: PrRef
+) -> None:
+    cid = fake.post_comment(pr, "alice", "hello")
+    fake.inject(Fault.lost_answer(kind=None))
+    mutation = (
+        "mutation($id: ID!) { addReaction(input: {subjectId: $id, content: EYES}) "
+        "{ clientMutationId } }"
+    )
+    with pytest.raises(httpx.ReadTimeout):
+        client.post("/graphql", json={"query": mutation, "variables": {"id": cid}})
+    assert (("EYES", "octo-worker"),) == fake.reactions(cid)
+
+
+def test_a_lost_answer_to_a_rest_post_still_makes_the_comment(
+    fake: FakeGitHub, client: httpx.Client, gql: Gql, pr: PrRef
+) -> None:
+    fake.inject(Fault.lost_answer())
+    with pytest.raises(httpx.ReadTimeout):
+        client.post(f"{API}/issues/1/comments", json={"body": "hello"})
+    assert ["hello"] == [c["body"] for c in _threads(gql, pr)["comments"]["nodes"]]

@@ -126,6 +126,15 @@ async def test_a_review_after_a_push_is_refused_as_head_moved(
     assert ("head-moved", 422) == (caught.value.kind, caught.value.status)
 
 
+async def test_a_review_beside_the_viewers_own_pending_review_is_refused(
+    api: GitHubClient, fake: FakeGitHub, pr: PrRef
+) -> None:
+    fake.post_review(pr, "octo-worker", "PENDING", "a draft in the browser")
+    with pytest.raises(PostRefused) as caught:
+        await create_review(api, pr, commit_id=fake.head(pr), body="b", comments=[LINE])
+    assert ("pending-review", 422) == (caught.value.kind, caught.value.status)
+
+
 async def test_a_locked_pr_is_refused_as_locked(
     api: GitHubClient, fake: FakeGitHub, pr: PrRef
 ) -> None:

@@ -3,9 +3,9 @@
 Writes: ``POST .../issues/{n}/comments``, ``PATCH .../issues/comments/{id}``,
 ``POST .../pulls/{n}/reviews``, ``POST .../pulls/{n}/comments/{id}/replies``.  Reads:
 ``GET .../pulls/{n}``, ``GET .../issues/{n}/comments`` and ``GET .../pulls/{n}/comments``
-(``since``: updated at or after), ``GET .../pulls/{n}/reviews``, each paginated with
-``per_page`` (30 by default, at most 100) and ``page``, and a ``Link`` header as GitHub
-sends it, and ``GET .../pulls/{n}/reviews/{id}``.
+(``since``: updated at or after) and ``GET .../pulls/{n}/reviews``, each paginated with
+``per_page`` (30 by default, at most 100) and ``page`` and a ``Link`` header as GitHub
+sends it; ``GET .../pulls/{n}/reviews/{id}``.
 
 What the token posts is authored by the viewer, moves the PR's ``updatedAt`` and appears
 in the GraphQL connections under the same node ids; with ``Nodes.posts_listed_late`` set,
@@ -15,7 +15,7 @@ conversation (unless the token has write access, as on GitHub), 422 for a body o
 characters, a review of a commit that is not the PR's head (FakeGitHub treats every push
 as a force push, so an earlier head is no longer part of the PR), a line comment outside
 the diff (``Pr.diff``: the right-side lines of each path; a LEFT-side comment is refused),
-and a missing field.
+a review while the token has a pending review of its own on the PR, and a missing field.
 """
 
 from __future__ import annotations
@@ -32,8 +32,10 @@ from . import _shapes
 from ._http import DOCS
 from ._nodes import Comment, Inline, Item, Nodes, Pr, Review
 
-__all__ = ["MAX_BODY", "Outcome", "Posting"]
+__all__ = ["CREATES", "MAX_BODY", "Outcome", "Posting", "route_of"]
 
+# GitHub's limit, stated apart from the client's (``review_monitor._posts``) so that the
+# fake cannot share a mistake with it.
 MAX_BODY = 65_536
 
 _REPO = r"^/repos/(?P<owner>[^/]+)/(?P<name>[^/]+)"
@@ -356,6 +358,17 @@ class Posting:
             )
         if self._refused_by_lock(pr):
             return Outcome(403, _LOCKED)
+        viewer = self._nodes.viewer.login.lower()
+        if any(
+            r.state == "PENDING" and not r.deleted and r.author is not None
+            and r.author.login.lower() == viewer
+            for r in pr.reviews
+        ):  # fmt: skip
+            # GitHub refuses any new review, submitted ones too, beside the token's own
+            # draft (a pending review the token's owner started in the browser, say).
+            return _unprocessable(
+                "User can only have one pending review per pull request", docs=_REVIEW_DOCS
+            )
         commit_id = given.get("commit_id", pr.head_ref_oid)
         if commit_id != pr.head_ref_oid:
             return _unprocessable(
@@ -452,7 +465,8 @@ class Posting:
 
 
 def _updated(item: Item) -> datetime:
-    return item.last_edited_at or item.created_at
+    """``updated_at`` as GitHub keeps it: to the second (``since`` compares with that)."""
+    return (item.last_edited_at or item.created_at).replace(microsecond=0)
 
 
 @dataclass(frozen=True)
