@@ -7,6 +7,7 @@ unions, so a record names its kind (``{"kind": "command", ...}``).
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Literal
 
 import msgspec
 
@@ -106,6 +107,10 @@ class WorkerRecord(msgspec.Struct, frozen=True):
     bound_at: datetime | None = None
     archived_at: datetime | None = None
     session_id: str | None = None  # the last one a publisher reported
+    # What wakes it (``bind --trigger``, ``--handle``): None takes the ``[wake]`` table's
+    # ``trigger`` and ``handle`` (a record written before these existed reads as None).
+    trigger: Literal["any", "mention"] | None = None
+    handle: str | None = None
 
 
 class OrchestratorRecord(msgspec.Struct, frozen=True):

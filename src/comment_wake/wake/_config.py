@@ -68,7 +68,7 @@ class WakeConfig(BaseModel):
         if self.handle is not None:
             why = check_handle(self.handle)
             if why is not None:
-                raise ValueError(f"handle {self.handle!r}: {why}")
+                raise ValueError(f"handle: {why}")  # not quoted back (it may be a paste)
         if self.trigger == "mention" and self.handle is None:
             raise ValueError(
                 'trigger = "mention" needs a handle to look for: set handle in [wake] '

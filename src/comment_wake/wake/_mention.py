@@ -25,8 +25,6 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from untrusted_fence import is_blank
-
 __all__ = [
     "HANDLE_MAX",
     "HIDING_RULES",
@@ -146,6 +144,10 @@ def starts_with_marker(texts: Iterable[str], marker: str) -> bool:
     wanted = marker.strip().casefold()
     if not wanted:
         return False
+    # Imported here: the registry checks handles with this module, and the command line's
+    # fast commands must not load the fence.
+    from untrusted_fence import is_blank
+
     for text in texts:
         for line in text.splitlines():
             if not is_blank(line):
