@@ -36,17 +36,24 @@ delivered, and a comment pushed out unseen is never delivered later.  A bound hi
 warning with the pages and comments read, the bound, the hour's spend and the times the
 read reached and should have reached; with the read off it is the seed's info line.
 
-Trust.  Each new comment runs through the rules table (``_rules.RULES``) in order:
-bound, open, author, minimized, bot, verdict, blank, rereview, own-post, login, then
-write access.  Each rule declares the reads it may ask for, so the detail is read just
-before the first rule that needs it; the decision records the names of the rules the
-comment passed.  The permission answer's ``trusted`` is the one trust decision.  A failed
-lookup is retried on ``permission_retries`` (kept in the mark with the comment's detail,
-never read again; the retry resumes at the write-access rule) and given up with one
-warning that names neither author nor text.
+Trust.  Each new comment runs through the rules table (``_rules.RULES``) in order: bound,
+open, author, minimized, bot, verdict, exists, blank, skip-marker, mention, rereview,
+own-post, login, write access, then shown.  The bot rule passes a trusted bot's issue
+comment with a note (``trusted-bot``), which the wake carries as its reason and which
+puts the comment in the bots' rate-limit lane.  A review read to its first page may pass
+the text rules (blank, skip-marker, mention) on that page alone; they decide again once
+it is read whole.  Each rule declares the reads it may ask for, so the detail is read
+just before the first rule that needs it; the decision records the names of the rules
+the comment passed.  The permission answer's ``trusted`` is the one trust decision.  A
+failed lookup is retried on ``permission_retries`` (kept in the mark with the comment's
+detail, never read again; the retry resumes at the write-access rule) and given up with
+one warning that names neither author nor text.
 
 Rate limit.  Trusted comments wake the worker at once when the PR's wake times allow,
-together with any held ones; otherwise they are held and go out together later.
+together with any held ones; otherwise they are held and go out together later.  People
+and trusted bots have a lane each, with its own wake times (``wakes``, ``bot_wakes``) and
+caps: one lane held never holds the other, and a wake counts in people's windows when it
+carries a person's comment, else in the bots'.
 Held comments are dropped when the PR merges or closes; pending retries pause while
 the PR is not eligible and resume when it is again.  A wake time recorded after ``now``
 (the clock stepped backwards) counts as made ``now``, so the wait it causes is bounded
