@@ -11,7 +11,7 @@ import msgspec
 import pytest
 from pydantic import ValidationError
 
-from comment_wake.wake import RULES, Binding, Facts, WakeConfig, WakeMark, step
+from comment_wake.wake import RULES, Binding, Facts, Pending, WakeConfig, WakeMark, step
 from comment_wake.wake.testing import WakeSim
 from review_monitor import (
     Author,
@@ -200,22 +200,7 @@ def _review_step(first: ItemDetail, whole: ItemDetail | None) -> tuple[str, str]
     """A bob review through one step whose detail read gave ``first`` (its first page of
     inline comments) and, when the core asks for the rest, ``whole``."""
     item = BadgeItem("review", "PRR_1", 7, T, Author("bob"), state="COMMENTED")
-    status = PrStatus(
-        pr=PR,
-        title="t",
-        url="u",
-        state="OPEN",
-        merged=False,
-        is_draft=False,
-        head_ref_oid="0" * 40,
-        review_decision=None,
-        check_state=None,
-        comments=(),
-        reviews=(item,),
-        person_comments_from=None,
-        comments_page=PageInfo(False, None),
-        reviews_page=PageInfo(False, None),
-    )
+    status = _status((item,))
     binding = Binding(PR, "w-1", spawned_by="orch-1")
     config = WakeConfig(**MENTION)
     mark = WakeMark(baseline_done=True, floor=T.replace(hour=8))
@@ -231,6 +216,25 @@ def _review_step(first: ItemDetail, whole: ItemDetail | None) -> tuple[str, str]
     assert result.done
     (decision,) = result.decisions
     return decision.outcome, decision.reason
+
+
+def _status(reviews: tuple[BadgeItem, ...]) -> PrStatus:
+    return PrStatus(
+        pr=PR,
+        title="t",
+        url="u",
+        state="OPEN",
+        merged=False,
+        is_draft=False,
+        head_ref_oid="0" * 40,
+        review_decision=None,
+        check_state=None,
+        comments=(),
+        reviews=reviews,
+        person_comments_from=None,
+        comments_page=PageInfo(False, None),
+        reviews_page=PageInfo(False, None),
+    )
 
 
 def _inline(n: int, body: str) -> InlineComment:
@@ -251,3 +255,26 @@ def test_a_long_review_mentioning_on_no_page_is_not_mentioned() -> None:
     first = _detail(_inline(1, "nit"), more="cursor")
     whole = _detail(_inline(1, "nit"), _inline(2, "another nit"))
     assert ("skip", "not-mentioned") == _review_step(first, whole)
+
+
+def test_a_long_review_retried_after_a_failed_lookup_is_decided_on_its_whole_text() -> None:
+    # Its lookup failed with the first page read only (kept with the retry); at the retry
+    # the review is read whole and the mention rule, passed on that page, decides again.
+    item = BadgeItem("review", "PRR_1", 7, T, Author("bob"), state="COMMENTED")
+    first = _detail(_inline(1, "nit"), more="cursor")
+    whole = _detail(_inline(1, "nit"), _inline(2, "another nit"))
+    pending = Pending(item, first, failures=1, retry_at=T.replace(minute=2))
+    mark = WakeMark(baseline_done=True, floor=T.replace(hour=8), pending=(pending,))
+    status = _status(())
+    answer = PermissionAnswer("bob", "write", None, True, T)
+    kw: dict[str, Any] = {
+        "config": WakeConfig(**MENTION),
+        "monitor": MonitorConfig(),
+        "now": T.replace(minute=3),
+    }
+    binding = Binding(PR, "w-1", spawned_by="orch-1")
+    result = step(binding, mark, status, Facts(permissions={"bob": answer}), **kw)
+    assert ("PRR_1",) == result.needs.rest
+    facts = Facts({"PRR_1": whole}, permissions={"bob": answer})
+    result = step(binding, mark, status, facts, **kw)
+    assert [("skip", "not-mentioned")] == [(d.outcome, d.reason) for d in result.decisions]
