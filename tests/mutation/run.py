@@ -52,6 +52,7 @@ REPO = Path(__file__).resolve().parents[2]
 CORE = "src/comment_wake/wake/_core.py"
 RATE = "src/comment_wake/wake/_rate.py"
 RULES = "src/comment_wake/wake/_rules.py"
+MENTION = "src/comment_wake/wake/_mention.py"
 EXPLAIN = "src/comment_wake/app/_explain.py"
 POSTS = "src/comment_wake/ownpost/_posts.py"
 READERS = "src/comment_wake/ownpost/_readers.py"
@@ -257,8 +258,26 @@ MUTATIONS: tuple[Mutation, ...] = (
         "rate-limit-removed",
         "seed: removing the rate limit fails four tests, including the loop cap",
         CORE,
-        "    release = release_at(wakes, ctx.config)\n    limited = ",
-        "    release = None\n    limited = ",
+        "        release = release_at(lane_wakes, ctx.config, bots=bots)\n        limited = ",
+        "        release = None\n        limited = ",
+        WAKE_SUITES,
+    ),
+    Mutation(
+        "trusted-bots-share-people-windows",
+        "issue 27: a wake carrying only trusted bots' comments counts in the bots' own "
+        "windows, never in people's",
+        CORE,
+        "    if all(item.id in ctx.bots for item, _ in batch):\n",
+        "    if False:\n",
+        WAKE_SUITES,
+    ),
+    Mutation(
+        "mention-found-in-fenced-code",
+        "issue 27: a handle inside fenced code is not a mention",
+        MENTION,
+        '        if m is not None and not (m["fence"][0] == "`" and "`" in line[m.end() :]):\n'
+        '            fence = m["fence"]\n',
+        '        if False:\n            fence = m["fence"]\n',
         WAKE_SUITES,
     ),
     Mutation(
@@ -273,7 +292,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "rate-limit-hourly-cap-removed",
         "issue: at most 6 wakes in any 60 minutes",
         RATE,
-        "        (config.wakes_per_hour, config.wake_hour_window),\n",
+        "        (per_hour, config.wake_hour_window),\n",
         "",
         WAKE_SUITES,
     ),
@@ -281,7 +300,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "rate-limit-daily-cap-removed",
         "issue: at most 24 wakes in any 24 hours",
         RATE,
-        "        (config.wakes_per_day, config.wake_day_window),\n",
+        "        (per_day, config.wake_day_window),\n",
         "",
         WAKE_SUITES,
     ),
@@ -347,8 +366,9 @@ MUTATIONS: tuple[Mutation, ...] = (
         "rules-trace-dropped",
         "issue: a decision carries the trace of the rules its comment passed",
         CORE,
-        "        if verdict is None:\n            passed.append(rule.name)\n",
-        "        if verdict is None:\n            pass\n",
+        "        if verdict is None or isinstance(verdict, Note):\n"
+        "            passed.append(rule.name)\n",
+        "        if verdict is None or isinstance(verdict, Note):\n            pass\n",
         WAKE_SUITES,
     ),
     Mutation(

@@ -60,6 +60,12 @@ def test_config_defaults_are_the_documented_ones() -> None:
         timedelta(seconds=30),
         20,
         200,
+        "any",
+        None,
+        "",
+        (),
+        2,
+        6,
     ) == (
         config.floor_lag,
         config.handled_capacity,
@@ -74,6 +80,12 @@ def test_config_defaults_are_the_documented_ones() -> None:
         config.post_clock_skew,
         config.gap_pages,
         config.gap_pages_per_hour,
+        config.trigger,
+        config.handle,
+        config.skip_marker,
+        config.trusted_bots,
+        config.bot_wakes_per_hour,
+        config.bot_wakes_per_day,
     )
 
 

@@ -47,6 +47,12 @@ _BEFORE_RULES = {
     "baseline": "it was already there when the PR was first watched (the baseline)",
     "flood-gap": "a flood pushed it out of the listing before it could be read",
 }
+# What the trigger rules' stops mean (docs/trust-rules.md, "Trigger modes").
+_TRIGGER_STOPS = {
+    "skip-marker": "its first non-blank line starts with the skip marker ([wake] skip_marker)",
+    "mention": "mention mode, and it does not mention the binding's handle outside fenced "
+    "code, quote lines and HTML comments",
+}
 # The pre-rule no decision names: a comment the floor has passed is never decided again.
 _AT_OR_BELOW_FLOOR = "which is never decided: decided before, or older than the binding"
 _UNTRACED = (
@@ -134,9 +140,21 @@ def _rate(r: DecisionRecord) -> str:
     return text
 
 
+def _trusted_bot(r: DecisionRecord) -> bool:
+    """The comment passed the bot rule as a trusted bot's: it woke with ``trusted-bot``, or
+    its author is a bot (only a ``trusted_bots`` one passes that rule)."""
+    if r.reason == "trusted-bot":
+        return True
+    author = r.author or ""
+    return "bot" in r.rules and (r.author_type == "Bot" or author.casefold().endswith("[bot]"))
+
+
 def _pass_evidence(rule: str, r: DecisionRecord) -> str:
     if rule == "bot" and r.author is not None:
-        return f"{r.author} ({r.author_type or 'User'})"
+        who = f"{r.author} ({r.author_type or 'User'})"
+        return f"{who}, in trusted_bots: trusted-bot" if _trusted_bot(r) else who
+    if rule == "write-access" and _trusted_bot(r):
+        return "a trusted bot: no permission lookup"
     if rule == "own-post":
         if r.viewer_did_author is False:
             return "GitHub says the token's login did not write it"
@@ -215,6 +233,8 @@ def _stop_evidence(rule: str, reasons: tuple[str, ...], r: DecisionRecord) -> st
         parts = (why, r.detail, _rate(r))
     elif rule == "bot" and r.author is not None:
         parts = (why, f"{r.author} ({r.author_type or 'User'})")
+    elif rule in _TRIGGER_STOPS and not why:
+        parts = (_TRIGGER_STOPS[rule], r.detail)
     else:
         parts = (why, r.detail)
     return "; ".join(e for e in parts if e)

@@ -136,6 +136,21 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     bind.add_argument(
         "--host", default=None, help="the GitHub host (default: [github] host, github.com)"
     )
+    trigger = bind.add_argument_group("what wakes it (default: the [wake] table's)")
+    trigger.add_argument(
+        "--trigger",
+        choices=("any", "mention"),
+        default=None,
+        help="any: every comment that passes the trust rules; mention: only one that "
+        "mentions the handle (default: [wake] trigger)",
+    )
+    trigger.add_argument(
+        "--handle",
+        metavar="TEXT",
+        default=None,
+        help='the handle a comment mentions in mention mode, such as "/agent" (not a '
+        "GitHub login: the token's login is your own; default: [wake] handle)",
+    )
     _publisher_flags(bind)
     _transcript_flags(bind)
     add_location_options(bind)
@@ -300,6 +315,12 @@ def _bind(args: argparse.Namespace, registry: Registry, config: AppConfig) -> in
         warning = session_id_warning(publisher.argv)
         if warning is not None:
             print(f"comment-wake bind: warning: {warning}", file=sys.stderr)
+    trigger = args.trigger if args.trigger is not None else config.wake.trigger
+    if trigger == "mention" and args.handle is None and config.wake.handle is None:
+        raise _Usage(
+            'mention mode needs a handle to look for: give --handle TEXT (such as "/agent"), '
+            "or set handle in [wake]"
+        )
     before = registry.worker(args.worker)
     record = registry.bind(
         args.worker,
@@ -308,11 +329,16 @@ def _bind(args: argparse.Namespace, registry: Registry, config: AppConfig) -> in
         publisher=publisher,
         transcripts=_transcripts(args),
         host=args.host or config.github.host,
+        trigger=args.trigger,
+        handle=args.handle,
     )
     print(
         f"bound {record.worker} to {record.pr} on {record.pr.host} "
         f"(orchestrator {record.orchestrator}); watching it"
     )
+    if trigger == "mention":
+        handle = record.handle if record.handle is not None else config.wake.handle
+        print(f"  wakes only for comments that mention {handle}")
     if before is not None and before.pr != record.pr and not before.archived:
         print(f"{before.pr} is no longer watched: {record.worker} moved to {record.pr}")
     for warning in _transcript_warnings(record.transcripts):
@@ -437,6 +463,10 @@ def _list(args: argparse.Namespace, registry: Registry) -> int:
             f"  publisher: {_describe_publisher(w.publisher)}\n"
             f"  transcripts: {_describe_transcripts(w.transcripts)}"
         )
+        if w.trigger is not None or w.handle is not None:
+            trigger = w.trigger or "[wake] trigger"
+            handle = w.handle if w.handle is not None else "[wake] handle"
+            print(f"  trigger: {trigger}, handle: {handle}")
     for o in orchestrators:
         print(
             f"orchestrator {o.id}\n"

@@ -87,6 +87,9 @@ _WHY: Final = {
     "never sent",
     "deleted-twice": "a person deleted the progress comment again; it is not posted a third time",
     "attempts": "GitHub did not take it after every attempt",
+    "pending-review": "the account has a review of its own pending on this pull request (a "
+    "draft started in the browser); GitHub takes no other review until it is submitted or "
+    "discarded",
     "other-host": "the daemon's token is for another GitHub host",
 }
 # A search this far before the intent still counts: GitHub's clock may run behind ours.

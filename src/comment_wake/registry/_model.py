@@ -7,6 +7,7 @@ unions, so a record names its kind (``{"kind": "command", ...}``).
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Literal
 
 import msgspec
 
@@ -111,6 +112,10 @@ class WorkerRecord(msgspec.Struct, frozen=True):
     # Where the worker has its checkout (``bind --workdir``); None: its Claude Code
     # session's cwd, or its Codex rollout's.  The review tool reads HEAD there.
     workdir: str | None = None
+    # What wakes it (``bind --trigger``, ``--handle``): None takes the ``[wake]`` table's
+    # ``trigger`` and ``handle`` (a record written before these existed reads as None).
+    trigger: Literal["any", "mention"] | None = None
+    handle: str | None = None
 
 
 class OrchestratorRecord(msgspec.Struct, frozen=True):

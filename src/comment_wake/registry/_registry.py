@@ -37,7 +37,7 @@ from comment_wake.store import (
     read_records,
     record_items,
 )
-from comment_wake.wake import Binding
+from comment_wake.wake import Binding, Trigger, check_handle
 from review_monitor import Clock, Gone, PrRef, Publisher, SystemClock
 from review_monitor.store import (
     ReadTx,
@@ -342,6 +342,8 @@ class Registry:
         host: str = "github.com",
         post_tools: bool = False,
         workdir: str | None = None,
+        trigger: Trigger | None = None,
+        handle: str | None = None,
     ) -> WorkerRecord:
         """Bind ``worker`` to ``pr`` and watch it, in one transaction.  ``post_tools``
         turns its posting tools on; ``workdir`` is its checkout (the review tool reads HEAD
@@ -350,9 +352,14 @@ class Registry:
         Binding a worker again replaces its binding (and moves its watch when the PR
         changed; an archived worker comes back).  Refused, with nothing written: a bad
         id or PR reference, an orchestrator that is not registered, a publisher spec that
-        cannot work, a transcript that does not exist, a PR another live worker has.
+        cannot work, a transcript that does not exist, a PR another live worker has, a
+        handle that cannot be one (``check_handle``).  ``trigger`` and ``handle`` None:
+        the ``[wake]`` table's, whatever it says when a comment comes.
         """
         self._refuse(id_problem(worker, "worker id"))
+        if handle is not None:
+            why = check_handle(handle)
+            self._refuse(None if why is None else f"--handle {handle!r}: {why}")
         ref = self._pr(pr, host)
         self._refuse(publisher_problem(publisher, self._callbacks))
         self._refuse(self._secret_problem(worker, publisher))
@@ -387,6 +394,8 @@ class Registry:
                 bound_at=now,
                 post_tools=post_tools,
                 workdir=workdir,
+                trigger=trigger,
+                handle=handle,
             )
             _put(tx, WORKERS, worker, msgspec.json.encode(record))
             add_watch(tx, worker, ref)

@@ -86,6 +86,8 @@ class RegistrySnapshot:
             archived=record.archived,
             watched=since is not None,
             watched_since=since,
+            trigger=record.trigger,
+            handle=record.handle,
         )
 
     def binding(self, pr: PrRef) -> Binding:

@@ -36,11 +36,11 @@ _KEYS = {
 _RANK = {"decision": 0, "wake": 1, "notice": 2, "log": 3, "gap": 4}
 _SKIP_REASONS = {
     "baseline", "unbound", "pr-closed", "no-author", "minimized", "bot", "verdict",
-    "blank", "rereview-command", "own-post", "not-writer", "lookup-failed", "invalid-login",
-    "flood-gap",
+    "blank", "skip-marker", "not-mentioned", "rereview-command", "own-post", "not-writer",
+    "lookup-failed", "invalid-login", "flood-gap",
 }  # fmt: skip
 _REASONS = {
-    "wake": {"writer", "operator-release"},
+    "wake": {"writer", "trusted-bot", "operator-release"},
     "held": {"rate-limit"},
     "retry": {"lookup-failed"},
     "drop": {"pr-closed", "unbound", "deleted"},

@@ -31,7 +31,7 @@ from comment_wake.config import AppConfig
 from comment_wake.ownpost import TranscriptSource
 from comment_wake.service import LISTENER_NAME
 from comment_wake.store import open_store
-from comment_wake.wake import NOTICE_KIND, Binding
+from comment_wake.wake import NOTICE_KIND, Binding, Trigger
 from review_monitor import GitHubConfig, Monitor, Notice, PrRef
 from review_monitor.store import OutboxStatus, Store, run_inline
 from review_monitor.testing import FakeGitHub, RecordedRequest, VirtualClock
@@ -116,6 +116,10 @@ class _Sink:
         self._add("notice", at, fields)
 
 
+def _trigger(value: str | None) -> Trigger | None:
+    return "any" if value == "any" else "mention" if value == "mention" else None
+
+
 class _Registry:
     """The scenario's session manager: bindings and transcripts (``BindingSource``)."""
 
@@ -148,6 +152,8 @@ class _Registry:
             archived=archived,
             watched=spec.watched,
             watched_since=since,
+            trigger=_trigger(w.trigger) if w is not None else None,
+            handle=w.handle if w is not None else None,
         )
 
     def version(self) -> int | None:

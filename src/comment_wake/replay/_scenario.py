@@ -48,6 +48,7 @@ _AUTHOR_TYPES = ("User", "Bot", "Mannequin", "Organization")
 _REVIEW_STATES = ("COMMENTED", "APPROVED", "CHANGES_REQUESTED", "DISMISSED")
 _ROLES = ("worker", "orchestrator")
 _PR_STATES = ("OPEN", "CLOSED", "MERGED")
+_TRIGGERS = ("any", "mention")
 
 # Per event kind: (required keys, optional keys), besides ``at``, ``kind`` and ``pr``.
 EVENT_KINDS: Mapping[str, tuple[frozenset[str], frozenset[str]]] = {
@@ -124,6 +125,10 @@ class WorkerSpec:
     role: str = "worker"
     spawned_by: str | None = None
     archived: bool = False
+    # The binding's own trigger mode and handle (``bind --trigger``, ``--handle``);
+    # None: the [config]'s.
+    trigger: str | None = None
+    handle: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -307,7 +312,7 @@ def _pr(raw: object, k: int, host: str) -> PrSpec:
 def _worker(raw: object, k: int, base: Path | None) -> WorkerSpec:
     where = f"workers[{k}]"
     table = _table(raw, where)
-    _only(table, {"id", "transcript", "role", "spawned_by", "archived"}, where)
+    _only(table, {"id", "transcript", "role", "spawned_by", "archived", "trigger", "handle"}, where)
     role = _str(table.get("role", "worker"), f"{where}.role")
     if role not in _ROLES:
         raise ScenarioError(f"{where}.role: {role!r} is not one of {', '.join(_ROLES)}")
@@ -319,12 +324,18 @@ def _worker(raw: object, k: int, base: Path | None) -> WorkerSpec:
         if not transcript.is_file():
             raise ScenarioError(f"{where}.transcript: no file {transcript}")
     spawned_by = table.get("spawned_by")
+    trigger = table.get("trigger")
+    if trigger is not None and trigger not in _TRIGGERS:
+        raise ScenarioError(f"{where}.trigger: {trigger!r} is not one of {', '.join(_TRIGGERS)}")
+    handle = table.get("handle")
     return WorkerSpec(
         id=_str(_need(table, "id", where), f"{where}.id"),
         transcript=transcript,
         role=role,
         spawned_by=None if spawned_by is None else _str(spawned_by, f"{where}.spawned_by"),
         archived=_bool(table.get("archived", False), f"{where}.archived"),
+        trigger=trigger,
+        handle=None if handle is None else _str(handle, f"{where}.handle"),
     )
 
 

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         decode_mark,
         encode_mark,
     )
+    from ._mention import check_handle, mentions, starts_with_marker
     from ._model import (
         Binding,
         Connection,
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
         OwnPostVerdict,
         Reason,
         Step,
+        Trigger,
     )
     from ._prompt import (
         NOTICE_HEADER,
@@ -47,7 +49,7 @@ if TYPE_CHECKING:
     )
     from ._rate import release_at
     from ._render import NOTICE_KIND, build_notice, build_notices, one_line_title
-    from ._rules import RULES, Rule, is_bot, is_valid_login
+    from ._rules import RULES, Rule, is_bot, is_trusted_bot, is_valid_login
 
 __all__ = [
     "MARK_VERSION",
@@ -76,19 +78,24 @@ __all__ = [
     "Reason",
     "Rule",
     "Step",
+    "Trigger",
     "WakeConfig",
     "WakeError",
     "WakeMark",
     "build_notice",
     "build_notices",
+    "check_handle",
     "decode_mark",
     "encode_mark",
     "finish",
     "is_bot",
+    "is_trusted_bot",
     "is_valid_login",
+    "mentions",
     "next_due",
     "one_line_title",
     "release_at",
+    "starts_with_marker",
     "step",
 ]
 
@@ -123,6 +130,7 @@ __getattr__, __dir__ = lazy_exports(
             "OwnPostVerdict",
             "Reason",
             "Step",
+            "Trigger",
         ),
         "._prompt": (
             "NOTICE_HEADER",
@@ -130,8 +138,9 @@ __getattr__, __dir__ = lazy_exports(
             "PR_REVIEW_MONITOR_TOOL_DESCRIPTION",
             "WORKER_PROMPT",
         ),
+        "._mention": ("check_handle", "mentions", "starts_with_marker"),
         "._rate": ("release_at",),
         "._render": ("NOTICE_KIND", "build_notice", "build_notices", "one_line_title"),
-        "._rules": ("RULES", "Rule", "is_bot", "is_valid_login"),
+        "._rules": ("RULES", "Rule", "is_bot", "is_trusted_bot", "is_valid_login"),
     },
 )

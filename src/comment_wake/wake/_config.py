@@ -8,10 +8,14 @@ The permission and bot keys (``permission_ttl``, ``permission_retries``,
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Self
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from review_monitor import Duration
+
+from ._mention import check_handle
+from ._model import Trigger
 
 __all__ = ["WakeConfig"]
 
@@ -46,3 +50,29 @@ class WakeConfig(BaseModel):
     # The most gap pages read on one PR in any 60 minutes, both connections together:
     # the cap on what a flood can make the gap read spend (one point a page).
     gap_pages_per_hour: int = Field(default=200, ge=1, le=10_000, strict=True)
+    # Trigger modes: "any" comment, or only one that mentions ``handle`` (which has no
+    # default: a binding may name its own, ``bind --handle``).  A comment whose first
+    # non-blank line starts with ``skip_marker`` never wakes ("" turns it off).
+    trigger: Trigger = "any"
+    handle: str | None = None
+    skip_marker: str = ""
+    # Bots whose issue comments wake the worker (seed rule 1 says never: opt-in), compared
+    # as ``review_bots`` are; ``review_bots`` and ``agent_logins`` win over this list.
+    # Their wakes have windows of their own, which never use up people's.
+    trusted_bots: tuple[str, ...] = ()
+    bot_wakes_per_hour: int = Field(default=2, ge=1, strict=True)
+    bot_wakes_per_day: int = Field(default=6, ge=1, strict=True)
+
+    @model_validator(mode="after")
+    def _trigger_consistent(self) -> Self:
+        if self.handle is not None:
+            why = check_handle(self.handle)
+            if why is not None:
+                raise ValueError(f"handle: {why}")  # not quoted back (it may be a paste)
+        if self.trigger == "mention" and self.handle is None:
+            raise ValueError(
+                'trigger = "mention" needs a handle to look for: set handle in [wake] '
+                '(for example handle = "/agent", not a GitHub login: the token\'s login '
+                'is your own), or set trigger = "any"'
+            )
+        return self

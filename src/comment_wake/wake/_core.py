@@ -36,17 +36,24 @@ delivered, and a comment pushed out unseen is never delivered later.  A bound hi
 warning with the pages and comments read, the bound, the hour's spend and the times the
 read reached and should have reached; with the read off it is the seed's info line.
 
-Trust.  Each new comment runs through the rules table (``_rules.RULES``) in order:
-bound, open, author, minimized, bot, verdict, blank, rereview, own-post, login, then
-write access.  Each rule declares the reads it may ask for, so the detail is read just
-before the first rule that needs it; the decision records the names of the rules the
-comment passed.  The permission answer's ``trusted`` is the one trust decision.  A failed
-lookup is retried on ``permission_retries`` (kept in the mark with the comment's detail,
-never read again; the retry resumes at the write-access rule) and given up with one
-warning that names neither author nor text.
+Trust.  Each new comment runs through the rules table (``_rules.RULES``) in order: bound,
+open, author, minimized, bot, verdict, exists, blank, skip-marker, mention, rereview,
+own-post, login, write access, then shown.  The bot rule passes a trusted bot's issue
+comment with a note (``trusted-bot``), which the wake carries as its reason and which
+puts the comment in the bots' rate-limit lane.  A review read to its first page may pass
+the text rules (blank, skip-marker, mention) on that page alone; they decide again once
+it is read whole.  Each rule declares the reads it may ask for, so the detail is read
+just before the first rule that needs it; the decision records the names of the rules
+the comment passed.  The permission answer's ``trusted`` is the one trust decision.  A
+failed lookup is retried on ``permission_retries`` (kept in the mark with the comment's
+detail, never read again; the retry resumes at the write-access rule) and given up with
+one warning that names neither author nor text.
 
 Rate limit.  Trusted comments wake the worker at once when the PR's wake times allow,
-together with any held ones; otherwise they are held and go out together later.
+together with any held ones; otherwise they are held and go out together later.  People
+and trusted bots have a lane each, with its own wake times (``wakes``, ``bot_wakes``) and
+caps: one lane held never holds the other, and a wake counts in people's windows when it
+carries a person's comment, else in the bots'.
 Held comments are dropped when the PR merges or closes; pending retries pause while
 the PR is not eligible and resume when it is again.  A wake time recorded after ``now``
 (the clock stepped backwards) counts as made ``now``, so the wait it causes is bounded
@@ -99,7 +106,7 @@ from ._model import (
 )
 from ._rate import prune_wakes, release_at
 from ._render import build_notices
-from ._rules import RULE_NAMES, RULES, Ask, Failed, Stop, Subject, closed_detail
+from ._rules import RULE_NAMES, RULES, Ask, Failed, Note, Stop, Subject, closed_detail
 
 __all__ = ["finish", "next_due", "step"]
 
@@ -136,6 +143,7 @@ class _Need:
 @dataclass(frozen=True, slots=True)
 class _Trusted:
     detail: ItemDetail
+    trusted_bot: bool = False  # the bot rule passed it as a trusted bot's
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +172,8 @@ class _Ctx:
     interval: timedelta | None = None
     decisions: list[tuple[BadgeItem, Decision]] = field(default_factory=list)
     logs: list[LogLine] = field(default_factory=list)
+    # The ids of the comments trusted in this step as trusted bots' (their own windows).
+    bots: set[str] = field(default_factory=set)
 
     @property
     def eligible(self) -> bool:
@@ -248,6 +258,7 @@ def _rebaseline(ctx: _Ctx, mark: WakeMark, rng: random.Random | None) -> Step:
         handled=ended.mark.handled,
         own_posts=mark.own_posts,
         wakes=mark.wakes,
+        bot_wakes=mark.bot_wakes,
         gap_spent=mark.gap_spent,
     )
     fresh = _first_look(ctx, kept, rng, skip=decided)
@@ -326,6 +337,7 @@ def _first_look(
         handled=mark.handled,
         own_posts=mark.own_posts,
         wakes=mark.wakes,
+        bot_wakes=mark.bot_wakes,
         gap_spent=mark.gap_spent,
     )
     return _look(ctx, start, rng)
@@ -357,6 +369,7 @@ def _baseline(ctx: _Ctx, mark: WakeMark, skip: frozenset[str] | set[str] = froze
         active=ctx.eligible,
         own_posts=_own_post_state(ctx, mark),
         wakes=mark.wakes,  # a watch started again keeps the PR's rate-limit windows
+        bot_wakes=mark.bot_wakes,
     )
     return Step(mark=new_mark, decisions=_ordered(ctx.decisions))
 
@@ -433,7 +446,9 @@ def _look(ctx: _Ctx, mark: WakeMark, rng: random.Random | None) -> Step:
     still_held = [h for h in mark.held if h.item.id not in rechecking]
     for h, verdict in rechecked:
         _apply_recheck(ctx, h, verdict, finished, released, still_held)
-    held, held_until, wakes, notices = _wake(ctx, mark, still_held, released, ready, finished, rng)
+    held, held_until, wakes, bot_wakes, notices = _wake(
+        ctx, mark, still_held, released, ready, finished, rng
+    )
 
     open_items = [h.item for h in held] + [p.item for p in pending]
     decided_now = [i for i, j in judged if not isinstance(j, _Gone)]
@@ -470,6 +485,7 @@ def _look(ctx: _Ctx, mark: WakeMark, rng: random.Random | None) -> Step:
         comments_pushed_before=_max_time(mark.comments_pushed_before, look.pushed.get("comments")),
         reviews_pushed_before=_max_time(mark.reviews_pushed_before, look.pushed.get("reviews")),
         wakes=wakes,
+        bot_wakes=bot_wakes,
         held=tuple(held),
         held_until=held_until,
         pending=tuple(pending),
@@ -751,9 +767,15 @@ def _run_rules(
     ``exists`` rule decides); the own-post rule passes as it did before.
     """
     passed = list(RULE_NAMES[:start])
+    noted: set[str] = set()
     if detail is not None and detail.more_inline is not None and not reread:
-        # A retry kept a review read to its first page: the whole read, once done, wins.
+        # A retry kept a review read to its first page: the whole read, once done, wins,
+        # and the text rules passed on the first page only decide again on all of it.
         detail = ctx.facts.details.get(item.id, detail)
+        if detail.more_inline is None:
+            again = _text_rules_again(item, detail, ctx, start)
+            if again is not None:
+                return again
     for rule in RULES[start:]:
         if reread and "own-post" in rule.needs:
             passed.append(rule.name)
@@ -766,8 +788,10 @@ def _run_rules(
                 return _Need(details=item.id)
         subject = Subject(item, detail, ctx.binding, ctx.status, ctx.facts, ctx.config, ctx.monitor)
         verdict = rule.check(subject)
-        if verdict is None:
+        if verdict is None or isinstance(verdict, Note):
             passed.append(rule.name)
+            if verdict is not None:
+                noted.add(verdict.reason)
         elif isinstance(verdict, Stop):
             return _Skip(verdict.reason, verdict.detail, tuple(passed))
         elif isinstance(verdict, Ask):
@@ -789,7 +813,20 @@ def _run_rules(
             assert detail is not None  # every rule that can fail comes after the detail read
             return _Failed(detail, verdict.status, tuple(passed)) if due else None
     assert detail is not None  # a comment passes "blank" only with its detail read
-    return _Trusted(detail)
+    return _Trusted(detail, trusted_bot="trusted-bot" in noted)
+
+
+def _text_rules_again(item: BadgeItem, whole: ItemDetail, ctx: _Ctx, start: int) -> _Skip | None:
+    """The rules before ``start`` that read only the text (``blank``, ``skip-marker``,
+    ``mention``...) again, on a review now read whole: each passed its first page only."""
+    for i, rule in enumerate(RULES[:start]):
+        if rule.needs != ("details",):
+            continue
+        subject = Subject(item, whole, ctx.binding, ctx.status, ctx.facts, ctx.config, ctx.monitor)
+        verdict = rule.check(subject)
+        if isinstance(verdict, Stop):
+            return _Skip(verdict.reason, verdict.detail, RULE_NAMES[:i])
+    return None
 
 
 def _due_held(ctx: _Ctx, mark: WakeMark) -> list[Held]:
@@ -800,10 +837,17 @@ def _due_held(ctx: _Ctx, mark: WakeMark) -> list[Held]:
         return []
     if ctx.operator:
         return list(mark.held)  # a lookup retry not yet due is tried now too
-    release = release_at(prune_wakes(mark.wakes, ctx.now, ctx.config), ctx.config)
-    if release is not None and ctx.now < release:
-        return []
-    return [h for h in mark.held if h.retry_at is None or h.retry_at <= ctx.now]
+    # People's and trusted bots' comments each wait for their own windows.
+    lanes_open = set()
+    for bots, wakes in ((False, mark.wakes), (True, mark.bot_wakes)):
+        release = release_at(prune_wakes(wakes, ctx.now, ctx.config), ctx.config, bots=bots)
+        if release is None or ctx.now >= release:
+            lanes_open.add(bots)
+    return [
+        h
+        for h in mark.held
+        if h.trusted_bot in lanes_open and (h.retry_at is None or h.retry_at <= ctx.now)
+    ]
 
 
 def _recheck(h: Held, ctx: _Ctx) -> _Judged:
@@ -831,6 +875,8 @@ def _apply_recheck(
     held when its author's permission lookup failed."""
     if isinstance(verdict, _Trusted):
         released.append((h.item, verdict.detail))
+        if verdict.trusted_bot:
+            ctx.bots.add(h.item.id)
     elif isinstance(verdict, _Skip):
         outcome: Outcome = "drop" if verdict.reason == "deleted" else "skip"
         ctx.decide(h.item, outcome, verdict.reason, verdict.detail, verdict.rules)
@@ -899,6 +945,8 @@ def _apply(
         finished.append(item)
     elif isinstance(verdict, _Trusted):
         ready.append((item, verdict.detail))
+        if verdict.trusted_bot:
+            ctx.bots.add(item.id)
     elif isinstance(verdict, _Failed):
         failures += 1
         schedule = ctx.monitor.permission_retries
@@ -933,45 +981,71 @@ def _wake(
     ready: list[tuple[BadgeItem, ItemDetail]],
     finished: list[BadgeItem],
     rng: random.Random | None,
-) -> tuple[list[Held], datetime | None, tuple[datetime, ...], list[Notice]]:
+) -> tuple[list[Held], datetime | None, tuple[datetime, ...], tuple[datetime, ...], list[Notice]]:
     """The wake, if any: ``released`` (held comments re-read at their release) and
-    ``ready`` (trusted now) go out together; ``held`` stay held."""
+    ``ready`` (trusted now) go out together; ``held`` stay held.
+
+    People's comments and trusted bots' (``ctx.bots``) each go by their own windows: one
+    lane held never holds the other.  What goes out in one step is one wake, counted in
+    people's windows when it carries a person's comment, else in the bots' windows.
+    Returns the held comments, when the first may go, and both lanes' wake times."""
     wakes = prune_wakes(mark.wakes, ctx.now, ctx.config)
+    bot_wakes = prune_wakes(mark.bot_wakes, ctx.now, ctx.config)
     if not ctx.status.is_open:
         for h in held:
             ctx.decide(h.item, "drop", "pr-closed", closed_detail(ctx.status), _ALL_PASSED)
             finished.append(h.item)
-        return [], None, wakes, []
+        return [], None, wakes, bot_wakes, []
     if not ctx.eligible or not (held or ready or released):
-        return held, _held_until(held, wakes, ctx) if held else None, wakes, []
-    release = release_at(wakes, ctx.config)
-    limited = release is not None and ctx.now < release
-    if limited and not released:
-        assert release is not None
-        for item, _ in ready:
-            ctx.decide(item, "held", "rate-limit", f"until {_iso(release)}", _ALL_PASSED)
-        held += [Held(item, detail, ctx.now) for item, detail in ready]
-        return held, _held_until(held, wakes, ctx), wakes, []
-    if not (released or ready):
-        return held, _held_until(held, wakes, ctx), wakes, []
-    # ``limited`` here: an operator released the held comments before the limit would.
-    reason: Reason = "operator-release" if limited else "writer"
-    batch = sorted(released + ready, key=lambda p: _order_key(p[0]))
+        until = _held_until(held, wakes, bot_wakes, ctx) if held else None
+        return held, until, wakes, bot_wakes, []
+    batch: list[tuple[BadgeItem, ItemDetail]] = []
+    reasons: dict[str, Reason] = {}
+    for bots, lane_wakes in ((False, wakes), (True, bot_wakes)):
+        lane_ready = [p for p in ready if (p[0].id in ctx.bots) == bots]
+        lane_released = [p for p in released if (p[0].id in ctx.bots) == bots]
+        release = release_at(lane_wakes, ctx.config, bots=bots)
+        limited = release is not None and ctx.now < release
+        if limited and not lane_released:
+            assert release is not None
+            whose = " (the trusted bots' windows)" if bots else ""
+            for item, _ in lane_ready:
+                why = f"until {_iso(release)}{whose}"
+                ctx.decide(item, "held", "rate-limit", why, _ALL_PASSED)
+            held += [Held(item, detail, ctx.now, trusted_bot=bots) for item, detail in lane_ready]
+            continue
+        # ``limited`` here: an operator released the held comments before the limit would.
+        lane_reason: Reason = "operator-release" if limited else "trusted-bot" if bots else "writer"
+        for pair in (*lane_released, *lane_ready):
+            reasons[pair[0].id] = lane_reason
+            batch.append(pair)
+    if not batch:
+        until = _held_until(held, wakes, bot_wakes, ctx) if held else None
+        return held, until, wakes, bot_wakes, []
+    batch.sort(key=lambda p: _order_key(p[0]))
     assert ctx.binding.worker is not None
     notices = build_notices(ctx.binding.worker, ctx.status, batch, now=ctx.now, rng=rng)
     for item, detail in batch:
         inline = " ".join(i.id for i in detail.inline)
-        ctx.decide(item, "wake", reason, f"inline {inline}" if inline else "", _ALL_PASSED)
+        detail_text = f"inline {inline}" if inline else ""
+        ctx.decide(item, "wake", reasons[item.id], detail_text, _ALL_PASSED)
         finished.append(item)
-    wakes = (*wakes, ctx.now)
-    return held, _held_until(held, wakes, ctx) if held else None, wakes, list(notices)
+    if all(item.id in ctx.bots for item, _ in batch):
+        bot_wakes = (*bot_wakes, ctx.now)  # only trusted bots': the bots' windows
+    else:
+        wakes = (*wakes, ctx.now)
+    until = _held_until(held, wakes, bot_wakes, ctx) if held else None
+    return held, until, wakes, bot_wakes, list(notices)
 
 
-def _held_until(held: Sequence[Held], wakes: Sequence[datetime], ctx: _Ctx) -> datetime:
-    """When the first held comment may go: the rate limit's release, or later for one
+def _held_until(
+    held: Sequence[Held], wakes: Sequence[datetime], bot_wakes: Sequence[datetime], ctx: _Ctx
+) -> datetime:
+    """When the first held comment may go: its lane's rate-limit release, or later for one
     whose permission lookup is waiting for its retry; ``now`` when nothing holds it."""
-    release = release_at(wakes, ctx.config)
-    due = [_max_time(release, h.retry_at) or ctx.now for h in held]
+    people = release_at(wakes, ctx.config)
+    bots = release_at(bot_wakes, ctx.config, bots=True)
+    due = [_max_time(bots if h.trusted_bot else people, h.retry_at) or ctx.now for h in held]
     return min(due, default=ctx.now)
 
 

@@ -51,6 +51,9 @@ class Held(msgspec.Struct, frozen=True):
     failures: int = 0
     # After a failed lookup: not released before this.  Stored under its old name.
     retry_at: datetime | None = msgspec.field(default=None, name="next_try")
+    # A trusted bot's comment (the bot rule's ``trusted-bot``): released by the bots'
+    # windows, not people's.  A mark written before this existed holds people's only.
+    trusted_bot: bool = False
 
     @property
     def next_try(self) -> datetime | None:
@@ -111,6 +114,9 @@ class WakeMark(msgspec.Struct, frozen=True, kw_only=True):
     comments_pushed_before: datetime | None = None
     reviews_pushed_before: datetime | None = None
     wakes: tuple[datetime, ...] = ()  # this PR's wake times, oldest first
+    # The wakes that carried only trusted bots' comments, oldest first: the bots' own
+    # windows (absent from a mark written before trusted bots: none).
+    bot_wakes: tuple[datetime, ...] = ()
     held: tuple[Held, ...] = ()
     held_until: datetime | None = None  # when the rate limit lets the held ones go
     pending: tuple[Pending, ...] = ()

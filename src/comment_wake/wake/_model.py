@@ -26,7 +26,12 @@ __all__ = [
     "OwnPostVerdict",
     "Reason",
     "Step",
+    "Trigger",
 ]
+
+Trigger = Literal["any", "mention"]
+"""What wakes a worker: ``any`` comment that passes the rules, or only one that mentions
+the binding's handle (``mention``)."""
 
 Outcome = Literal["wake", "held", "retry", "skip", "drop"]
 """What a decision did: ``wake``, ``held`` (rate limit), ``retry`` (lookup), ``skip`` or
@@ -42,10 +47,13 @@ Reason = Literal[
     "no-author",
     "minimized",
     "bot",
+    "trusted-bot",  # wake: an issue comment by a bot in ``trusted_bots``
     "verdict",
     "own-post",
     "deleted",
     "blank",
+    "skip-marker",
+    "not-mentioned",
     "rereview-command",
     "invalid-login",
     "not-writer",
@@ -55,8 +63,8 @@ Reason = Literal[
     "rate-limit",  # held
     "operator-release",  # wake: held, and released by ``comment-wake release``
 ]
-"""Why: the rule that stopped the comment, or ``writer`` / ``rate-limit`` /
-``operator-release`` (docs/trust-rules.md)."""
+"""Why: the rule that stopped the comment, or ``writer`` / ``trusted-bot`` /
+``rate-limit`` / ``operator-release`` (docs/trust-rules.md)."""
 
 Connection = Literal["comments", "reviews"]
 """A PR's two listings the badge reads: issue comments and reviews."""
@@ -73,6 +81,10 @@ class Binding(msgspec.Struct, frozen=True):
     # When the watch began, as its identity: a mark written under another watch (the PR
     # was unwatched, or its worker archived, in between) starts again from a baseline.
     watched_since: datetime | None = None
+    # The binding's trigger mode and mention handle (``bind --trigger``, ``--handle``);
+    # None: the ``[wake]`` table's.
+    trigger: Trigger | None = None
+    handle: str | None = None
 
     @property
     def is_bound(self) -> bool:

@@ -1,5 +1,9 @@
 """The per-PR rate limit: pure arithmetic over the PR's wake times.
 
+People and trusted bots have windows of their own (``bots=True``: ``bot_wakes_per_hour``
+and ``bot_wakes_per_day``, over the same window lengths and minimum gap), each over its
+own wake times, so a bot's wakes never use up people's.
+
 A wake at ``w`` counts in a sliding window of length ``W`` at every time ``t`` with
 ``t - W < w <= t``; a wake recorded after the present (the clock stepped backwards)
 counts as made now.  At most ``cap`` wakes in any window means the next wake may go
@@ -16,15 +20,20 @@ from ._config import WakeConfig
 __all__ = ["prune_wakes", "release_at"]
 
 
-def release_at(wakes: Sequence[datetime], config: WakeConfig) -> datetime | None:
-    """The earliest time the next wake may go; None when nothing limits it."""
+def release_at(
+    wakes: Sequence[datetime], config: WakeConfig, *, bots: bool = False
+) -> datetime | None:
+    """The earliest time the next wake may go; None when nothing limits it.  ``bots``:
+    the trusted bots' windows (``wakes`` their wake times)."""
     if not wakes:
         return None
     ordered = sorted(wakes)
     earliest = ordered[-1] + config.wake_min_gap
+    per_hour = config.bot_wakes_per_hour if bots else config.wakes_per_hour
+    per_day = config.bot_wakes_per_day if bots else config.wakes_per_day
     for cap, window in (
-        (config.wakes_per_hour, config.wake_hour_window),
-        (config.wakes_per_day, config.wake_day_window),
+        (per_hour, config.wake_hour_window),
+        (per_day, config.wake_day_window),
     ):
         if len(ordered) >= cap:
             # Once the (n - cap)-th oldest wake leaves the window, cap - 1 remain.

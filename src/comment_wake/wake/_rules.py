@@ -21,7 +21,8 @@ from review_monitor import (
 from untrusted_fence import is_blank
 
 from ._config import WakeConfig
-from ._model import Binding, Facts, Reason
+from ._mention import mentions, starts_with_marker
+from ._model import Binding, Facts, Reason, Trigger
 from ._views import view_of
 
 __all__ = [
@@ -30,21 +31,25 @@ __all__ = [
     "Ask",
     "Failed",
     "Need",
+    "Note",
     "Rule",
     "Stop",
     "Subject",
     "Verdict",
     "closed_detail",
     "command_form",
+    "handle_of",
     "is_agent_login",
     "is_blank_item",
     "is_bot",
     "is_rereview_command",
+    "is_trusted_bot",
     "is_valid_login",
     "is_verdict",
     "item_texts",
     "normalise_body",
     "shows_nothing_item",
+    "trigger_of",
 ]
 
 
@@ -92,6 +97,38 @@ def is_rereview_command(detail: ItemDetail, commands: Iterable[str]) -> bool:
     wanted.discard("")
     texts = [command_form(t) for t in item_texts(detail) if not is_blank(t)]
     return bool(wanted) and bool(texts) and all(t in wanted for t in texts)
+
+
+def _bot_name(login: str) -> str:
+    # As ``review_monitor.is_bot`` compares ``review_bots``: case folded, without any
+    # ``[bot]`` suffix (GraphQL names a Bot without it, REST with it).
+    return login.casefold().removesuffix("[bot]")
+
+
+def is_trusted_bot(item: BadgeItem, config: WakeConfig, monitor: MonitorConfig) -> bool:
+    """An issue comment by a bot that ``trusted_bots`` lists (logins compared as the bot
+    rule compares ``review_bots``).  Not a review (a bot's review stays the monitor's
+    ``bot-review`` notice), not a person's account however it is listed, and never a login
+    that ``review_bots`` or ``agent_logins`` names: those win."""
+    author = item.author
+    if item.kind != "comment" or author is None or not config.trusted_bots:
+        return False
+    if not is_bot(author):  # only a Bot or a ``[bot]`` login
+        return False
+    name = _bot_name(author.login)
+    if name in {_bot_name(b) for b in (*monitor.review_bots, *config.agent_logins)}:
+        return False
+    return name in {_bot_name(b) for b in config.trusted_bots}
+
+
+def trigger_of(binding: Binding, config: WakeConfig) -> Trigger:
+    """The binding's trigger mode, else the configuration's."""
+    return binding.trigger if binding.trigger is not None else config.trigger
+
+
+def handle_of(binding: Binding, config: WakeConfig) -> str | None:
+    """The binding's mention handle, else the configuration's (None: none set)."""
+    return binding.handle if binding.handle is not None else config.handle
 
 
 # -- the rules table -----------------------------------------------------------------
@@ -154,14 +191,23 @@ class Failed:
     status: int | None
 
 
-Verdict = Stop | Ask | Failed | None
-"""A rule's answer; None: the comment passes it."""
+@dataclass(frozen=True, slots=True)
+class Note:
+    """The comment passes, and the decision records why it may (``trusted-bot``: the
+    bot rule passed a trusted bot's comment, which wakes with that reason)."""
+
+    reason: Reason
+
+
+Verdict = Stop | Ask | Failed | Note | None
+"""A rule's answer; None (or a ``Note``): the comment passes it."""
 
 
 @dataclass(frozen=True, slots=True)
 class Rule:
-    """One trust rule: its name, the reasons it stops a comment with, the reads it may
-    ask for, what passing it means, and its predicate (pure)."""
+    """One trust rule: its name, the reasons it gives (those it stops a comment with, and
+    the one a ``Note`` it passes a comment with records), the reads it may ask for, what
+    passing it means, and its predicate (pure)."""
 
     name: str
     reasons: tuple[Reason, ...]
@@ -188,7 +234,9 @@ def _minimized(s: Subject) -> Verdict:
 
 def _bot(s: Subject) -> Verdict:
     assert s.item.author is not None
-    return Stop("bot") if is_bot(s.item.author, s.monitor.review_bots) else None
+    if not is_bot(s.item.author, s.monitor.review_bots):
+        return None
+    return Note("trusted-bot") if is_trusted_bot(s.item, s.config, s.monitor) else Stop("bot")
 
 
 def _verdict(s: Subject) -> Verdict:
@@ -242,6 +290,26 @@ def _shown(s: Subject) -> Verdict:
     return Stop("blank", "nothing shown on GitHub") if shows_nothing_item(s.read) else None
 
 
+def _skip_marker(s: Subject) -> Verdict:
+    texts = item_texts(s.read)
+    if s.read.more_inline is not None and all(is_blank(t) for t in texts):
+        return None  # the first text with words may be on a page not read yet
+    return Stop("skip-marker") if starts_with_marker(texts, s.config.skip_marker) else None
+
+
+def _mention(s: Subject) -> Verdict:
+    if trigger_of(s.binding, s.config) == "any":
+        return None
+    handle = handle_of(s.binding, s.config)
+    if handle is None:
+        return Stop("not-mentioned", "no handle is set for mention mode")
+    if mentions(item_texts(s.read), handle):
+        return None
+    # A review read to its first page only may pass here, never stop (as ``blank``): the
+    # mention may be on a page not read yet, and its whole read decides again.
+    return None if s.read.more_inline is not None else Stop("not-mentioned")
+
+
 def _rereview(s: Subject) -> Verdict:
     if s.item.viewer_did_author and is_rereview_command(s.read, s.config.rereview_commands):
         return Stop("rereview-command")
@@ -260,10 +328,14 @@ def _own_post(s: Subject) -> Verdict:
 
 
 def _login(s: Subject) -> Verdict:
+    if is_trusted_bot(s.item, s.config, s.monitor):
+        return None  # no lookup is made with it (write-access)
     return None if is_valid_login(s.login) else Stop("invalid-login")
 
 
 def _write_access(s: Subject) -> Verdict:
+    if is_trusted_bot(s.item, s.config, s.monitor):
+        return None  # a bot is not a collaborator: trusted by the list, no lookup
     login = s.login.lower()
     answer = s.facts.permissions.get(login)
     if answer is None:
@@ -286,7 +358,13 @@ RULES: tuple[Rule, ...] = (
     Rule("open", ("pr-closed",), (), "the pull request is open", _open),
     Rule("author", ("no-author",), (), "the author's account exists", _author),
     Rule("minimized", ("minimized",), (), "not hidden (minimized)", _minimized),
-    Rule("bot", ("bot",), (), "not written by a bot", _bot),
+    Rule(
+        "bot",
+        ("bot", "trusted-bot"),
+        (),
+        "not written by a bot, or an issue comment by one in trusted_bots (trusted-bot)",
+        _bot,
+    ),
     Rule("verdict", ("verdict",), (), "not a bare review verdict", _verdict),
     Rule(
         "own-post-id",
@@ -304,6 +382,20 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule("blank", ("blank",), ("details",), "not blank", _blank),
     Rule(
+        "skip-marker",
+        ("skip-marker",),
+        ("details",),
+        "its first non-blank line does not start with the skip marker",
+        _skip_marker,
+    ),
+    Rule(
+        "mention",
+        ("not-mentioned",),
+        ("details",),
+        "the trigger is any comment, or it mentions the binding's handle",
+        _mention,
+    ),
+    Rule(
         "rereview",
         ("rereview-command",),
         ("details",),
@@ -316,7 +408,7 @@ RULES: tuple[Rule, ...] = (
         "write-access",
         ("not-writer", "lookup-failed"),
         ("permission",),
-        "the author has write access",
+        "the author has write access (a trusted bot: not looked up)",
         _write_access,
     ),
     # After write-access on purpose: seeing what GitHub shows means rendering the text, which

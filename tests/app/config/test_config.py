@@ -234,3 +234,13 @@ def test_the_light_read_of_no_file_is_nothing() -> None:
     from comment_wake.config import FileLocation, read_location
 
     assert FileLocation() == read_location(None)
+
+
+def test_mention_mode_without_a_handle_says_what_to_set() -> None:
+    (problem,) = _problems('[wake]\ntrigger = "mention"')
+    assert "set handle in [wake]" in problem
+
+
+def test_mention_mode_with_a_handle_is_read() -> None:
+    config = parse_config('[wake]\ntrigger = "mention"\nhandle = "/agent"')
+    assert ("mention", "/agent") == (config.wake.trigger, config.wake.handle)

@@ -36,6 +36,7 @@ VIEWER = "octo-worker"
 SECRET = "ghp_NeverPostThisToken0123456789abcdefgh"
 GRACE = timedelta(seconds=30)
 RECHECK = 2 * GRACE + timedelta(seconds=60)
+DEFAULT_CONTENT = ContentLimits()
 
 
 def sender(
@@ -43,7 +44,7 @@ def sender(
     github: GitHubClient,
     clock: FixedClock,
     *,
-    content: ContentLimits = ContentLimits(),
+    content: ContentLimits = DEFAULT_CONTENT,
     secrets: Collection[str] = (SECRET,),
 ) -> PostSender:
     async def viewer() -> str | None:
