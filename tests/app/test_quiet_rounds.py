@@ -37,7 +37,7 @@ MINUTE = timedelta(minutes=1)
 # What the app reads on its own beats, whatever the number of PRs, not part of a round:
 # the housekeeping's operator requests (every two seconds) and the delivery loop's scan
 # of the outbox (every ``[delivery] scan_interval``).
-BACKGROUND = {"read_records", "due", "next_due_at", "next_reaction_at"}
+BACKGROUND = {"read_records", "due", "next_due_at", "next_reaction_at", "next_post_at"}
 
 
 class World:

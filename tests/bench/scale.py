@@ -71,7 +71,7 @@ BUSY_SHARE = 0.01
 TEAM = 10  # workers per orchestrator
 # Readers that run on their own beat, whatever N: the housekeeping's operator requests
 # and the delivery loop's outbox scan.
-BACKGROUND = frozenset({"read_records", "due", "next_due_at", "next_reaction_at"})
+BACKGROUND = frozenset({"read_records", "due", "next_due_at", "next_reaction_at", "next_post_at"})
 SIZES = (100, 1000, 5000)
 
 
