@@ -151,6 +151,20 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         help='the handle a comment mentions in mention mode, such as "/agent" (not a '
         "GitHub login: the token's login is your own; default: [wake] handle)",
     )
+    posting = bind.add_argument_group("posting on the pull request (docs/worker-tools.md)")
+    posting.add_argument(
+        "--post-tools",
+        action="store_true",
+        help="offer the worker the reply, review and progress tools: they post under the "
+        "token's login, your own (default: off, unless [delivery] post_tools)",
+    )
+    posting.add_argument(
+        "--workdir",
+        metavar="DIR",
+        default=None,
+        help="the worker's checkout, where the review tool reads HEAD (default: its Claude "
+        "Code session's --cwd, or its Codex rollout's)",
+    )
     _publisher_flags(bind)
     _transcript_flags(bind)
     add_location_options(bind)
@@ -321,6 +335,8 @@ def _bind(args: argparse.Namespace, registry: Registry, config: AppConfig) -> in
             'mention mode needs a handle to look for: give --handle TEXT (such as "/agent"), '
             "or set handle in [wake]"
         )
+    if args.workdir is not None and not Path(args.workdir).is_dir():
+        raise _Usage(f"--workdir {args.workdir}: no such directory; give the worker's checkout")
     before = registry.worker(args.worker)
     record = registry.bind(
         args.worker,
@@ -331,6 +347,8 @@ def _bind(args: argparse.Namespace, registry: Registry, config: AppConfig) -> in
         host=args.host or config.github.host,
         trigger=args.trigger,
         handle=args.handle,
+        post_tools=args.post_tools,
+        workdir=None if args.workdir is None else str(Path(args.workdir).resolve()),
     )
     print(
         f"bound {record.worker} to {record.pr} on {record.pr.host} "
@@ -339,6 +357,11 @@ def _bind(args: argparse.Namespace, registry: Registry, config: AppConfig) -> in
     if trigger == "mention":
         handle = record.handle if record.handle is not None else config.wake.handle
         print(f"  wakes only for comments that mention {handle}")
+    if record.post_tools or config.delivery.post_tools:
+        print(
+            "  posting tools: on (reply, review, progress); they post under the token's "
+            "login, your own, each post marked as an agent's"
+        )
     if before is not None and before.pr != record.pr and not before.archived:
         print(f"{before.pr} is no longer watched: {record.worker} moved to {record.pr}")
     for warning in _transcript_warnings(record.transcripts):
@@ -463,6 +486,9 @@ def _list(args: argparse.Namespace, registry: Registry) -> int:
             f"  publisher: {_describe_publisher(w.publisher)}\n"
             f"  transcripts: {_describe_transcripts(w.transcripts)}"
         )
+        if w.post_tools:
+            where = f", checkout {w.workdir}" if w.workdir else ""
+            print(f"  posting tools: on{where}")
         if w.trigger is not None or w.handle is not None:
             trigger = w.trigger or "[wake] trigger"
             handle = w.handle if w.handle is not None else "[wake] handle"
