@@ -244,3 +244,13 @@ async def test_ten_progress_calls_make_one_comment_and_one_edit_with_the_tenth_t
         len(edits),
         comment.body.startswith("step 10 of 10"),
     )
+
+
+async def test_the_tool_description_names_reply_only_with_the_posting_tools(world: Any) -> None:
+    named: list[bool] = []
+    for on in (False, True):
+        bind(world, post_tools=on)
+        async with session(world) as s:
+            tools = {t.name: t for t in (await s.list_tools()).tools}
+        named.append("`reply`" in (tools["pr_review_monitor"].description or ""))
+    assert [False, True] == named

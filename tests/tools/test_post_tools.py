@@ -139,13 +139,6 @@ def test_the_posting_tools_are_refused_unless_turned_on(
         tools_for("w2", store, registry, clock).progress("half done")
 
 
-def test_the_config_turns_the_posting_tools_on_for_every_binding(
-    store: SyncStore, registry: Registry, clock: FixedClock
-) -> None:
-    result = tools_for("w2", store, registry, clock, post_tools=True).progress("half done")
-    assert "queued" == result["status"]
-
-
 def test_reply_to_a_review_comment_goes_in_its_thread(tools: WorkerTools, store: SyncStore) -> None:
     deliver(store, REVIEW_COMMENT)
     tools.reply(REVIEW_COMMENT.url, "Renamed it.")
@@ -213,7 +206,7 @@ def test_a_text_holding_a_marker_is_refused(tools: WorkerTools) -> None:
 def test_the_hourly_post_cap_refuses_the_next_post(
     store: SyncStore, registry: Registry, clock: FixedClock
 ) -> None:
-    tools = tools_for("w1", store, registry, clock, posts_per_hour=2, post_tools=False)
+    tools = tools_for("w1", store, registry, clock, posts_per_hour=2)
     deliver(store, COMMENT)
     tools.reply(COMMENT.id, "one")
     tools.reply(COMMENT.id, "two")

@@ -156,7 +156,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         "--post-tools",
         action="store_true",
         help="offer the worker the reply, review and progress tools: they post under the "
-        "token's login, your own (default: off, unless [delivery] post_tools)",
+        "token's login, your own (default: off, or [delivery] post_tools)",
     )
     posting.add_argument(
         "--workdir",
@@ -347,7 +347,7 @@ def _bind(args: argparse.Namespace, registry: Registry, config: AppConfig) -> in
         host=args.host or config.github.host,
         trigger=args.trigger,
         handle=args.handle,
-        post_tools=args.post_tools,
+        post_tools=args.post_tools or config.delivery.post_tools,
         workdir=None if args.workdir is None else str(Path(args.workdir).resolve()),
     )
     print(
@@ -357,7 +357,7 @@ def _bind(args: argparse.Namespace, registry: Registry, config: AppConfig) -> in
     if trigger == "mention":
         handle = record.handle if record.handle is not None else config.wake.handle
         print(f"  wakes only for comments that mention {handle}")
-    if record.post_tools or config.delivery.post_tools:
+    if record.post_tools:
         print(
             "  posting tools: on (reply, review, progress); they post under the token's "
             "login, your own, each post marked as an agent's"

@@ -95,8 +95,8 @@ class DeliveryConfig(BaseModel):
     done_reaction: str = "+1"
     # Messages and reports one worker may send its orchestrator in an hour (worker tools).
     worker_messages_per_hour: int = Field(default=20, ge=1, le=1000)
-    # The posting tools (reply, review, progress): on for every binding (else per binding,
-    # ``bind --post-tools``); each worker's posts an hour; one progress write per gap.
+    # The posting tools (reply, review, progress): ``bind``'s default for ``--post-tools``;
+    # each worker's posts an hour; one progress write per gap.
     post_tools: bool = False
     posts_per_hour: int = Field(default=30, ge=1, le=1000, strict=True)
     progress_min_gap: Duration = timedelta(minutes=5)

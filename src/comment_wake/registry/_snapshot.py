@@ -88,6 +88,7 @@ class RegistrySnapshot:
             watched_since=since,
             trigger=record.trigger,
             handle=record.handle,
+            post_tools=record.post_tools,
         )
 
     def binding(self, pr: PrRef) -> Binding:

@@ -45,7 +45,6 @@ def worker_tools(
             done_reaction=config.delivery.done_reaction,
             limits=ToolLimits(
                 messages_per_hour=config.delivery.worker_messages_per_hour,
-                post_tools=config.delivery.post_tools,
                 posts_per_hour=config.delivery.posts_per_hour,
                 progress_min_gap=config.delivery.progress_min_gap,
             ),

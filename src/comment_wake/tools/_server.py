@@ -19,7 +19,10 @@ from mcp.server.mcpserver.tools import Tool
 from pydantic import BaseModel, ConfigDict, Field
 
 from comment_wake._mcp_names import POST_TOOL_NAMES, TOOL_NAMES, server_name
-from comment_wake.wake import PR_REVIEW_MONITOR_TOOL_DESCRIPTION
+from comment_wake.wake import (
+    PR_REVIEW_MONITOR_TOOL_DESCRIPTION,
+    PR_REVIEW_MONITOR_TOOL_DESCRIPTION_POSTING,
+)
 
 from ._tools import ToolRefused, Tools
 
@@ -121,7 +124,12 @@ def build_server(tools: Tools, *, post_tools: bool = False) -> MCPServer[Any]:
     described: tuple[tuple[Callable[..., Awaitable[str]], str], ...] = (
         (message_orchestrator, _MESSAGE),
         (report, _REPORT),
-        (pr_review_monitor, PR_REVIEW_MONITOR_TOOL_DESCRIPTION),
+        (
+            pr_review_monitor,
+            PR_REVIEW_MONITOR_TOOL_DESCRIPTION_POSTING
+            if post_tools
+            else PR_REVIEW_MONITOR_TOOL_DESCRIPTION,
+        ),
         (comment_addressed, _ADDRESSED),
     )
     offered = [

@@ -127,7 +127,6 @@ class ToolLimits:
     messages_per_hour: int = 20  # message_orchestrator and report together
     text_max: int = 20_000  # characters of one message or report
     comment_ids_max: int = 50  # comments one call may name
-    post_tools: bool = False  # the posting tools for every binding (else ``bind --post-tools``)
     posts_per_hour: int = 30  # reply, review and progress comments made together
     progress_min_gap: timedelta = timedelta(minutes=5)  # between two progress writes
     review_lines_max: int = 100  # line comments in one review
@@ -322,11 +321,11 @@ class WorkerTools:
     def posting(self) -> bool:
         """Whether the posting tools are on for this worker now."""
         record = self._registry.worker(self.worker)
-        return record is not None and (record.post_tools or self._limits.post_tools)
+        return record is not None and record.post_tools
 
     def _posting_record(self) -> WorkerRecord:
         record = self._record()
-        if not (record.post_tools or self._limits.post_tools):
+        if not record.post_tools:
             raise ToolRefused(
                 f"the posting tools are off for worker {self.worker}; an operator turns them "
                 "on with `comment-wake bind --post-tools` (they post under the user's login)"

@@ -44,8 +44,12 @@ if TYPE_CHECKING:
     from ._prompt import (
         NOTICE_HEADER,
         NOTICE_INSTRUCTION,
+        NOTICE_INSTRUCTION_POSTING,
         PR_REVIEW_MONITOR_TOOL_DESCRIPTION,
+        PR_REVIEW_MONITOR_TOOL_DESCRIPTION_POSTING,
         WORKER_PROMPT,
+        WORKER_PROMPT_POSTING,
+        instruction,
     )
     from ._rate import release_at
     from ._render import NOTICE_KIND, build_notice, build_notices, one_line_title
@@ -55,10 +59,13 @@ __all__ = [
     "MARK_VERSION",
     "NOTICE_HEADER",
     "NOTICE_INSTRUCTION",
+    "NOTICE_INSTRUCTION_POSTING",
     "NOTICE_KIND",
     "PR_REVIEW_MONITOR_TOOL_DESCRIPTION",
+    "PR_REVIEW_MONITOR_TOOL_DESCRIPTION_POSTING",
     "RULES",
     "WORKER_PROMPT",
+    "WORKER_PROMPT_POSTING",
     "Binding",
     "Connection",
     "Decision",
@@ -88,6 +95,7 @@ __all__ = [
     "decode_mark",
     "encode_mark",
     "finish",
+    "instruction",
     "is_bot",
     "is_trusted_bot",
     "is_valid_login",
@@ -135,8 +143,12 @@ __getattr__, __dir__ = lazy_exports(
         "._prompt": (
             "NOTICE_HEADER",
             "NOTICE_INSTRUCTION",
+            "NOTICE_INSTRUCTION_POSTING",
             "PR_REVIEW_MONITOR_TOOL_DESCRIPTION",
+            "PR_REVIEW_MONITOR_TOOL_DESCRIPTION_POSTING",
             "WORKER_PROMPT",
+            "WORKER_PROMPT_POSTING",
+            "instruction",
         ),
         "._mention": ("check_handle", "mentions", "starts_with_marker"),
         "._rate": ("release_at",),

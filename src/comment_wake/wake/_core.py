@@ -1024,7 +1024,14 @@ def _wake(
         return held, until, wakes, bot_wakes, []
     batch.sort(key=lambda p: _order_key(p[0]))
     assert ctx.binding.worker is not None
-    notices = build_notices(ctx.binding.worker, ctx.status, batch, now=ctx.now, rng=rng)
+    notices = build_notices(
+        ctx.binding.worker,
+        ctx.status,
+        batch,
+        now=ctx.now,
+        rng=rng,
+        posting=ctx.binding.post_tools,
+    )
     for item, detail in batch:
         inline = " ".join(i.id for i in detail.inline)
         detail_text = f"inline {inline}" if inline else ""

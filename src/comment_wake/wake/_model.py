@@ -85,6 +85,7 @@ class Binding(msgspec.Struct, frozen=True):
     # None: the ``[wake]`` table's.
     trigger: Trigger | None = None
     handle: str | None = None
+    post_tools: bool = False  # its notices name ``reply`` (docs/notice.md)
 
     @property
     def is_bound(self) -> bool:

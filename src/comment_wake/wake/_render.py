@@ -21,7 +21,7 @@ from review_monitor import (
 )
 from untrusted_fence import View, fence, one_line
 
-from ._prompt import NOTICE_HEADER, NOTICE_INSTRUCTION
+from ._prompt import NOTICE_HEADER, NOTICE_INSTRUCTION_POSTING, instruction
 from ._views import view_of
 
 __all__ = ["NOTICE_KIND", "build_notice", "build_notices", "one_line_title"]
@@ -184,17 +184,22 @@ def _fitted(
 
 
 def _text(
-    items: Sequence[BadgeItem], status: PrStatus, parts: Sequence[str], label: str = ""
+    items: Sequence[BadgeItem],
+    status: PrStatus,
+    parts: Sequence[str],
+    label: str = "",
+    last: str = NOTICE_INSTRUCTION_POSTING,
 ) -> str:
     body = [_first_line(items, status, label), "", NOTICE_HEADER, ""]
     for part in parts:
         body += [part, ""]
-    body.append(NOTICE_INSTRUCTION)
+    body.append(last)
     return "\n".join(body)
 
 
 def _length(items: Sequence[BadgeItem], status: PrStatus, parts: Sequence[str]) -> int:
-    """A notice's length with the longest part label it could get."""
+    """A notice's length with the longest part label and instruction line it could get (so
+    a batch splits alike whether the worker's posting tools are on or off)."""
     return len(_text(items, status, parts)) + _LABEL_MAX
 
 
@@ -209,12 +214,14 @@ def build_notices(
     *,
     now: datetime,
     rng: random.Random | None,
+    posting: bool = False,
 ) -> tuple[Notice, ...]:
     """The notices for the comments woken together, oldest first, each of whose text fits
     ``NOTICE_BUILD_LIMIT``: a text too long is cut (its URL says where to read the rest),
     and a batch too long for one notice becomes several parts, split only between one
     fence's URL line and the next fence (a review's inline comments may go in several).
-    Each part repeats the first line, with ``(part i of n)``, and the instruction."""
+    Each part repeats the first line, with ``(part i of n)``, and the instruction, which
+    names ``reply`` when the worker's posting tools are on (``posting``)."""
     groups: list[list[_Block]] = [[]]
     # The items' order in every part: as GitHub lists them, a review before its inline
     # comments (an inline comment that shows nothing rides with the first block).
@@ -230,7 +237,7 @@ def build_notices(
             else:
                 groups[-1] = joined
     return tuple(
-        _notice(worker, status, group, now, part, len(groups), rank)
+        _notice(worker, status, group, now, part, len(groups), rank, instruction(posting))
         for part, group in enumerate(groups, 1)
     )
 
@@ -243,6 +250,7 @@ def _notice(
     part: int,
     parts: int,
     rank: Mapping[str, int],
+    last: str,
 ) -> Notice:
     listed = [i for block in group for i in block.items]
     items = tuple(sorted(listed, key=lambda i: rank[i.id]))
@@ -255,7 +263,7 @@ def _notice(
         worker=worker,
         pr=NoticePr(pr.host, pr.repo, pr.number, status.url, one_line_title(status.title)),
         items=items,
-        text=_text(_comments(group), status, [b.text for b in group], label),
+        text=_text(_comments(group), status, [b.text for b in group], label, last),
         created_at=now,
         part=part,
         parts=parts,

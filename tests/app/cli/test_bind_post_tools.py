@@ -54,3 +54,15 @@ def test_bind_refuses_a_workdir_that_is_not_a_directory(
 ) -> None:
     code, _, err = _bind(capsys, state_dir, "--post-tools", "--workdir", str(tmp_path / "no"))
     assert (2, True) == (code, "no such directory" in err)
+
+
+def test_the_config_makes_post_tools_binds_default(
+    capsys: pytest.CaptureFixture[str], state_dir: Path, tmp_path: Path
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text("[delivery]\npost_tools = true\n", encoding="utf-8")
+    _bind(capsys, state_dir, "--config", str(config))
+    with Registry.open(state_dir) as registry:
+        record = registry.worker("w1")
+    assert record is not None
+    assert True is record.post_tools
