@@ -254,3 +254,17 @@ async def test_the_tool_description_names_reply_only_with_the_posting_tools(worl
             tools = {t.name: t for t in (await s.list_tools()).tools}
         named.append("`reply`" in (tools["pr_review_monitor"].description or ""))
     assert [False, True] == named
+
+
+async def test_explain_names_the_tool_and_key_of_an_own_post(world: Any) -> None:
+    bind(world)
+    async with world.running() as run:
+        woken = world.fake.post_comment(world.pr, "maintainer", "please rename the widget")
+        await world.until(lambda: len(world.delivered_texts()) == 1, "the notice")
+        async with session(world) as s:
+            result = await s.call_tool("reply", {"comment": woken, "text": "Renamed it."})
+        await world.until(lambda: own_post_decisions(run) != [], "the reply's decision")
+    (reply,) = ours(world)
+    key = json.loads(text_of(result))["key"]
+    done = world.cli("explain", str(world.pr), reply.id)
+    assert f"posted by `reply` (key {key})" in done.stdout, done.stdout + done.stderr

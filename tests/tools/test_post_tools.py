@@ -14,6 +14,7 @@ from comment_wake._post_marker import marker
 from comment_wake.registry import InboxSpec, Registry
 from comment_wake.store import (
     delivering,
+    fail_post,
     open_sync_store,
     outcomes,
     posts,
@@ -267,4 +268,19 @@ def test_progress_keeps_one_comment_and_only_the_latest_text_waits(
         len(posts(store)),
         (post.pending_body or "").splitlines()[0],
         post.next_attempt_at,
+    )
+
+
+def test_status_lists_the_posts_with_a_failures_reason(
+    tools: WorkerTools, store: SyncStore
+) -> None:
+    key = tools.progress("half done")["key"]
+    with store.write(at=T0) as tx:
+        fail_post(tx, key, "locked")
+    (line,) = tools.pr_review_monitor("status")["posts"]
+    assert (key, "progress", "failed", "locked") == (
+        line["key"],
+        line["tool"],
+        line["status"],
+        line["failure"],
     )

@@ -30,6 +30,7 @@ from comment_wake.store import (
     Addressed,
     CommentOutcome,
     LineComment,
+    Post,
     PostTarget,
     address,
     count_posts,
@@ -57,6 +58,7 @@ _SENT_KINDS: Final = (WORKER_MESSAGE_KIND, WORKER_REPORT_KIND)  # the hourly cap
 # A GraphQL node id as GitHub gives comments and reviews (IC_..., PRRC_..., PRR_...).
 _NODE_ID: Final = re.compile(r"[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_-]{4,200}")
 _LINE: Final = msgspec.json.Decoder(LineComment)
+_POSTS_SHOWN: Final = 20
 
 
 class ToolRefused(Exception):
@@ -558,7 +560,24 @@ class WorkerTools:
             },
             "open_comments": [_public(r, r.outcome) for r in rows if r.outcome == "open"],
         }
+        mine = posts(self._store, worker=self.worker, pr=record.pr)
+        if mine:
+            # The last posts the tools asked for, a refusal's reason with it (issue 27).
+            result["posts"] = [_post_line(p) for p in mine[-_POSTS_SHOWN:]]
         return result
+
+
+def _post_line(post: Post) -> dict[str, Any]:
+    line: dict[str, Any] = {
+        "key": post.key,
+        "tool": post.tool,
+        "status": post.status,
+        "url": post.url,
+        "asked_at": _iso(post.created_at),
+    }
+    if post.failure is not None:
+        line["failure"] = post.failure
+    return line
 
 
 def _outcome(value: str) -> Addressed:
