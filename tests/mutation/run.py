@@ -58,6 +58,9 @@ POSTS = "src/comment_wake/ownpost/_posts.py"
 READERS = "src/comment_wake/ownpost/_readers.py"
 MATCH = "src/comment_wake/ownpost/_match.py"
 PERMISSIONS = "monitor/src/review_monitor/_permissions.py"
+POSTING = "monitor/src/review_monitor/_posts.py"
+POST_SENDER = "src/comment_wake/delivery/_posts.py"
+POST_PLAN = "src/comment_wake/delivery/_post_plan.py"
 SEEN = "monitor/src/review_monitor/_seen.py"
 BADGE = "monitor/src/review_monitor/_badge.py"
 NOTICES = "monitor/src/review_monitor/_notices.py"
@@ -759,6 +762,47 @@ MUTATIONS: tuple[Mutation, ...] = (
         "        due = min((w.retry_at for w in mark.waiting), default=None)\n",
         "        due = None\n",
         NOTICES_SUITES,
+    ),
+    Mutation(
+        "own-post-id-ignores-recorded-ids",
+        "issue 27: a post the tools made is passed over by the id GitHub gave it, unread",
+        RULES,
+        "    known = posts.ids.get(s.item.id)\n",
+        "    known = None\n",
+        ("tests/wake/test_own_post_id.py",),
+    ),
+    Mutation(
+        "own-post-matched-by-marker-alone",
+        "issue 27: before its id is known, a post matches its intent's marker and body hash, "
+        "never a marker alone (a changed text wakes)",
+        RULES,
+        "            if intent is not None and intent[1] == text_sha256(text):\n",
+        "            if True:\n",
+        ("tests/wake/test_own_post_id.py",),
+    ),
+    Mutation(
+        "review-commented-check-dropped",
+        "issue 27: a review GitHub answers in any state but COMMENTED is an error",
+        POSTING,
+        '    if made.state != "COMMENTED" or made.submitted_at is None:\n',
+        "    if made.submitted_at is None:\n",
+        ("tests/monitor/client", "tests/monitor/fake"),
+    ),
+    Mutation(
+        "lost-post-adopts-another-author",
+        "issue 27: a post whose answer was lost is found only among the token login's items",
+        POST_SENDER,
+        "    return item.author is not None and item.author.casefold() == viewer.casefold()\n",
+        "    return True\n",
+        ("tests/delivery/loop/test_posts.py",),
+    ),
+    Mutation(
+        "lost-post-sent-again-unsearched",
+        "issue 27: a post left sending is looked for twice before it is sent again",
+        POST_PLAN,
+        "    return Search(final=True) if now >= last else Wait(last)\n",
+        "    return Create()\n",
+        ("tests/delivery/loop/test_posts.py",),
     ),
 )
 
