@@ -84,6 +84,19 @@ async def test_a_review_answered_in_another_state_is_unexpected(
 
 
 @pytest.mark.anyio
+async def test_a_review_answered_approved_is_unexpected(
+    make_client: Factory, script_class: Any, reply_fn: Reply
+) -> None:
+    # Seed 002: an agent's review only comments; a submitted verdict is never taken as done.
+    answer = {"id": 5, "node_id": "PRR_5", "html_url": "u", "state": "APPROVED",
+              "submitted_at": "2030-01-02T03:04:05Z"}  # fmt: skip
+    script = script_class([reply_fn(200, answer)])
+
+    with pytest.raises(PostUnexpected):
+        await create_review(make_client(script), PR, commit_id="abc", body="b")
+
+
+@pytest.mark.anyio
 async def test_a_reply_keeps_the_review_github_made_for_it(
     make_client: Factory, script_class: Any, reply_fn: Reply
 ) -> None:
