@@ -106,6 +106,9 @@ class PrStatusLine(msgspec.Struct, frozen=True, kw_only=True):
     next_retry_at: datetime | None
     last_poll: datetime | None
     state: str | None = None  # as last read: open, draft, merged, closed, gone
+    # The trusted bots' own windows (issue 27); None when no bot is trusted.
+    bot_wakes_left_hour: int | None = None
+    bot_wakes_left_day: int | None = None
     # A PR GitHub answered NOT_FOUND: when the running daemon reads it again (1, 2, 4, 8
     # minutes after each miss, up to missing_pr_interval); None otherwise.
     next_try_at: datetime | None = None
@@ -247,6 +250,8 @@ def _pr_line(
     latest = latest_by_comment(records)
     final = [r for r in latest.values() if r.outcome in _FINAL]
     rate = rate_evidence(mark, wake, now) if mark is not None else None
+    bots = rate_evidence(mark, wake, now, bots=True) if mark is not None else None
+    trusting = bool(wake.trusted_bots)
     key = pr_key(pr)
     polled = daemon.polled.get(key) if daemon is not None else None
     delivered = outcomes(store, pr=pr)
@@ -259,6 +264,16 @@ def _pr_line(
         woken=sum(1 for r in final if r.outcome == "wake"),
         wakes_left_hour=max(0, wake.wakes_per_hour - (rate.wakes_in_hour if rate else 0)),
         wakes_left_day=max(0, wake.wakes_per_day - (rate.wakes_in_day if rate else 0)),
+        bot_wakes_left_hour=(
+            max(0, wake.bot_wakes_per_hour - (bots.wakes_in_hour if bots else 0))
+            if trusting
+            else None
+        ),
+        bot_wakes_left_day=(
+            max(0, wake.bot_wakes_per_day - (bots.wakes_in_day if bots else 0))
+            if trusting
+            else None
+        ),
         next_wake_at=rate.next_wake_at if rate else None,
         held=len(mark.held) if mark else 0,
         held_until=mark.held_until if mark else None,
@@ -352,6 +367,11 @@ def _pr_lines(pr: PrStatusLine, now: datetime) -> list[str]:
     lines.append(f"  handled {pr.handled} comment(s), {pr.woken} woke the worker")
     nxt = f", next wake not before {_t(pr.next_wake_at, now)}" if pr.next_wake_at else ""
     lines.append(f"  wakes left: {pr.wakes_left_hour} this hour, {pr.wakes_left_day} today{nxt}")
+    if pr.bot_wakes_left_hour is not None:
+        lines.append(
+            f"  trusted bots' wakes left: {pr.bot_wakes_left_hour} this hour, "
+            f"{pr.bot_wakes_left_day} today"
+        )
     held = f" until {_t(pr.held_until, now)}" if pr.held_until else ""
     retry = f", next at {_t(pr.next_retry_at, now)}" if pr.next_retry_at else ""
     lines.append(f"  held {pr.held}{held}; permission retries {pr.pending_retries}{retry}")

@@ -147,16 +147,20 @@ def permission_evidence(answer: PermissionAnswer | LookupFailed) -> PermissionEv
     return PermissionEvidence(login=answer.login, permission=None, failure=status)
 
 
-def rate_evidence(mark: WakeMark, config: WakeConfig, now: datetime) -> RateEvidence:
-    """The rate-limit state of a PR from its wake mark, at ``now``."""
-    in_hour = sum(1 for w in mark.wakes if now - config.wake_hour_window < w <= now)
-    in_day = sum(1 for w in mark.wakes if now - config.wake_day_window < w <= now)
-    release = release_at(mark.wakes, config)
+def rate_evidence(
+    mark: WakeMark, config: WakeConfig, now: datetime, *, bots: bool = False
+) -> RateEvidence:
+    """The rate-limit state of a PR from its wake mark, at ``now``: people's windows, or
+    (``bots``) the trusted bots' own."""
+    wakes = mark.bot_wakes if bots else mark.wakes
+    in_hour = sum(1 for w in wakes if now - config.wake_hour_window < w <= now)
+    in_day = sum(1 for w in wakes if now - config.wake_day_window < w <= now)
+    release = release_at(wakes, config, bots=bots)
     return RateEvidence(
         wakes_in_hour=in_hour,
-        per_hour=config.wakes_per_hour,
+        per_hour=config.bot_wakes_per_hour if bots else config.wakes_per_hour,
         wakes_in_day=in_day,
-        per_day=config.wakes_per_day,
+        per_day=config.bot_wakes_per_day if bots else config.wakes_per_day,
         held=len(mark.held),
         held_until=mark.held_until,
         next_wake_at=release if release is not None and release > now else None,

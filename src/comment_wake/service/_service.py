@@ -454,7 +454,7 @@ class CommentWake:
             author_type=item.author.type if item is not None and item.author else None,
             viewer_did_author=None if item is None else item.viewer_did_author,
             permission=permission,
-            rate=rate_evidence(result.mark, self._config, d.at),
+            rate=rate_evidence(result.mark, self._config, d.at, bots=_bots_lane(result, d)),
             worker=None if notice is None else notice.worker,
             notice_key=None if notice is None else notice.key,
             own_post=None if verdict is None else verdict.explanation,
@@ -669,6 +669,16 @@ _PERMISSION_REASONS = frozenset(
 
 def _ignore(event: Event) -> None:
     pass
+
+
+def _bots_lane(result: Step, d: Decision) -> bool:
+    """Whether ``d`` went by the trusted bots' own windows: a trusted bot's comment woken,
+    or held by those windows."""
+    if d.reason == "trusted-bot":
+        return True
+    return d.outcome == "held" and any(
+        h.item.id == d.comment and h.trusted_bot for h in result.mark.held
+    )
 
 
 def _notice_of(result: Step, d: Decision) -> Notice | None:
