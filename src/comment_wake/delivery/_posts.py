@@ -248,7 +248,7 @@ class PostSender:
             return await create_review(
                 self._api, pr, commit_id=target.commit, body=body, comments=lines
             )
-        if post.tool == "reply" and target.comment_kind == "review-comment":
+        if post.tool == "reply" and target.in_thread:
             assert target.comment_database_id is not None
             return await reply_to_review_comment(self._api, pr, target.comment_database_id, body)
         return await create_issue_comment(self._api, pr, body)
@@ -303,7 +303,7 @@ class PostSender:
         if post.tool == "review":
             listed = await list_reviews(self._api, pr)
             anchor = "pullrequestreview-"
-        elif post.tool == "reply" and post.target.comment_kind == "review-comment":
+        elif post.tool == "reply" and post.target.in_thread:
             listed = await list_review_comments(self._api, pr, since)
             anchor = "discussion_r"
         else:

@@ -134,6 +134,12 @@ class PostTarget(msgspec.Struct, frozen=True, kw_only=True):
     commit: str = ""
     lines: tuple[LineComment, ...] = ()
 
+    @property
+    def in_thread(self) -> bool:
+        """A reply goes in the comment's review thread (GitHub needs its database id);
+        any other reply is a PR comment linking the comment."""
+        return self.comment_kind == "review-comment" and self.comment_database_id is not None
+
 
 class Post(msgspec.Struct, frozen=True, kw_only=True):
     """One row of the outbox of posts."""

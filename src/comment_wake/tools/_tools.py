@@ -218,9 +218,8 @@ class WorkerTools:
                 "leave it out"
             )
         key = new_post_key()
-        in_thread = target.comment_kind == "review-comment"
         body = post_body(
-            text, self.worker, key, replying_to=None if in_thread else target.comment_url
+            text, self.worker, key, replying_to=None if target.in_thread else target.comment_url
         )
         now = self._clock.now()
         with self._store.write(at=now) as tx:
@@ -355,7 +354,7 @@ class WorkerTools:
             if (node is not None and node == post.node_id) or (
                 node is None and database is not None and database == post.database_id
             ):
-                in_thread = post.tool == "reply" and post.target.comment_kind == "review-comment"
+                in_thread = post.tool == "reply" and post.target.in_thread
                 kind = "review" if post.tool == "review" else "comment"
                 return None, PostTarget(
                     comment_id=post.node_id,
