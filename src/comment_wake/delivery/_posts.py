@@ -47,7 +47,6 @@ from review_monitor.github import (
     PostsApi,
     PostUncertain,
     PostUnexpected,
-    ReviewLine,
     create_issue_comment,
     create_review,
     get_review,
@@ -82,7 +81,8 @@ _WHY: Final = {
     "out the new head and review again",
     "forbidden": "GitHub refused the token (HTTP 403)",
     "invalid": "GitHub refused it as invalid (HTTP 422)",
-    "not-commented": "GitHub made the review in a state other than COMMENTED",
+    "not-commented": "GitHub made the review in a state other than COMMENTED; look at the "
+    "pull request, and delete the review if it carries a verdict",
     "secret": "its text holds the daemon's token or a withheld environment value; it was "
     "never sent",
     "deleted-twice": "a person deleted the progress comment again; it is not posted a third time",
@@ -124,9 +124,11 @@ def post_failed_notice(post: Post, failure: str, at: datetime) -> Notice:
     """The notice telling ``post``'s worker that GitHub will not have it, and why."""
     pr = post.pr
     why = _WHY.get(failure, failure)
+    # Every failure but one means GitHub has nothing of the post.
+    after = "" if failure == "not-commented" else " Nothing of it is on GitHub."
     text = (
-        f"comment-wake: your `{post.tool}` (key {post.key}) on {pr.repo}#{pr.number} was not "
-        f"posted: {why}. Nothing of it is on GitHub; call the tool again if it still should be."
+        f"comment-wake: your `{post.tool}` (key {post.key}) on {pr.repo}#{pr.number} failed: "
+        f"{why}.{after} Call the tool again if it should still be posted."
     )
     return Notice(
         version=NOTICE_VERSION,
@@ -239,14 +241,8 @@ class PostSender:
     async def _send_new(self, post: Post) -> Posted:
         target, pr, body = post.target, post.pr, post.body
         if post.tool == "review":
-            lines = [
-                ReviewLine(
-                    path=c.path, line=c.line, start_line=c.start_line, side=c.side, body=c.body
-                )
-                for c in target.lines
-            ]
             return await create_review(
-                self._api, pr, commit_id=target.commit, body=body, comments=lines
+                self._api, pr, commit_id=target.commit, body=body, comments=target.lines
             )
         if post.tool == "reply" and target.in_thread:
             assert target.comment_database_id is not None

@@ -35,7 +35,6 @@ if TYPE_CHECKING:
     from ._polls import POLLS, PollRequest, clear_poll_request, poll_requests, request_poll
     from ._posts import (
         POSTS,
-        LineComment,
         Post,
         PostStatus,
         PostTarget,
@@ -105,7 +104,6 @@ __all__ = [
     "CommentFate",
     "CommentOutcome",
     "ContentLimits",
-    "LineComment",
     "Outcome",
     "OutcomeSummary",
     "PollRequest",
@@ -191,7 +189,6 @@ __getattr__, __dir__ = lazy_exports(
         "._polls": ("POLLS", "PollRequest", "clear_poll_request", "poll_requests", "request_poll"),
         "._posts": (
             "POSTS",
-            "LineComment",
             "Post",
             "PostStatus",
             "PostTarget",

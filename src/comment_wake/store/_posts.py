@@ -25,7 +25,7 @@ import msgspec
 
 from comment_wake._post_marker import text_sha256 as body_sha256
 from review_monitor import PrRef
-from review_monitor.github import Posted
+from review_monitor.github import Posted, ReviewLine
 from review_monitor.store import (
     Migration,
     ReadTx,
@@ -38,7 +38,6 @@ from review_monitor.store import (
 
 __all__ = [
     "POSTS",
-    "LineComment",
     "Post",
     "PostStatus",
     "PostTarget",
@@ -113,16 +112,6 @@ POSTS = Tables("comment_wake.posts", (Migration(1, "the outbox of posts, own pos
 the app registers."""
 
 
-class LineComment(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """One line comment of a comment-only review (GitHub's review ``comments``)."""
-
-    path: str
-    line: int
-    body: str
-    start_line: int | None = None
-    side: Literal["LEFT", "RIGHT"] | None = None
-
-
 class PostTarget(msgspec.Struct, frozen=True, kw_only=True):
     """What a post answers or is pinned to: the comment a reply answers (its node id,
     database id, kind and URL), or the commit and line comments of a review."""
@@ -132,7 +121,7 @@ class PostTarget(msgspec.Struct, frozen=True, kw_only=True):
     comment_kind: str = ""  # comment, review or review-comment (a notice item's kind)
     comment_url: str = ""
     commit: str = ""
-    lines: tuple[LineComment, ...] = ()
+    lines: tuple[ReviewLine, ...] = ()
 
     @property
     def in_thread(self) -> bool:

@@ -29,7 +29,6 @@ from comment_wake.registry import Registry, WorkerRecord
 from comment_wake.store import (
     Addressed,
     CommentOutcome,
-    LineComment,
     Post,
     PostTarget,
     address,
@@ -44,6 +43,7 @@ from comment_wake.store import (
 )
 from comment_wake.wake import NOTICE_KIND, WakeConfig, one_line_title
 from review_monitor import Clock, NoticeItem, NoticePr, PrRef
+from review_monitor.github import ReviewLine
 from review_monitor.store import SyncStore, WriteTx, count_enqueued, enqueue_notices
 from untrusted_fence import is_blank, one_line
 
@@ -57,7 +57,7 @@ _ACTIONS: Final = ("status", "watch", "unwatch")
 _SENT_KINDS: Final = (WORKER_MESSAGE_KIND, WORKER_REPORT_KIND)  # the hourly cap counts both
 # A GraphQL node id as GitHub gives comments and reviews (IC_..., PRRC_..., PRR_...).
 _NODE_ID: Final = re.compile(r"[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_-]{4,200}")
-_LINE: Final = msgspec.json.Decoder(LineComment)
+_LINE_FIELDS: Final = frozenset(ReviewLine.__struct_fields__)
 _POSTS_SHOWN: Final = 20
 
 
@@ -370,15 +370,21 @@ class WorkerTools:
             comment_url=row.url,
         )
 
-    def _review_lines(self, comments: Sequence[Mapping[str, Any]]) -> tuple[LineComment, ...]:
+    def _review_lines(self, comments: Sequence[Mapping[str, Any]]) -> tuple[ReviewLine, ...]:
         if len(comments) > self._limits.review_lines_max:
             raise ToolRefused(
                 f"{len(comments)} line comments; post at most {self._limits.review_lines_max}"
             )
-        lines: list[LineComment] = []
+        lines: list[ReviewLine] = []
         for n, raw in enumerate(comments, 1):
+            unknown = sorted(set(raw) - _LINE_FIELDS)
+            if unknown:
+                raise ToolRefused(
+                    f"line comment {n} takes no {', '.join(repr(k[:40]) for k in unknown[:5])}; "
+                    "give path, line, body and optionally start_line and side (LEFT or RIGHT)"
+                )
             try:
-                line = _LINE.decode(msgspec.json.encode(raw))
+                line = msgspec.convert(raw, ReviewLine)
             except (msgspec.ValidationError, TypeError) as exc:
                 raise ToolRefused(
                     f"line comment {n}: {exc}; give path, line, body and optionally "

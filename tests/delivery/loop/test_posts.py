@@ -15,7 +15,6 @@ from comment_wake.delivery import POST_FAILED_KIND, PostSender
 from comment_wake.delivery._backoff import Backoff
 from comment_wake.store import (
     ContentLimits,
-    LineComment,
     PostTarget,
     PostTool,
     insert_post,
@@ -26,7 +25,7 @@ from comment_wake.store import (
 )
 from comment_wake.tools._posting import post_body
 from review_monitor import PrRef
-from review_monitor.github import GitHubClient
+from review_monitor.github import GitHubClient, ReviewLine
 from review_monitor.store import Store
 from review_monitor.testing import FakeGitHub, Fault, FixedClock
 
@@ -248,7 +247,7 @@ async def test_a_review_is_made_commented_with_its_line_comments(
     store: Store, github: GitHubClient, clock: FixedClock, fake: FakeGitHub, pr: PrRef
 ) -> None:
     fake.set_diff(pr, {"a.py": [3]})
-    lines = (LineComment(path="a.py", line=3, body="Rename x?"),)
+    lines = (ReviewLine(path="a.py", line=3, body="Rename x?"),)
     target = PostTarget(commit=fake.head(pr), lines=lines)
     queue(store, clock, pr, "Looks sound.", tool="review", target=target)
     await sender(store, github, clock).run_once()
