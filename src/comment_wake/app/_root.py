@@ -58,6 +58,7 @@ from comment_wake.store import (
     clear_poll_request,
     poll_requests,
     prune_outcomes,
+    prune_posts,
     prune_reactions,
     prune_records,
     refuse_two_spellings,
@@ -398,8 +399,8 @@ class App:
 
     async def prune(self, now: datetime) -> int:
         """Delete what is older than ``prune_after``: finished notices with their attempts,
-        finished reactions, decision and flood-gap records, comment outcomes.  Returns how
-        many rows went."""
+        finished reactions, decision and flood-gap records, comment outcomes, settled posts
+        with their id records (not a progress comment).  Returns how many rows went."""
         before = now - self.config.prune_after
         store = self.monitor.store
         try:
@@ -408,19 +409,21 @@ class App:
             records = await store.call(prune_records, DECISIONS, before=before)
             records += await store.call(prune_records, GAPS, before=before)
             addressed = await store.call(prune_outcomes, before=before)
+            posted = await store.call(prune_posts, before=before)
         except Exception as exc:
             self._store_fault("pruning", exc)
             return 0
-        total = notices + reactions + records + addressed
+        total = notices + reactions + records + addressed + posted
         if total:
             _log.info(
                 "pruned what is older than %s: %d notice(s), %d reaction(s), "
-                "%d decision record(s), %d comment outcome(s)",
+                "%d decision record(s), %d comment outcome(s), %d post(s)",
                 before.isoformat(timespec="seconds"),
                 notices,
                 reactions,
                 records,
                 addressed,
+                posted,
             )
         return total
 

@@ -468,6 +468,7 @@ def prune_posts(db: SyncStore, *, before: datetime) -> int:
     comments (one per worker and PR, edited for as long as the worker works).  Returns how
     many posts."""
     with db.write(at=before) as tx:
+        # post_ids goes with its post (ON DELETE CASCADE).
         cur = tx.execute(
             "DELETE FROM posts WHERE tool != 'progress' AND status IN ('posted', 'failed') "
             "AND updated_at < ?",
