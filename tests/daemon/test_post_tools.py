@@ -268,3 +268,14 @@ async def test_explain_names_the_tool_and_key_of_an_own_post(world: Any) -> None
     key = json.loads(text_of(result))["key"]
     done = world.cli("explain", str(world.pr), reply.id)
     assert f"posted by `reply` (key {key})" in done.stdout, done.stdout + done.stderr
+
+
+async def test_status_counts_the_posts_of_the_worker_tools(world: Any) -> None:
+    bind(world)
+    async with world.running() as run:
+        async with session(world) as s:
+            await s.call_tool("progress", {"text": "step 1 of 3"})
+        await world.until(lambda: len(ours(world)) == 1, "the progress comment")
+        await world.rounds(run, 2)
+    (pr,) = json.loads(world.cli("status", "--json").stdout)["prs"]
+    assert (1, 0, 0) == (pr["posts_made"], pr["posts_waiting"], pr["posts_failed"])

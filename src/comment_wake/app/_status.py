@@ -22,7 +22,14 @@ from comment_wake.service import (
     rate_evidence,
     read_gaps,
 )
-from comment_wake.store import OutcomeSummary, outcome_summary, outcomes, reactions, read_records
+from comment_wake.store import (
+    OutcomeSummary,
+    outcome_summary,
+    outcomes,
+    posts,
+    reactions,
+    read_records,
+)
 from comment_wake.wake import FloodGap, MarkError, WakeConfig, decode_mark
 from review_monitor import PrRef, format_duration
 from review_monitor.store import SyncStore
@@ -106,6 +113,12 @@ class PrStatusLine(msgspec.Struct, frozen=True, kw_only=True):
     next_retry_at: datetime | None
     last_poll: datetime | None
     state: str | None = None  # as last read: open, draft, merged, closed, gone
+    # The posts the worker tools asked for on it (issue 27): made, waiting, failed, and
+    # the last failure's reason.
+    posts_made: int = 0
+    posts_waiting: int = 0
+    posts_failed: int = 0
+    last_post_failure: str | None = None
     # The trusted bots' own windows (issue 27); None when no bot is trusted.
     bot_wakes_left_hour: int | None = None
     bot_wakes_left_day: int | None = None
@@ -255,6 +268,8 @@ def _pr_line(
     key = pr_key(pr)
     polled = daemon.polled.get(key) if daemon is not None else None
     delivered = outcomes(store, pr=pr)
+    asked = posts(store, pr=pr)
+    failed = [p for p in asked if p.status == "failed"]
     return PrStatusLine(
         pr=str(pr),
         host=pr.host,
@@ -264,6 +279,10 @@ def _pr_line(
         woken=sum(1 for r in final if r.outcome == "wake"),
         wakes_left_hour=max(0, wake.wakes_per_hour - (rate.wakes_in_hour if rate else 0)),
         wakes_left_day=max(0, wake.wakes_per_day - (rate.wakes_in_day if rate else 0)),
+        posts_made=sum(1 for p in asked if p.status == "posted"),
+        posts_waiting=sum(1 for p in asked if p.status in ("queued", "sending")),
+        posts_failed=len(failed),
+        last_post_failure=failed[-1].failure if failed else None,
         bot_wakes_left_hour=(
             max(0, wake.bot_wakes_per_hour - (bots.wakes_in_hour if bots else 0))
             if trusting
@@ -367,6 +386,12 @@ def _pr_lines(pr: PrStatusLine, now: datetime) -> list[str]:
     lines.append(f"  handled {pr.handled} comment(s), {pr.woken} woke the worker")
     nxt = f", next wake not before {_t(pr.next_wake_at, now)}" if pr.next_wake_at else ""
     lines.append(f"  wakes left: {pr.wakes_left_hour} this hour, {pr.wakes_left_day} today{nxt}")
+    if pr.posts_made or pr.posts_waiting or pr.posts_failed:
+        last = f" (last: {pr.last_post_failure})" if pr.last_post_failure else ""
+        lines.append(
+            f"  posts by the worker tools: {pr.posts_made} made, {pr.posts_waiting} waiting, "
+            f"{pr.posts_failed} failed{last}"
+        )
     if pr.bot_wakes_left_hour is not None:
         lines.append(
             f"  trusted bots' wakes left: {pr.bot_wakes_left_hour} this hour, "
