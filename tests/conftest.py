@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -130,3 +131,25 @@ def store_fault(monkeypatch: pytest.MonkeyPatch) -> StoreFault:
 
     monkeypatch.setattr(sqlite3, "connect", connect)
     return fault
+
+
+@pytest.fixture
+def checkout(tmp_path: Path) -> tuple[Path, str]:
+    """A real git checkout with one commit (``widget.py``): its folder and HEAD, for the
+    review tool, which reads HEAD there."""
+    repo = tmp_path / "checkout"
+    repo.mkdir()
+    env = {"GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@example.com", "HOME": str(tmp_path)}
+    env |= {"GIT_COMMITTER_NAME": "a", "GIT_COMMITTER_EMAIL": "a@example.com"}
+
+    def git(*args: str) -> str:
+        done = subprocess.run(
+            ["git", "-C", str(repo), *args], env=env, capture_output=True, text=True, check=True
+        )
+        return done.stdout.strip()
+
+    git("init", "-q")
+    (repo / "widget.py").write_text("print('widget')\n", encoding="utf-8")
+    git("add", ".")
+    git("commit", "-qm", "the widget")
+    return repo, git("rev-parse", "HEAD")

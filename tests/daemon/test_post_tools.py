@@ -5,7 +5,6 @@ that the daemon knows every such post as the worker's own, never waking it."""
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -65,31 +64,6 @@ def ours(world: Any) -> list[FakeItem]:
 
 def own_post_decisions(run: Any) -> list[tuple[str, str]]:
     return [(d.reason, d.detail) for d in run.events.decisions if d.reason == "own-post"]
-
-
-def checkout(tmp: Path) -> tuple[Path, str]:
-    """A git checkout with one commit: its folder and HEAD."""
-    repo = tmp / "checkout"
-    repo.mkdir()
-    env = {
-        "GIT_AUTHOR_NAME": "a",
-        "GIT_AUTHOR_EMAIL": "a@example.com",
-        "GIT_COMMITTER_NAME": "a",
-        "GIT_COMMITTER_EMAIL": "a@example.com",
-        "HOME": str(tmp),
-    }
-
-    def git(*args: str) -> str:
-        done = subprocess.run(
-            ["git", "-C", str(repo), *args], env=env, capture_output=True, text=True, check=True
-        )
-        return done.stdout.strip()
-
-    git("init", "-q")
-    (repo / "widget.py").write_text("print('widget')\n", encoding="utf-8")
-    git("add", ".")
-    git("commit", "-qm", "the widget")
-    return repo, git("rev-parse", "HEAD")
 
 
 async def test_the_posting_tools_are_offered_only_when_turned_on(world: Any) -> None:
@@ -159,9 +133,9 @@ async def test_a_reply_whose_answer_was_lost_is_known_by_its_intent_and_posted_o
 
 
 async def test_review_posts_a_comment_only_review_of_the_checked_out_head(
-    world: Any, tmp_path: Path
+    world: Any, checkout: tuple[Path, str]
 ) -> None:
-    repo, head = checkout(tmp_path)
+    repo, head = checkout
     world.fake.push(world.pr, head)
     world.fake.set_diff(world.pr, {"widget.py": [1]})
     bind(world, workdir=repo)
@@ -199,8 +173,10 @@ async def test_review_refuses_a_verdict_argument_in_one_line(world: Any, argumen
     )
 
 
-async def test_review_refuses_a_commit_that_is_not_checked_out(world: Any, tmp_path: Path) -> None:
-    repo, head = checkout(tmp_path)
+async def test_review_refuses_a_commit_that_is_not_checked_out(
+    world: Any, checkout: tuple[Path, str]
+) -> None:
+    repo, head = checkout
     bind(world, workdir=repo)
     async with session(world) as s:
         result = await s.call_tool(
@@ -209,8 +185,10 @@ async def test_review_refuses_a_commit_that_is_not_checked_out(world: Any, tmp_p
     assert (True, True) == (result.is_error, f"your checkout's HEAD is {head}" in text_of(result))
 
 
-async def test_review_refuses_a_commit_that_is_not_the_prs_head(world: Any, tmp_path: Path) -> None:
-    repo, head = checkout(tmp_path)
+async def test_review_refuses_a_commit_that_is_not_the_prs_head(
+    world: Any, checkout: tuple[Path, str]
+) -> None:
+    repo, head = checkout
     bind(world, workdir=repo)  # GitHub's head stays the fake's own commit
     async with world.running() as run:
         await world.rounds(run, 1)

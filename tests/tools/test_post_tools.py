@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -58,28 +57,9 @@ def clock() -> FixedClock:
     return FixedClock(T0)
 
 
-def checkout(tmp: Path) -> tuple[Path, str]:
-    repo = tmp / "checkout"
-    repo.mkdir()
-    env = {"GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@example.com", "HOME": str(tmp)}
-    env |= {"GIT_COMMITTER_NAME": "a", "GIT_COMMITTER_EMAIL": "a@example.com"}
-
-    def git(*args: str) -> str:
-        done = subprocess.run(
-            ["git", "-C", str(repo), *args], env=env, capture_output=True, text=True, check=True
-        )
-        return done.stdout.strip()
-
-    git("init", "-q")
-    (repo / "a.py").write_text("x = 1\n", encoding="utf-8")
-    git("add", ".")
-    git("commit", "-qm", "one")
-    return repo, git("rev-parse", "HEAD")
-
-
 @pytest.fixture
-def head(tmp_path: Path) -> tuple[Path, str]:
-    return checkout(tmp_path)
+def head(checkout: tuple[Path, str]) -> tuple[Path, str]:
+    return checkout
 
 
 @pytest.fixture
@@ -218,9 +198,9 @@ def test_the_hourly_post_cap_refuses_the_next_post(
 def test_review_of_the_checked_out_head_is_queued_with_its_lines(
     tools: WorkerTools, store: SyncStore, head: tuple[Path, str]
 ) -> None:
-    tools.review("Looks sound.", [{"path": "a.py", "line": 1, "body": "Rename x?"}], head[1])
+    tools.review("Looks sound.", [{"path": "widget.py", "line": 1, "body": "Rename x?"}], head[1])
     (post,) = posts(store)
-    assert ("review", head[1], ("a.py",)) == (
+    assert ("review", head[1], ("widget.py",)) == (
         post.tool,
         post.target.commit,
         tuple(line.path for line in post.target.lines),
@@ -230,7 +210,7 @@ def test_review_of_the_checked_out_head_is_queued_with_its_lines(
 def test_review_with_lines_and_no_summary_gets_the_agent_line_as_summary(
     tools: WorkerTools, store: SyncStore, head: tuple[Path, str]
 ) -> None:
-    tools.review("", [{"path": "a.py", "line": 1, "body": "Rename x?"}], head[1])
+    tools.review("", [{"path": "widget.py", "line": 1, "body": "Rename x?"}], head[1])
     (post,) = posts(store)
     assert post.body.startswith("<sub>Posted by the AI agent `w1`")
 
@@ -244,7 +224,9 @@ def test_review_line_with_an_unknown_field_is_refused(
     tools: WorkerTools, head: tuple[Path, str]
 ) -> None:
     with pytest.raises(ToolRefused, match="line comment 1"):
-        tools.review("x", [{"path": "a.py", "line": 1, "body": "b", "event": "APPROVE"}], head[1])
+        tools.review(
+            "x", [{"path": "widget.py", "line": 1, "body": "b", "event": "APPROVE"}], head[1]
+        )
 
 
 def test_progress_keeps_one_comment_and_only_the_latest_text_waits(

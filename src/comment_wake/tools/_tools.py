@@ -31,6 +31,7 @@ from comment_wake.store import (
     CommentOutcome,
     Post,
     PostTarget,
+    PostTool,
     address,
     count_posts,
     insert_post,
@@ -218,21 +219,11 @@ class WorkerTools:
                 "leave it out"
             )
         key = new_post_key()
-        body = post_body(
-            text, self.worker, key, replying_to=None if target.in_thread else target.comment_url
-        )
+        link = None if target.in_thread else target.comment_url
         now = self._clock.now()
         with self._store.write(at=now) as tx:
-            self._count_post(tx, now)
-            insert_post(
-                tx,
-                key=key,
-                worker=self.worker,
-                pr=record.pr,
-                tool="reply",
-                body=body,
-                target=target,
-            )
+            body = post_body(text, self.worker, key, replying_to=link)
+            self._queue_post(tx, now, record, "reply", key, body, target)
             if outcome is not None and delivered is not None:
                 self._address(tx, [delivered], outcome, "")
         result = {"status": "queued", "key": key, "comment": target.comment_url}
@@ -274,19 +265,11 @@ class WorkerTools:
                 "check out the new head, then review again"
             )
         key = new_post_key()
-        body = post_body(summary, self.worker, key)
+        target = PostTarget(commit=commit, lines=lines)
         now = self._clock.now()
         with self._store.write(at=now) as tx:
-            self._count_post(tx, now)
-            insert_post(
-                tx,
-                key=key,
-                worker=self.worker,
-                pr=record.pr,
-                tool="review",
-                body=body,
-                target=PostTarget(commit=commit, lines=lines),
-            )
+            body = post_body(summary, self.worker, key)
+            self._queue_post(tx, now, record, "review", key, body, target)
         return {"status": "queued", "key": key, "commit": commit, "line_comments": len(lines)}
 
     def progress(self, text: str) -> dict[str, Any]:
@@ -300,15 +283,8 @@ class WorkerTools:
             post = progress_post(tx, self.worker, record.pr)
             if post is None:
                 key = new_post_key()
-                self._count_post(tx, now)
-                insert_post(
-                    tx,
-                    key=key,
-                    worker=self.worker,
-                    pr=record.pr,
-                    tool="progress",
-                    body=post_body(text, self.worker, key),
-                )
+                body = post_body(text, self.worker, key)
+                self._queue_post(tx, now, record, "progress", key, body)
                 return {"status": "queued", "key": key, "write": "create"}
             due = max(now, post.written_at + gap) if post.written_at is not None else now
             set_progress_text(tx, post.key, post_body(text, self.worker, post.key), due)
@@ -333,15 +309,28 @@ class WorkerTools:
             )
         return record
 
-    def _count_post(self, tx: WriteTx, now: datetime) -> None:
-        """Refuse a post over the hourly cap (counted in the transaction that inserts it:
-        servers side by side cannot both see room for one more)."""
+    def _queue_post(
+        self,
+        tx: WriteTx,
+        now: datetime,
+        record: WorkerRecord,
+        tool: PostTool,
+        key: str,
+        body: str,
+        target: PostTarget | None = None,
+    ) -> None:
+        """Write a post's intent inside ``tx``, refused over the hourly cap (counted in the
+        transaction that inserts: servers side by side cannot both see room for one
+        more)."""
         made = count_posts(tx, self.worker, now - timedelta(hours=1))
         if made >= self._limits.posts_per_hour:
             raise ToolRefused(
                 f"{made} posts in the last hour, the most a worker may make; wait, or say "
                 "more in one post"
             )
+        insert_post(
+            tx, key=key, worker=self.worker, pr=record.pr, tool=tool, body=body, target=target
+        )
 
     def _reply_target(
         self, record: WorkerRecord, comment: str
