@@ -15,6 +15,16 @@ GitHub would charge.
   turn: a new comment, a new comment GitHub lists 20 s late, a review, a check that fails,
   a merge or a close.  A listener reads the bodies of new comments, as the comment wake
   does.
+- ``progress_points_per_hour``: the quiet hour, but 10% of the PRs each carry a progress
+  comment of the token's login (issue 27) edited every 5 minutes, the PRs' edits
+  staggered across the 5 minutes as workers' would be (2% of the PRs edited before each
+  round at 60 s).  The edits are made on FakeGitHub directly (``FakeGitHub.edit``): an
+  edit is what the daemon's post sender makes of a worker's ``progress`` calls (at most
+  one per ``progress_min_gap``, 5 minutes by default), and each moves the PR's
+  ``updatedAt``, so the sweep sees the PR changed and its badge is read.  The monitor
+  alone runs here (no wake), so this is points only; ``scale.py``'s progress rounds show
+  that no worker is woken by them.  ``progress_extra_points_per_hour`` is what the edits
+  add to the quiet hour.
 - ``badge_only_points_per_hour``: the quiet hour with ``sweep = false`` (every badge every
   round), the first stage's figure.
 - ``naive_points_per_hour``: one badge query per PR per round.
@@ -68,6 +78,8 @@ HOUR = timedelta(hours=1)
 CONFIG = MonitorConfig()
 LATE = timedelta(seconds=20)
 KINDS = ("comment", "late-comment", "review", "failing-check", "merge", "close")
+PROGRESS_SHARE = 0.10  # the PRs whose worker keeps a progress comment
+PROGRESS_GAP = timedelta(minutes=5)  # ``progress_min_gap``'s default: one edit per gap
 
 
 def populate(fake: FakeGitHub, count: int) -> list[PrRef]:
@@ -146,16 +158,32 @@ class Hour:
     points: int
     requests: dict[str, int]
     changes: list[Change]
+    edits: int = 0  # progress comments edited in the hour
 
 
-async def monitor_hour(count: int, interval: int, busy_share: float, *, sweep: bool) -> Hour:
+def add_progress(fake: FakeGitHub, prs: Sequence[PrRef], share: float) -> list[str]:
+    """A progress comment by the token's login on the last ``share`` of ``prs``, as the
+    post sender made them; their ids."""
+    wanted = round(len(prs) * share) if share else 0
+    return [
+        fake.post_comment(pr, fake.viewer, "Progress: starting") for pr in prs[len(prs) - wanted :]
+    ]
+
+
+async def monitor_hour(
+    count: int, interval: int, busy_share: float, *, sweep: bool, progress_share: float = 0.0
+) -> Hour:
     clock = VirtualClock(START)
     fake = FakeGitHub(clock=clock)
     prs = populate(fake, count)
+    progress = add_progress(fake, prs, progress_share)
+    # One edit per PR per gap, the PRs spread over the gap's rounds.
+    gap_rounds = max(1, PROGRESS_GAP // timedelta(seconds=interval))
     await clock.advance_to(START + HOUR)  # the PRs were opened a while ago
     busy = max(1, round(count * busy_share)) if busy_share else 0
     config = MonitorConfig(poll_interval=timedelta(seconds=interval), sweep=sweep)
     changes: list[Change] = []
+    edits = 0
     with tempfile.TemporaryDirectory() as tmp:
         monitor = Monitor(
             store_path=Path(tmp) / "state.db",
@@ -185,6 +213,10 @@ async def monitor_hour(count: int, interval: int, busy_share: float, *, sweep: b
                         )
                         changes.append(change)
                         witness.waiting.setdefault(pr, []).append(change)
+                    for j, item in enumerate(progress):
+                        if j % gap_rounds == n % gap_rounds:
+                            fake.edit(item, f"Progress: step {n // gap_rounds + 1}")
+                            edits += 1
                     await clock.advance(timedelta(seconds=interval))
                 last = len(fake.requests)
                 await clock.advance(timedelta(seconds=2 * interval))  # let the last ones show
@@ -193,7 +225,7 @@ async def monitor_hour(count: int, interval: int, busy_share: float, *, sweep: b
     kinds: dict[str, int] = {}
     for r in measured:
         kinds[r.kind] = kinds.get(r.kind, 0) + 1
-    return Hour(points=sum(r.cost for r in measured), requests=kinds, changes=changes)
+    return Hour(points=sum(r.cost for r in measured), requests=kinds, changes=changes, edits=edits)
 
 
 def naive_points(count: int, interval: int) -> int:
@@ -277,6 +309,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"quiet hour: {quiet.points} points, requests {quiet.requests}", file=sys.stderr)
     busy = anyio.run(lambda: monitor_hour(args.prs, args.interval, 0.01, sweep=True))
     print(f"busy hour: {busy.points} points, requests {busy.requests}", file=sys.stderr)
+    progress = anyio.run(
+        lambda: monitor_hour(
+            args.prs, args.interval, 0.0, sweep=True, progress_share=PROGRESS_SHARE
+        )
+    )
+    print(f"progress hour: {progress.points} points, requests {progress.requests}", file=sys.stderr)
     badge_only = anyio.run(lambda: monitor_hour(args.prs, args.interval, 0.0, sweep=False))
     print(f"badge-only quiet hour: {badge_only.points} points", file=sys.stderr)
     net = (HOUR // CONFIG.full_badge_interval) * math.ceil(args.prs / CONFIG.batch_size)
@@ -291,6 +329,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "interval_s": args.interval,
         "points_per_hour": quiet.points,
         "busy_points_per_hour": busy.points,
+        "progress_points_per_hour": progress.points,
+        "progress_extra_points_per_hour": progress.points - quiet.points,
+        "progress_edits_per_hour": progress.edits,
         "badge_only_points_per_hour": badge_only.points,
         "naive_points_per_hour": naive_points(args.prs, args.interval),
         "quiet_poll_extra_calls": extra,

@@ -7,7 +7,21 @@ small transcript each, ten workers per orchestrator), on a real SQLite store, on
 clock.  FakeGitHub serves from its own process over loopback HTTP, on the app's virtual
 time (a shared value the app's clock writes), so its CPU is not the app's.  After the
 baseline round the app runs quiet rounds, then rounds in which 1% of the PRs get a
-comment from a writer.  Each figure is the median over the rounds of its kind:
+comment from a writer, then progress rounds (issue 27): 10% of the PRs (the last tenth,
+none of them changed by the busy rounds) each get a progress comment of the token's
+login, then have it edited every 5 minutes (every fifth round), the PRs spread over the
+five rounds as workers' would be (2% of the PRs touched before each round).  The posts'
+rows are written to the store as the daemon's post sender records them
+(``comment_wake.store.insert_post`` then ``record_posted`` with the ids GitHub gave, so
+the ``own-post-id`` rule knows them), then the comments are made on FakeGitHub, and each
+edit is made on FakeGitHub directly (``FakeGitHub.edit``), as the post sender's edit
+(at most one per ``progress_min_gap``) would be: it moves the PR's ``updatedAt``, so the
+sweep sees the PR changed and reads its badge.  The sender's own request and its one
+store write per edit are not in the figures.  At 1,000 PRs and more this load is more
+than the daemon makes: every post and edit takes a token of the identity's content
+bucket (``content_per_hour``, 150 by default, 500 at most), and 10% of 1,000 PRs edited
+every 5 minutes is 1,200 edits an hour.  Each figure is the median over the rounds of
+its kind:
 
 - ``quiet_round_cpu_ms``: the app's CPU from one round's end to the next, quiet rounds
   that read no full badge (the safety net's rounds are apart);
@@ -18,6 +32,18 @@ comment from a writer.  Each figure is the median over the rounds of its kind:
   from the round before and, from its tenth round on, the safety net's second read of
   the PRs changed ten minutes earlier (a cost every busy round has in steady state); the
   sweep vouches for the rest;
+- ``progress_round_cpu_ms``: progress rounds from the tenth on (steady: every progress
+  comment made, 2% of the PRs edited before each round), but not the safety net's rounds
+  for the baseline's cohort;
+- ``progress_notices``: notices queued for the progress comments' workers in the progress
+  rounds and two rounds after (none: an own post never wakes its worker), and
+  ``progress_decided``: how the wake decided the progress comments (``skip: own-post``,
+  once each, when the comment appears; an edit is not decided again);
+- ``quiet_points_per_hour`` and ``progress_points_per_hour``: GitHub's points (FakeGitHub
+  prices every GraphQL query) over the quiet rounds and over the last ten progress rounds
+  (a whole safety-net cycle each), scaled to an hour; the progress rounds also carry the
+  safety net's reads of the PRs the busy rounds changed, spread over their rounds (the
+  monitor alone, without that, is ``poll_cost.py``'s ``progress_points_per_hour``);
 - ``monitor_only_round_cpu_ms``: the quiet round with the same N PRs watched and no
   worker bound: the poller alone;
 - ``looks_per_quiet_round``: looks by the comment wake and the monitor's notices;
@@ -41,6 +67,7 @@ import multiprocessing
 import multiprocessing.connection
 import multiprocessing.sharedctypes
 import resource
+import secrets
 import statistics
 import subprocess
 import sys
@@ -57,17 +84,25 @@ import httpx
 
 from comment_wake.app import open_app
 from comment_wake.config import AppConfig
-from comment_wake.events import Event, PollRound
+from comment_wake.events import CommentDecided, Event, NoticeQueued, PollRound
 from comment_wake.registry import InboxSpec, TranscriptPath
+from comment_wake.store import insert_post, record_posted
 from review_monitor import GitHubConfig, PrRef
+from review_monitor.github import Posted
 from review_monitor.testing import FakeGitHub, VirtualClock
 
 START = datetime(2030, 1, 2, 3, 0, tzinfo=UTC)
 TOKEN = "ghp_ScaleBenchToken0123456789abcdefghijkl"
 ROUND = timedelta(minutes=1)
-QUIET_ROUNDS = 24  # two safety-net rounds among them (every badge every 10 minutes)
-BUSY_ROUNDS = 24  # the safety net reads the baseline's cohort in two or three: those are apart
+QUIET_ROUNDS = 20  # two safety-net rounds among them (every badge every 10 minutes)
+BUSY_ROUNDS = 20  # the safety net reads the baseline's cohort in two or three: those are apart
 BUSY_SHARE = 0.01
+# Progress rounds: the first five post the progress comments, then each is edited every
+# fifth round (``progress_min_gap``, 5 minutes); the last ten are steady.
+PROGRESS_ROUNDS = 20
+PROGRESS_SHARE = 0.10
+PROGRESS_GAP = 5  # rounds
+STEADY = 10  # rounds: the safety net's interval
 TEAM = 10  # workers per orchestrator
 # Readers that run on their own beat, whatever N: the housekeeping's operator requests
 # and the delivery loop's outbox scan.
@@ -93,12 +128,27 @@ def _serve(count: int, value: Any, conn: multiprocessing.connection.Connection) 
     prs = [fake.add_pr(f"octo-org/repo-{i % 40}", i + 1, title=f"PR {i + 1}") for i in range(count)]
     for repo in sorted({pr.repo for pr in prs}):
         fake.set_permission(repo, "alice", "write")
+        # The token's login (the user the workers post as) may write too: only the
+        # ``own-post-id`` rule keeps its progress comments from waking their workers.
+        fake.set_permission(repo, fake.viewer, "write")
     with fake.serve_in_thread() as url:
         conn.send((url, [(pr.owner, pr.name, pr.number) for pr in prs]))
         while True:
             command = conn.recv()
             if command[0] == "stop":
                 break
+            if command[0] == "points":  # GraphQL points charged so far
+                conn.send(sum(r.cost for r in fake.requests if r.path == "/graphql"))
+                continue
+            if command[0] == "progress":
+                for k, node_id, database_id, body in command[1]:
+                    fake.post_comment(
+                        prs[k], fake.viewer, body, node_id=node_id, database_id=database_id
+                    )
+                for node_id, body in command[2]:
+                    fake.edit(node_id, body)
+                conn.send("ok")
+                continue
             for k in command[1]:
                 fake.post_comment(prs[k], "alice", f"please look at case {k}")
             conn.send("ok")
@@ -150,10 +200,16 @@ class _Rig:
         self.rounds: list[tuple[PollRound, float, Counter[str], int]] = []
         self.reads: Counter[str] = Counter()
         self.looks = 0
+        self.notices: list[NoticeQueued] = []
+        self.decided: list[CommentDecided] = []
         self._cpu = time.process_time()
 
     def on_event(self, event: Event) -> None:
-        if isinstance(event, PollRound):
+        if isinstance(event, NoticeQueued):
+            self.notices.append(event)
+        elif isinstance(event, CommentDecided):
+            self.decided.append(event)
+        elif isinstance(event, PollRound):
             now = time.process_time()
             self.rounds.append((event, (now - self._cpu) * 1000, self.reads.copy(), self.looks))
             self._cpu = now
@@ -211,6 +267,13 @@ async def _run(count: int, *, bound: bool, tmp: Path) -> dict[str, Any]:
     clock = _SharedClock(START, value)
     transport = _Counting()
     rig = _Rig(clock, transport)
+    writers = range(count - round(count * PROGRESS_SHARE), count)  # the progress comments'
+    points: dict[str, int] = {}
+
+    def charged(mark: str) -> None:
+        parent.send(("points",))
+        points[mark] = parent.recv()
+
     state = tmp / ("bound" if bound else "watched")
     config = AppConfig(github=GitHubConfig(api_url=url))
     try:
@@ -235,6 +298,7 @@ async def _run(count: int, *, bound: bool, tmp: Path) -> dict[str, Any]:
                     orchestrator=boss,
                     publisher=InboxSpec(),
                     transcripts=TranscriptPath(str(transcript)),
+                    post_tools=k in writers,
                 )
             app.subscribe(rig.on_event)
             _count(app, rig)
@@ -243,9 +307,11 @@ async def _run(count: int, *, bound: bool, tmp: Path) -> dict[str, Any]:
                 await rig.next_round()  # the baseline: every badge
                 await rig.next_round()
                 quiet_from = len(rig.rounds)
+                charged("quiet")
                 for _ in range(QUIET_ROUNDS):
                     await rig.next_round()
                 busy_from = len(rig.rounds)
+                charged("busy")
                 if bound:
                     changed = max(1, round(count * BUSY_SHARE))
                     for n in range(BUSY_ROUNDS):
@@ -254,6 +320,10 @@ async def _run(count: int, *, bound: bool, tmp: Path) -> dict[str, Any]:
                         )
                         parent.recv()
                         await rig.next_round()
+                progress_from = len(rig.rounds)
+                notices_from = len(rig.notices)
+                if bound:
+                    await _progress_rounds(app, rig, parent, prs, writers, charged)
                 tg.cancel_scope.cancel()
     finally:
         parent.send(("stop",))
@@ -265,10 +335,35 @@ async def _run(count: int, *, bound: bool, tmp: Path) -> dict[str, Any]:
     # A busy round reads the changed PRs, those settling from the round before and the
     # safety net's read of those changed ten rounds before (each twice as many at most);
     # a round reading more is the safety net's round for the baseline's whole cohort.
-    busy = [r for r in rig.rounds[busy_from:] if r[0].swept >= count - 4 * changed]
+    busy = [r for r in rig.rounds[busy_from:progress_from] if r[0].swept >= count - 4 * changed]
     reads = Counter[str]()
     for r in calm:
         reads.update(r[2])
+    steady = [
+        r
+        for r in rig.rounds[progress_from + STEADY : progress_from + PROGRESS_ROUNDS]
+        if r[0].swept >= count - 6 * len(writers) // PROGRESS_GAP
+    ]
+    progress_workers = {f"w-{k}" for k in writers}
+    progress_items = {_progress_id(k) for k in writers}
+    decided = Counter(
+        f"{d.outcome}: {d.reason}" for d in rig.decided if d.comment in progress_items
+    )
+    progress: dict[str, Any] = {}
+    if bound:
+        progress = {
+            "progress_round_cpu_ms": _median([r[1] for r in steady]),
+            "progress_rounds": len(steady),
+            "progress_prs": len(writers),
+            "progress_notices": sum(
+                1 for n in rig.notices[notices_from:] if n.worker in progress_workers
+            ),
+            "progress_decided": dict(decided),
+            "quiet_points_per_hour": round((points["busy"] - points["quiet"]) * 60 / QUIET_ROUNDS),
+            "progress_points_per_hour": round(
+                (points["end"] - points["steady"]) * 60 / (PROGRESS_ROUNDS - STEADY)
+            ),
+        }
     return {
         "quiet_round_cpu_ms": _median([r[1] for r in calm]),
         "safety_net_round_cpu_ms": _median([r[1] for r in net]),
@@ -281,7 +376,62 @@ async def _run(count: int, *, bound: bool, tmp: Path) -> dict[str, Any]:
         "quiet_rounds": len(calm),
         "safety_net_rounds": len(net),
         "busy_rounds": len(busy),
+        **progress,
     }
+
+
+def _progress_id(k: int) -> str:
+    """The node id of PR ``k``'s progress comment (the bench chooses it)."""
+    return f"IC_progress{k}"
+
+
+async def _progress_rounds(
+    app: Any,
+    rig: _Rig,
+    parent: multiprocessing.connection.Connection,
+    prs: list[PrRef],
+    writers: range,
+    charged: Callable[[str], None],
+) -> None:
+    """The progress rounds: each writer's comment posted in one of the first
+    ``PROGRESS_GAP`` rounds, then edited every ``PROGRESS_GAP`` rounds."""
+    sync = app.monitor.store.sync
+    for n in range(PROGRESS_ROUNDS):
+        if n == STEADY:
+            charged("steady")
+        now = rig.clock.now()
+        made: list[tuple[int, str, int, str]] = []
+        edits: list[tuple[str, str]] = []
+        for j, k in enumerate(writers):
+            if j % PROGRESS_GAP != n % PROGRESS_GAP:
+                continue
+            if n >= PROGRESS_GAP:
+                edits.append((_progress_id(k), f"Progress: step {n // PROGRESS_GAP}"))
+                continue
+            database_id = 900_000_000 + k
+            made.append((k, _progress_id(k), database_id, "Progress: starting"))
+        if made:
+            # The rows as the post sender leaves them: the intent, then the ids GitHub
+            # gave, recorded before the next round can see the comment.
+            with sync.write(at=now) as tx:
+                for k, node_id, database_id, body in made:
+                    key = secrets.token_hex(16)
+                    pr = prs[k]
+                    insert_post(tx, key=key, worker=f"w-{k}", pr=pr, tool="progress", body=body)
+                    posted = Posted(
+                        database_id=database_id,
+                        node_id=node_id,
+                        html_url=f"https://github.com/{pr.repo}/pull/{pr.number}"
+                        f"#issuecomment-{database_id}",
+                        created_at=now,
+                    )
+                    record_posted(tx, key, posted, next_at=now + PROGRESS_GAP * ROUND)
+        parent.send(("progress", made, edits))
+        parent.recv()
+        await rig.next_round()
+    charged("end")
+    for _ in range(2):  # a late notice would show here
+        await rig.next_round()
 
 
 def _median(values: list[float]) -> float | None:
@@ -348,6 +498,9 @@ def main(argv: list[str] | None = None) -> int:
             (_ratio(big["busy_round_cpu_ms"], k["busy_round_cpu_ms"]) or 99) <= 6
         ),
         "rss_5000_at_most_250_mb": big["peak_rss_mb"] <= 250,
+        "no_notice_from_progress_comments": all(
+            f["progress_notices"] == 0 for f in by_size.values()
+        ),
         "whole_run_within_20_minutes": whole <= 20 * 60,
     }
     print(
@@ -359,6 +512,9 @@ def main(argv: list[str] | None = None) -> int:
                 ),
                 "quiet_5000_over_1000": _ratio(big["quiet_round_cpu_ms"], k["quiet_round_cpu_ms"]),
                 "busy_5000_over_1000": _ratio(big["busy_round_cpu_ms"], k["busy_round_cpu_ms"]),
+                "progress_1000_over_quiet": _ratio(
+                    k["progress_round_cpu_ms"], k["quiet_round_cpu_ms"]
+                ),
                 "whole_run_s": round(whole),
                 "targets": targets,
             }
