@@ -42,14 +42,18 @@ def test_the_instructions_allow_the_posting_tools_too_when_they_are_on(tmp_path:
     assert f"--allowedTools {allowed}\n" in text, text
 
 
-def test_bind_allows_the_posting_tools_when_the_configuration_turns_them_on(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize(
+    ("flags", "delivery"), [(["--post-tools"], ""), ([], "[delivery]\npost_tools = true\n")]
+)
+def test_bind_allows_the_posting_tools_when_the_flag_or_the_configuration_turns_them_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str], delivery: str
 ) -> None:
     config = tmp_path / "config.toml"
-    config.write_text("[delivery]\npost_tools = true\n", encoding="utf-8")
+    config.write_text(delivery, encoding="utf-8")
     state = ["--state-dir", str(tmp_path / "state"), "--config", str(config)]
     assert 0 == main(["orchestrator", "add", "lead", "--inbox", *state])
-    assert 0 == main(["bind", "w1", "octo/repo#1", "--orchestrator", "lead", "--inbox", *state])
+    bind = ["bind", "w1", "octo/repo#1", "--orchestrator", "lead", "--inbox", *flags, *state]
+    assert 0 == main(bind)
     out = capsys.readouterr().out
     assert ",mcp__cw-w1__reply,mcp__cw-w1__review,mcp__cw-w1__progress\n" in out, out
 
