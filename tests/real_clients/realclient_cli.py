@@ -21,6 +21,7 @@ __all__ = [
     "CODEX_VERSION",
     "Cli",
     "cache_dir",
+    "codex_namespace",
     "find_claude",
     "find_codex",
     "required",
@@ -38,6 +39,11 @@ class Cli:
     name: str  # "claude-code" or "codex-cli"
     path: str
     version: str
+
+
+def codex_namespace(server: str) -> str:
+    """What Codex names an MCP server's tools: ``mcp__<server>``, each hyphen an underscore."""
+    return "mcp__" + server.replace("-", "_")
 
 
 def required() -> bool:

@@ -1,5 +1,6 @@
 """A real ``comment-wake run`` process against FakeGitHub on loopback, for real CLIs whose
-model calls the worker tools (``comment-wake mcp``) to act on what the daemon delivered."""
+model calls the worker tools (``comment-wake mcp``) to act on what the daemon delivered,
+and, with the posting tools on, posts on the pull request the daemon must pass over."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from comment_wake.cli._mcp import mcp_instructions
 from comment_wake.registry import InboxSpec, Registry
 from comment_wake.tools import server_name
 from review_monitor import PrRef
@@ -32,6 +34,8 @@ class LiveDaemon:
     root: Path
     fake: FakeGitHub
     base_url: str
+    post_tools: bool = False  # w1's posting tools (reply, review, progress)
+    workdir: Path | None = None  # w1's checkout, whose HEAD the review tool names
     state_dir: Path = field(init=False)
     config: Path = field(init=False)
     proc: subprocess.Popen[str] | None = None
@@ -49,7 +53,14 @@ class LiveDaemon:
         )
         with Registry.open(self.state_dir) as registry:
             registry.add_orchestrator("lead", InboxSpec())
-            registry.bind("w1", PR, orchestrator="lead", publisher=InboxSpec())
+            registry.bind(
+                "w1",
+                PR,
+                orchestrator="lead",
+                publisher=InboxSpec(),
+                post_tools=self.post_tools,
+                workdir=None if self.workdir is None else str(self.workdir),
+            )
             registry.bind(OTHER, OTHER_PR, orchestrator="lead", publisher=InboxSpec())
 
     def start(self) -> None:
@@ -78,6 +89,41 @@ class LiveDaemon:
     def mcp_servers(self) -> dict[str, dict[str, Any]]:
         """Both workers' servers under the names ``bind`` prints: one client, two workers."""
         return {server_name(w): self.mcp_server(w) for w in ("w1", OTHER)}
+
+    def allowed_tools(self, worker: str = "w1") -> str:
+        """The ``--allowedTools`` value ``bind`` prints for ``worker``'s headless Claude."""
+        text = mcp_instructions(
+            worker, self.state_dir, self.config, post_tools=self.post_tools and worker == "w1"
+        )
+        (line,) = [line for line in text.splitlines() if "--allowedTools " in line]
+        return line.split("--allowedTools ", 1)[1]
+
+    def decisions(self, node: str) -> list[dict[str, Any]]:
+        """The daemon's decisions about one comment or review, as ``comment-wake explain
+        --json`` gives them (empty while it has none)."""
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "comment_wake",
+                "explain",
+                str(PR),
+                node,
+                "--json",
+                *self.location(),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=WAIT,
+            check=False,
+        )
+        if done.returncode != 0:
+            return []
+        return [entry["record"] for entry in json.loads(done.stdout)]
+
+    def rounds(self) -> int:
+        """The poll rounds the daemon has logged."""
+        return (self.root / "cw-daemon.log").read_text().count("poll round:")
 
     def notices(self, who: str) -> list[dict[str, Any]]:
         folder = self.state_dir / "inbox" / who
@@ -121,14 +167,27 @@ class LiveDaemon:
 
 
 @contextmanager
-def live_daemon(root: Path) -> Iterator[LiveDaemon]:
+def live_daemon(
+    root: Path,
+    *,
+    post_tools: bool = False,
+    workdir: Path | None = None,
+    head: str | None = None,
+    diff: dict[str, list[int]] | None = None,
+) -> Iterator[LiveDaemon]:
+    """A daemon on FakeGitHub; ``post_tools`` and ``workdir`` go to w1's binding, and
+    ``head`` and ``diff`` make PR 12's head commit and the lines a review may comment on."""
     fake = FakeGitHub(viewer="octo-worker", token=TOKEN)
     fake.add_pr(REPO, PR.number, title="Add the widget")
+    if head is not None:
+        fake.push(PR, head)
+    if diff is not None:
+        fake.set_diff(PR, diff)
     fake.add_pr(REPO, OTHER_PR.number, title="Document the widget")
     fake.set_permission(REPO, "maintainer", "write")
     fake.set_permission(REPO, "octo-worker", "write")
     with fake.serve_in_thread() as base_url:
-        live = LiveDaemon(root, fake, base_url)
+        live = LiveDaemon(root, fake, base_url, post_tools=post_tools, workdir=workdir)
         live.start()
         try:
             yield live

@@ -94,20 +94,15 @@ class Sandbox:
         script: dict[str, list[Step]],
         *extra: str,
         timeout: float = 120,
+        skip_permissions: bool = True,
     ) -> tuple[str, list[dict[str, Any]]]:
-        """Run ``claude -p`` once; (session id, stream events)."""
+        """Run ``claude -p`` once; (session id, stream events).  Without
+        ``skip_permissions`` Claude runs only the tools ``extra``'s ``--allowedTools``
+        names, as a headless worker does."""
         self.model.script.update(script)
+        skip = ["--dangerously-skip-permissions"] if skip_permissions else []
         done = self.run(
-            [
-                cli.path,
-                "-p",
-                prompt,
-                "--output-format",
-                "stream-json",
-                "--verbose",
-                "--dangerously-skip-permissions",
-                *extra,
-            ],
+            [cli.path, "-p", prompt, "--output-format", "stream-json", "--verbose", *skip, *extra],
             timeout=timeout,
         )
         events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
@@ -171,6 +166,31 @@ class Sandbox:
 
     def codex_rollouts(self) -> list[Path]:
         return sorted((self.home / ".codex" / "sessions").rglob("rollout-*.jsonl"))
+
+    # --- the worktree as a git checkout -------------------------------------------
+
+    def commit_work(self, files: dict[str, str]) -> str:
+        """Make the worktree a git checkout with ``files`` in one commit; its HEAD."""
+        for name, text in files.items():
+            (self.work / name).write_text(text, encoding="utf-8")
+        env = {
+            "HOME": str(self.home),
+            "PATH": os.pathsep.join(SYSTEM_PATH),
+            "GIT_AUTHOR_NAME": "a",
+            "GIT_AUTHOR_EMAIL": "a@example.com",
+            "GIT_COMMITTER_NAME": "a",
+            "GIT_COMMITTER_EMAIL": "a@example.com",
+        }
+        for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "the widget"]):
+            subprocess.run(["git", "-C", str(self.work), *args], env=env, check=True)
+        done = subprocess.run(
+            ["git", "-C", str(self.work), "rev-parse", "HEAD"],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return done.stdout.strip()
 
     # --- running -------------------------------------------------------------------
 

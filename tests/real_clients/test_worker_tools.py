@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from realclient_cli import Cli
+from realclient_cli import Cli, codex_namespace
 from realclient_daemon import OTHER, live_daemon
 from realclient_model import Call, Say
 from realclient_sandbox import Sandbox
@@ -23,11 +23,6 @@ MESSAGE = "The reviewer asks for a public API change; that is outside my brief."
 OTHER_MESSAGE = "The docs need a diagram I cannot draw."
 W1 = server_name("w1")
 W2 = server_name(OTHER)
-
-
-def codex_namespace(server: str) -> str:
-    # Codex names a server's tools ``mcp__<server>`` with each hyphen an underscore.
-    return "mcp__" + server.replace("-", "_")
 
 
 def senders(messages: list[dict[str, object]]) -> list[tuple[str, bool]]:

@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from comment_wake.cli import main
 from comment_wake.cli._mcp import mcp_instructions
 from comment_wake.delivery import DeliveryConfig
-from comment_wake.tools import TOOL_NAMES, server_name
+from comment_wake.tools import POST_TOOL_NAMES, TOOL_NAMES, server_name
 
 # What Claude Code's and Codex's model APIs take as a tool's name.
 TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
@@ -34,6 +34,28 @@ def test_the_instructions_allow_every_tool_of_the_workers_server_for_headless_cl
     text = mcp_instructions("w1", tmp_path)
     allowed = ",".join(f"mcp__cw-w1__{name}" for name in TOOL_NAMES)
     assert f"--allowedTools {allowed}\n" in text, text
+
+
+def test_the_instructions_allow_the_posting_tools_too_when_they_are_on(tmp_path: Path) -> None:
+    text = mcp_instructions("w1", tmp_path, post_tools=True)
+    allowed = ",".join(f"mcp__cw-w1__{name}" for name in TOOL_NAMES + POST_TOOL_NAMES)
+    assert f"--allowedTools {allowed}\n" in text, text
+
+
+@pytest.mark.parametrize(
+    ("flags", "delivery"), [(["--post-tools"], ""), ([], "[delivery]\npost_tools = true\n")]
+)
+def test_bind_allows_the_posting_tools_when_the_flag_or_the_configuration_turns_them_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str], delivery: str
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(delivery, encoding="utf-8")
+    state = ["--state-dir", str(tmp_path / "state"), "--config", str(config)]
+    assert 0 == main(["orchestrator", "add", "lead", "--inbox", *state])
+    bind = ["bind", "w1", "octo/repo#1", "--orchestrator", "lead", "--inbox", *flags, *state]
+    assert 0 == main(bind)
+    out = capsys.readouterr().out
+    assert ",mcp__cw-w1__reply,mcp__cw-w1__review,mcp__cw-w1__progress\n" in out, out
 
 
 def test_the_instructions_say_how_to_remove_the_old_shared_registration(tmp_path: Path) -> None:

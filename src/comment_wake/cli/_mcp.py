@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from comment_wake._mcp_names import LEGACY_SERVER_NAME, TOOL_NAMES, server_name
+from comment_wake._mcp_names import LEGACY_SERVER_NAME, POST_TOOL_NAMES, TOOL_NAMES, server_name
 from comment_wake.cli._common import add_location_options, load_location
 
 __all__ = ["mcp_instructions", "register"]
@@ -41,9 +41,13 @@ def _mcp(args: argparse.Namespace) -> int:
     return 0
 
 
-def mcp_instructions(worker: str, state_dir: Path, config: Path | None = None) -> str:
+def mcp_instructions(
+    worker: str, state_dir: Path, config: Path | None = None, *, post_tools: bool = False
+) -> str:
     """How to register ``worker``'s tool server with Claude Code and with Codex.  The CLIs
-    start it without the operator's environment, so the paths are absolute."""
+    start it without the operator's environment, so the paths are absolute.  With
+    ``post_tools`` (the worker's posting tools are on) a headless Claude Code is allowed
+    those too: ``-p`` refuses every tool its ``--allowedTools`` does not name."""
     argv = [
         sys.executable,
         "-m",
@@ -57,7 +61,8 @@ def mcp_instructions(worker: str, state_dir: Path, config: Path | None = None) -
         argv += ["--config", str(config.resolve())]
     command = shlex.join(argv)
     name = server_name(worker)
-    allowed = ",".join(f"mcp__{name}__{t}" for t in TOOL_NAMES)
+    tools = TOOL_NAMES + POST_TOOL_NAMES if post_tools else TOOL_NAMES
+    allowed = ",".join(f"mcp__{name}__{t}" for t in tools)
     toml_args = ", ".join(json.dumps(a) for a in argv[1:])
     return "\n".join(
         [
