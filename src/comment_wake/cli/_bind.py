@@ -370,8 +370,7 @@ def _bind(args: argparse.Namespace, registry: Registry, config: AppConfig) -> in
     print(f"  store: {store_path(state_dir)}")
     print(f"  publisher: {_describe_publisher(record.publisher)}")
     print(f"  transcripts: {_describe_transcripts(record.transcripts)}")
-    posting = record.post_tools or config.delivery.post_tools
-    print(mcp_instructions(record.worker, state_dir, args.config, post_tools=posting))
+    print(mcp_instructions(record.worker, state_dir, args.config, post_tools=record.post_tools))
     return 0
 
 
