@@ -1,6 +1,6 @@
 """What a round costs the app at scale (a script, not a test; issue 26).
 
-    .venv/bin/python tests/bench/scale.py [--prs N]
+    .venv/bin/python tests/bench/scale.py [--prs N] [--progress-tools]
 
 The real app (``open_app``) with N PRs each bound to its own worker (inbox publisher, one
 small transcript each, ten workers per orchestrator), on a real SQLite store, on a virtual
@@ -20,8 +20,12 @@ sweep sees the PR changed and reads its badge.  The sender's own request and its
 store write per edit are not in the figures.  At 1,000 PRs and more this load is more
 than the daemon makes: every post and edit takes a token of the identity's content
 bucket (``content_per_hour``, 150 by default, 500 at most), and 10% of 1,000 PRs edited
-every 5 minutes is 1,200 edits an hour.  Each figure is the median over the rounds of
-its kind:
+every 5 minutes is 1,200 edits an hour.  With ``--progress-tools`` the progress rounds
+drive the real path instead: each writer calls its ``progress`` tool
+(``WorkerTools.progress``) on the same beat and the daemon's post sender makes and edits
+the comments over FakeGitHub's REST routes, its requests and store writes in the figures,
+as many edits as the content bucket allows (``progress_edits``).  Each figure is the
+median over the rounds of its kind:
 
 - ``quiet_round_cpu_ms``: the app's CPU from one round's end to the next, quiet rounds
   that read no full badge (the safety net's rounds are apart);
@@ -86,7 +90,8 @@ from comment_wake.app import open_app
 from comment_wake.config import AppConfig
 from comment_wake.events import CommentDecided, Event, NoticeQueued, PollRound
 from comment_wake.registry import InboxSpec, TranscriptPath
-from comment_wake.store import insert_post, record_posted
+from comment_wake.store import insert_post, posts, record_posted
+from comment_wake.tools import ToolLimits, WorkerTools
 from review_monitor import GitHubConfig, PrRef
 from review_monitor.github import Posted
 from review_monitor.testing import FakeGitHub, VirtualClock
@@ -139,6 +144,9 @@ def _serve(count: int, value: Any, conn: multiprocessing.connection.Connection) 
                 break
             if command[0] == "points":  # GraphQL points charged so far
                 conn.send(sum(r.cost for r in fake.requests if r.path == "/graphql"))
+                continue
+            if command[0] == "edits":  # comments edited over REST (the post sender's)
+                conn.send(sum(1 for r in fake.requests if r.method == "PATCH"))
                 continue
             if command[0] == "progress":
                 for k, node_id, database_id, body in command[1]:
@@ -255,7 +263,7 @@ def _count(app: Any, rig: _Rig) -> None:
         setattr(owner, name, looked)
 
 
-async def _run(count: int, *, bound: bool, tmp: Path) -> dict[str, Any]:
+async def _run(count: int, *, bound: bool, tmp: Path, tools: bool = False) -> dict[str, Any]:
     value = multiprocessing.Value("d", START.timestamp(), lock=False)
     parent, child = multiprocessing.Pipe()
     server = multiprocessing.get_context("fork").Process(
@@ -269,6 +277,8 @@ async def _run(count: int, *, bound: bool, tmp: Path) -> dict[str, Any]:
     rig = _Rig(clock, transport)
     writers = range(count - round(count * PROGRESS_SHARE), count)  # the progress comments'
     points: dict[str, int] = {}
+    edits = 0
+    progress_items: set[str | None] = set()
 
     def charged(mark: str) -> None:
         parent.send(("points",))
@@ -322,8 +332,18 @@ async def _run(count: int, *, bound: bool, tmp: Path) -> dict[str, Any]:
                         await rig.next_round()
                 progress_from = len(rig.rounds)
                 notices_from = len(rig.notices)
+                if bound and tools:
+                    await _tool_rounds(app, rig, writers, charged)
+                    parent.send(("edits",))
+                    edits = parent.recv()
+                elif bound:
+                    edits = await _progress_rounds(app, rig, parent, prs, writers, charged)
                 if bound:
-                    await _progress_rounds(app, rig, parent, prs, writers, charged)
+                    progress_items = {
+                        p.node_id
+                        for p in posts(app.monitor.store.sync)
+                        if p.tool == "progress" and p.node_id is not None
+                    }
                 tg.cancel_scope.cancel()
     finally:
         parent.send(("stop",))
@@ -345,7 +365,6 @@ async def _run(count: int, *, bound: bool, tmp: Path) -> dict[str, Any]:
         if r[0].swept >= count - 6 * len(writers) // PROGRESS_GAP
     ]
     progress_workers = {f"w-{k}" for k in writers}
-    progress_items = {_progress_id(k) for k in writers}
     decided = Counter(
         f"{d.outcome}: {d.reason}" for d in rig.decided if d.comment in progress_items
     )
@@ -355,6 +374,9 @@ async def _run(count: int, *, bound: bool, tmp: Path) -> dict[str, Any]:
             "progress_round_cpu_ms": _median([r[1] for r in steady]),
             "progress_rounds": len(steady),
             "progress_prs": len(writers),
+            "progress_via_tools": tools,
+            "progress_comments": len(progress_items),
+            "progress_edits": edits,
             "progress_notices": sum(
                 1 for n in rig.notices[notices_from:] if n.worker in progress_workers
             ),
@@ -392,10 +414,11 @@ async def _progress_rounds(
     prs: list[PrRef],
     writers: range,
     charged: Callable[[str], None],
-) -> None:
+) -> int:
     """The progress rounds: each writer's comment posted in one of the first
-    ``PROGRESS_GAP`` rounds, then edited every ``PROGRESS_GAP`` rounds."""
+    ``PROGRESS_GAP`` rounds, then edited every ``PROGRESS_GAP`` rounds; the edits made."""
     sync = app.monitor.store.sync
+    made_edits = 0
     for n in range(PROGRESS_ROUNDS):
         if n == STEADY:
             charged("steady")
@@ -428,6 +451,34 @@ async def _progress_rounds(
                     record_posted(tx, key, posted, next_at=now + PROGRESS_GAP * ROUND)
         parent.send(("progress", made, edits))
         parent.recv()
+        made_edits += len(edits)
+        await rig.next_round()
+    charged("end")
+    for _ in range(2):  # a late notice would show here
+        await rig.next_round()
+    return made_edits
+
+
+async def _tool_rounds(app: Any, rig: _Rig, writers: range, charged: Callable[[str], None]) -> None:
+    """The progress rounds through the real path: each writer calls its ``progress`` tool
+    on the same beat, and the daemon's post sender makes and edits the comments."""
+    tools = {
+        k: WorkerTools(
+            f"w-{k}",
+            store=app.monitor.store.sync,
+            registry=app.registry,
+            clock=rig.clock,
+            wake=app.config.wake,
+            limits=ToolLimits(post_tools=True),
+        )
+        for k in writers
+    }
+    for n in range(PROGRESS_ROUNDS):
+        if n == STEADY:
+            charged("steady")
+        for j, k in enumerate(writers):
+            if j % PROGRESS_GAP == n % PROGRESS_GAP:
+                tools[k].progress(f"Progress: step {n // PROGRESS_GAP}")
         await rig.next_round()
     charged("end")
     for _ in range(2):  # a late notice would show here
@@ -438,12 +489,12 @@ def _median(values: list[float]) -> float | None:
     return round(statistics.median(values), 2) if values else None
 
 
-def one_size(count: int) -> dict[str, Any]:
+def one_size(count: int, *, tools: bool = False) -> dict[str, Any]:
     """Both runs of one N in this process: the app with its workers, then the poller's
     round alone."""
     with tempfile.TemporaryDirectory(prefix="cw-scale-") as tmp:
         started = time.monotonic()
-        figures = anyio.run(lambda: _run(count, bound=True, tmp=Path(tmp)))
+        figures = anyio.run(lambda: _run(count, bound=True, tmp=Path(tmp), tools=tools))
         alone = anyio.run(lambda: _run(count, bound=False, tmp=Path(tmp)))
     figures["monitor_only_round_cpu_ms"] = alone["quiet_round_cpu_ms"]
     figures["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
@@ -452,10 +503,10 @@ def one_size(count: int) -> dict[str, Any]:
     return figures
 
 
-def _in_child(count: int) -> dict[str, Any]:
+def _in_child(count: int, *, tools: bool) -> dict[str, Any]:
     """``one_size`` in a fresh process, so each N has its own peak RSS."""
     done = subprocess.run(
-        [sys.executable, __file__, "--prs", str(count)],
+        [sys.executable, __file__, "--prs", str(count), *(["--progress-tools"] if tools else [])],
         capture_output=True,
         text=True,
         check=True,
@@ -472,14 +523,19 @@ def _ratio(a: float | None, b: float | None) -> float | None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--prs", type=int, help="run one size only")
+    parser.add_argument(
+        "--progress-tools",
+        action="store_true",
+        help="progress rounds through the progress tool and the post sender",
+    )
     args = parser.parse_args(argv)
     if args.prs is not None:
-        print(json.dumps(one_size(args.prs)))
+        print(json.dumps(one_size(args.prs, tools=args.progress_tools)))
         return 0
     started = time.monotonic()
     by_size = {}
     for n in SIZES:
-        by_size[n] = _in_child(n)
+        by_size[n] = _in_child(n, tools=args.progress_tools)
         print(f"{n} PRs: {json.dumps(by_size[n])}", file=sys.stderr, flush=True)
     k, big = by_size[1000], by_size[5000]
     whole = time.monotonic() - started

@@ -30,6 +30,7 @@ CONTENT = Tables("comment_wake.content", (Migration(1, "the content bucket", _V1
 
 _MINUTE = timedelta(minutes=1)
 _HOUR = timedelta(hours=1)
+_TICK = timedelta(microseconds=1)  # the store's time resolution
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,8 +46,12 @@ def _refill(level: float, capacity: int, window: timedelta, elapsed: timedelta) 
 
 
 def _ready(level: float, capacity: int, window: timedelta) -> timedelta:
-    """How long until a bucket at ``level`` holds one whole token."""
-    return timedelta(0) if level >= 1 else window * ((1 - level) / capacity)
+    """How long until a bucket at ``level`` holds one whole token: at least a microsecond
+    while it holds less (a level a rounding error short of a token rounds to no wait, and
+    a sender told "now" would try again and again while no time passes)."""
+    if level >= 1:
+        return timedelta(0)
+    return max(_TICK, window * ((1 - level) / capacity))
 
 
 def take_content(
