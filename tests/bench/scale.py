@@ -554,6 +554,10 @@ def main(argv: list[str] | None = None) -> int:
             (_ratio(big["busy_round_cpu_ms"], k["busy_round_cpu_ms"]) or 99) <= 6
         ),
         "rss_5000_at_most_250_mb": big["peak_rss_mb"] <= 250,
+        # Each median is over at least ten rounds of its kind (issue 26).
+        "medians_of_at_least_10_rounds": all(
+            f[kind] >= 10 for f in by_size.values() for kind in ("quiet_rounds", "busy_rounds")
+        ),
         "no_notice_from_progress_comments": all(
             f["progress_notices"] == 0 for f in by_size.values()
         ),
