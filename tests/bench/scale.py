@@ -91,7 +91,7 @@ from comment_wake.config import AppConfig
 from comment_wake.events import CommentDecided, Event, NoticeQueued, PollRound
 from comment_wake.registry import InboxSpec, TranscriptPath
 from comment_wake.store import insert_post, posts, record_posted
-from comment_wake.tools import ToolLimits, WorkerTools
+from comment_wake.tools import WorkerTools
 from review_monitor import GitHubConfig, PrRef
 from review_monitor.github import Posted
 from review_monitor.testing import FakeGitHub, VirtualClock
@@ -469,7 +469,6 @@ async def _tool_rounds(app: Any, rig: _Rig, writers: range, charged: Callable[[s
             registry=app.registry,
             clock=rig.clock,
             wake=app.config.wake,
-            limits=ToolLimits(post_tools=True),
         )
         for k in writers
     }
