@@ -182,11 +182,7 @@ class _ReviewAnswer(msgspec.Struct, frozen=True):
     submitted_at: datetime | None = None
 
 
-class _ReplyAnswer(msgspec.Struct, frozen=True):
-    id: int
-    node_id: str
-    html_url: str
-    created_at: datetime
+class _ReplyAnswer(_Created, frozen=True):
     pull_request_review_id: int | None = None
 
 

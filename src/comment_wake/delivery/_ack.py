@@ -22,11 +22,11 @@ from comment_wake.store import (
     due_reactions,
     next_reaction_at,
     settle_reactions,
-    take_content,
+    spend_content,
 )
 from review_monitor import Clock, GitHubError, Notice, RateLimitedError
 from review_monitor.github import GitHubApi, add_reactions
-from review_monitor.store import Store, SyncStore
+from review_monitor.store import Store
 
 from ._backoff import Backoff
 
@@ -164,7 +164,7 @@ class Acknowledger:
             # One request is one token of the identity's content bucket, which the posts
             # the worker tools make share: wait for it without spending an attempt.
             now = self._clock.now()
-            wait = await self._store.call(_take, self.host.casefold(), self._content, now)
+            wait = await self._store.call(spend_content, self.host.casefold(), self._content, now)
             if wait is not None:
                 await self._store.call(
                     settle_reactions,
@@ -220,8 +220,3 @@ class Acknowledger:
                 settle_reactions, content, failed=subjects, at=now, detail=detail, retry_at=retry_at
             )
         return AckPass(done=len(done), retried=retried, given_up=given_up + len(foreign))
-
-
-def _take(db: SyncStore, identity: str, limits: ContentLimits, now: datetime) -> datetime | None:
-    with db.write(at=now) as tx:
-        return take_content(tx, identity, limits, now)

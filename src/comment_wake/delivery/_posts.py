@@ -28,7 +28,7 @@ from comment_wake.store import (
     requeue_post,
     schedule_post,
     sending_post,
-    take_content,
+    spend_content,
     wrote_progress,
 )
 from review_monitor import (
@@ -208,7 +208,7 @@ class PostSender:
             return await self._fail(post, "secret")
         if post.pr.host.casefold() != self._api.host.casefold():
             return await self._fail(post, "other-host")
-        retry_at = await self._store.call(_take, self._identity(), self._content, now)
+        retry_at = await self._store.call(spend_content, self._identity(), self._content, now)
         if retry_at is not None:
             await self._write(schedule_post, post.key, retry_at)
             return "deferred"
@@ -381,11 +381,6 @@ class PostSender:
 
     def _identity(self) -> str:
         return self._api.host.casefold()
-
-
-def _take(db: SyncStore, identity: str, limits: ContentLimits, now: datetime) -> datetime | None:
-    with db.write(at=now) as tx:
-        return take_content(tx, identity, limits, now)
 
 
 def _by(item: Listed, viewer: str) -> bool:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from comment_wake._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from ._content import CONTENT, ContentLimits, take_content
+    from ._content import CONTENT, ContentLimits, spend_content, take_content
     from ._open import APP_TABLES, open_store, open_sync_store
     from ._outcomes import (
         OUTCOME_ITEM_KINDS,
@@ -161,6 +161,7 @@ __all__ = [
     "sending_post",
     "set_progress_text",
     "settle_reactions",
+    "spend_content",
     "take_content",
     "two_spellings",
     "wrote_progress",
@@ -185,7 +186,7 @@ __getattr__, __dir__ = lazy_exports(
             "outcomes",
             "prune_outcomes",
         ),
-        "._content": ("CONTENT", "ContentLimits", "take_content"),
+        "._content": ("CONTENT", "ContentLimits", "spend_content", "take_content"),
         "._polls": ("POLLS", "PollRequest", "clear_poll_request", "poll_requests", "request_poll"),
         "._posts": (
             "POSTS",

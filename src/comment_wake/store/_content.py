@@ -13,9 +13,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from review_monitor.store import Migration, Tables, WriteTx, parse_store_time, store_time
+from review_monitor.store import (
+    Migration,
+    SyncStore,
+    Tables,
+    WriteTx,
+    parse_store_time,
+    store_time,
+)
 
-__all__ = ["CONTENT", "ContentLimits", "take_content"]
+__all__ = ["CONTENT", "ContentLimits", "spend_content", "take_content"]
 
 _V1 = (
     """CREATE TABLE content_buckets (
@@ -79,3 +86,12 @@ def take_content(
         (identity, minute - 1, hour - 1, store_time(now)),
     )
     return None
+
+
+def spend_content(
+    db: SyncStore, identity: str, limits: ContentLimits, now: datetime
+) -> datetime | None:
+    """``take_content`` in a write transaction of its own (the post sender's and the
+    acknowledger's one call before each request)."""
+    with db.write(at=now) as tx:
+        return take_content(tx, identity, limits, now)
