@@ -93,6 +93,14 @@ class PrRef(msgspec.Struct, frozen=True):
         """The ref's identity: ``(host, owner, name, number)`` with an ASCII case fold."""
         return (fold(self.host), fold(self.owner), fold(self.name), self.number)
 
+    @property
+    def key_text(self) -> str:
+        """``key`` as one text, ``host/owner/name#N``: how the store keys a PR (its
+        ``pr_key`` columns) and how the app's state keys it.  Equal refs have equal
+        texts, on any database engine: no collation decides it."""
+        host, owner, name, number = self.key
+        return f"{host}/{owner}/{name}#{number}"
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, PrRef):
             return NotImplemented

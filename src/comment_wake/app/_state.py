@@ -16,7 +16,7 @@ from datetime import datetime
 import msgspec
 
 from comment_wake.events import CommentDecided, Event, Fault, Noted, NoticeQueued, PollRound
-from review_monitor import Observation, Observed, PrRef, fold
+from review_monitor import Observation, Observed, PrRef
 
 __all__ = [
     "DAEMON_STATE_KEY",
@@ -79,8 +79,8 @@ class DaemonState(msgspec.Struct, frozen=True, kw_only=True):
 
 def pr_key(pr: PrRef) -> str:
     """How ``DaemonState`` keys a PR: ``host/owner/name#N``, case-folded (GitHub's names
-    are case-insensitive, so every spelling of a PR finds its entry)."""
-    return fold(f"{pr.host}/{pr}")
+    are case-insensitive, so every spelling of a PR finds its entry): ``PrRef.key_text``."""
+    return pr.key_text
 
 
 class StatusTracker:

@@ -158,9 +158,8 @@ class Post(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def pr_key(pr: PrRef) -> str:
-    """One PR as the table keys it: its folded identity (``PrRef.key``), as text."""
-    host, owner, name, number = pr.key
-    return f"{host}/{owner}/{name}#{number}"
+    """One PR as the table keys it: its folded identity, ``PrRef.key_text``."""
+    return pr.key_text
 
 
 _COLUMNS = (

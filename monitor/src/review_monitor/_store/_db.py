@@ -91,6 +91,12 @@ class WriteTx(ReadTx):
         self.at = at
         self.stamp = store_time(at)  # ``at`` as the store writes it
 
+    def lock(self, name: str) -> None:
+        """Hold the named lock until this transaction ends: every check-then-write
+        invariant (one live worker per PR, an hourly cap) takes its lock before it reads.
+        SQLite's ``BEGIN IMMEDIATE`` already serialises every writer, so here it costs
+        nothing; PostgreSQL takes a transaction-level advisory lock."""
+
 
 class Database:
     """The store's SQLite file: opening and migrating it, and its transactions."""

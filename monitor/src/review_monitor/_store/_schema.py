@@ -31,9 +31,18 @@ LEDGER_MOVED = 6
 
 
 class Migration(msgspec.Struct, frozen=True):
+    """One numbered step of a part's schema.
+
+    ``statements`` are SQLite's.  ``postgres`` are PostgreSQL's where the DDL differs
+    (None: the same statements, with their column types translated: see
+    ``postgres_ddl``).  A PostgreSQL database is always created at the current schema,
+    so a step that only rebuilds an old SQLite table has ``postgres=()``.
+    """
+
     version: int  # 1, 2, ... within its part
     name: str
     statements: tuple[str, ...]
+    postgres: tuple[str, ...] | None = None
 
 
 class Tables(msgspec.Struct, frozen=True):
