@@ -70,6 +70,11 @@ class StoreLockedError(StoreError):
     """Another daemon owns this state store."""
 
 
+class StoreUnavailableError(StoreError):
+    """The store's database server cannot be reached (PostgreSQL): nothing was written,
+    and the caller goes on when it answers again."""
+
+
 class StoreSchemaError(StoreError):
     """The store's schema is newer than this build, or a migration failed."""
 

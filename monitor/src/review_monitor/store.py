@@ -18,6 +18,16 @@ if TYPE_CHECKING:
     from ._store._async import Executor, Store, run_in_thread, run_inline
     from ._store._db import ReadTx, WriteTx, parse_store_time, store_time
     from ._store._faults import describe_fault
+    from ._store._leases import (
+        HeldLease,
+        LeaseHeld,
+        LeaseRow,
+        acquire_lease,
+        database_now,
+        read_lease,
+        release_lease,
+        renew_lease,
+    )
     from ._store._marks import Mark, load_mark
     from ._store._outbox import (
         Attempt,
@@ -40,7 +50,10 @@ if TYPE_CHECKING:
 __all__ = [
     "Attempt",
     "Executor",
+    "HeldLease",
     "Lease",
+    "LeaseHeld",
+    "LeaseRow",
     "Mark",
     "Migration",
     "OutboxEntry",
@@ -50,17 +63,22 @@ __all__ = [
     "SyncStore",
     "Tables",
     "WriteTx",
+    "acquire_lease",
     "add_watch",
     "bump_registry",
     "count_enqueued",
+    "database_now",
     "describe_fault",
     "enqueue_notices",
     "load_mark",
     "parse_store_time",
+    "read_lease",
     "read_registry_version",
     "read_watch_starts",
     "read_watches",
+    "release_lease",
     "remove_watch",
+    "renew_lease",
     "run_in_thread",
     "run_inline",
     "store_time",
@@ -74,6 +92,16 @@ __getattr__, __dir__ = lazy_exports(
         "._store._async": ("Executor", "Store", "run_in_thread", "run_inline"),
         "._store._db": ("ReadTx", "WriteTx", "parse_store_time", "store_time"),
         "._store._faults": ("describe_fault",),
+        "._store._leases": (
+            "HeldLease",
+            "LeaseHeld",
+            "LeaseRow",
+            "acquire_lease",
+            "database_now",
+            "read_lease",
+            "release_lease",
+            "renew_lease",
+        ),
         "._store._marks": ("Mark", "load_mark"),
         "._store._outbox": (
             "Attempt",

@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from comment_wake.delivery import DeliveryConfig
+from comment_wake.fleet import FleetConfig, StoreConfig
 from comment_wake.hints import WebhookConfig
 from comment_wake.wake import WakeConfig
 from review_monitor import Duration, GitHubConfig, MonitorConfig
@@ -42,6 +43,8 @@ class AppConfig(BaseModel):
     wake: WakeConfig = Field(default_factory=WakeConfig)
     delivery: DeliveryConfig = Field(default_factory=DeliveryConfig)
     webhook: WebhookConfig = Field(default_factory=WebhookConfig)
+    store: StoreConfig = Field(default_factory=StoreConfig)
+    fleet: FleetConfig = Field(default_factory=FleetConfig)
 
     @field_validator("prune_after")
     @classmethod
@@ -51,5 +54,5 @@ class AppConfig(BaseModel):
         return value
 
 
-TABLES: tuple[str, ...] = ("github", "monitor", "wake", "delivery", "webhook")
+TABLES: tuple[str, ...] = ("github", "monitor", "wake", "delivery", "webhook", "store", "fleet")
 """The tables of ``AppConfig``, in the order the documentation lists them."""

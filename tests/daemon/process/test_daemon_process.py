@@ -6,6 +6,8 @@ daemon).  Everything else the daemon does is pinned in process on virtual time, 
 from __future__ import annotations
 
 import signal
+import sqlite3
+from contextlib import closing
 from typing import Any
 
 from comment_wake.store import open_sync_store
@@ -29,9 +31,10 @@ def test_sigterm_mid_run_exits_zero_with_the_store_consistent_and_the_lease_free
     assert 0 == daemon.stop(signal.SIGTERM)
     assert any("SIGTERM received" in m for m in daemon.messages())
     assert "comment-wake daemon stopped" == daemon.messages()[-1]
+    with closing(sqlite3.connect(live.state_dir / "state.db")) as db:
+        check = db.execute("PRAGMA integrity_check").fetchone()[0]
     store = open_sync_store(live.state_dir / "state.db")
     try:
-        check = store._conn.execute("PRAGMA integrity_check").fetchone()[0]
         delivered = store.entries(statuses=("delivered",))
     finally:
         store.close()

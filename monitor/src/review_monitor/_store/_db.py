@@ -1,31 +1,29 @@
-"""One SQLite database and its transactions: the API every part reads and writes through.
+"""The store's database and its transactions: the API every part reads and writes through.
 
-SQLite through the standard library: WAL, ``isolation_level=None`` and an explicit
-``BEGIN IMMEDIATE`` around every write, so the daemon and short commands (bind, status)
-share the file with brief transactions.  One connection, used under a lock, so a
-``Database`` is safe to share between threads.
+A ``Database`` runs on one of two engines, the same SQL on both (``_dialect``): a SQLite
+file (``_sqlite``, the default) or a PostgreSQL server (``_postgres``, fleet mode).
+``read()`` gives one consistent view for several statements; ``write(at=...)`` is all or
+nothing, and ``WriteTx.lock`` holds a named lock for a check-then-write invariant.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
-import sqlite3
-import stat
-import threading
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, Literal, Protocol, Self
 
 from review_monitor._clock import Clock, SystemClock
+from review_monitor._errors import StoreError
 
-from ._faults import check_store_file, corrupt_error, is_corrupt
-from ._schema import Tables, migrate
+from ._dialect import is_postgres_url
+from ._schema import Tables
 
 __all__ = [
+    "Cursor",
     "Database",
+    "Engine",
     "ReadTx",
     "WriteTx",
     "opt_dt",
@@ -56,94 +54,125 @@ def placeholders(values: Sequence[object]) -> str:
     return ", ".join("?" for _ in values)
 
 
-def _sibling(path: Path, suffix: str) -> Path:
-    return path.with_name(path.name + suffix)
+class Cursor(Protocol):
+    """What a statement gives back, on either engine."""
+
+    @property
+    def rowcount(self) -> int: ...
+
+    def fetchone(self) -> Any: ...
+
+    def fetchall(self) -> list[Any]: ...
+
+    def __iter__(self) -> Iterator[Any]: ...
 
 
-def _owner_only(*paths: Path) -> None:
-    """Take group and other permissions off each file that exists."""
-    for path in paths:
-        try:
-            mode = stat.S_IMODE(os.stat(path).st_mode)
-        except FileNotFoundError:
-            continue
-        if mode & 0o077:
-            with contextlib.suppress(PermissionError):  # another user's file: theirs to fix
-                os.chmod(path, mode & 0o600)
+class _Statements(Protocol):
+    """An engine's open transaction."""
+
+    def execute(self, sql: str, args: Sequence[Any] = ()) -> Cursor: ...
+
+    def lock(self, name: str) -> None: ...
+
+
+class Engine(Protocol):
+    """A store's database engine: its transactions and its life."""
+
+    @property
+    def dialect(self) -> Literal["sqlite", "postgresql"]: ...
+
+    @property
+    def where(self) -> str:
+        """Where the store is, as it may be shown: a path, or a URL with no password."""
+        ...
+
+    def write(self) -> AbstractContextManager[_Statements]: ...
+
+    def read(self) -> AbstractContextManager[_Statements]: ...
+
+    def check_writable(self) -> None: ...
+
+    def close(self) -> None: ...
 
 
 class ReadTx:
-    """An open transaction: run statements with ``execute``."""
+    """An open transaction: run statements with ``execute`` (``?`` placeholders, on
+    either engine)."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self._conn = conn
+    def __init__(
+        self, statements: _Statements, dialect: Literal["sqlite", "postgresql"] = "sqlite"
+    ) -> None:
+        self._statements = statements
+        self.dialect = dialect  # for the rare statement the engines spell apart
 
-    def execute(self, sql: str, args: Iterable[Any] = ()) -> sqlite3.Cursor:
-        return self._conn.execute(sql, tuple(args))
+    def execute(self, sql: str, args: Iterable[Any] = ()) -> Cursor:
+        return self._statements.execute(sql, tuple(args))
 
 
 class WriteTx(ReadTx):
     """An open write transaction, stamped ``at``: every part writes through it, so one
     commit can change several parts (a mark, its notices, an application's rows)."""
 
-    def __init__(self, conn: sqlite3.Connection, at: datetime) -> None:
-        super().__init__(conn)
+    def __init__(
+        self,
+        statements: _Statements,
+        at: datetime,
+        dialect: Literal["sqlite", "postgresql"] = "sqlite",
+    ) -> None:
+        super().__init__(statements, dialect)
         self.at = at
         self.stamp = store_time(at)  # ``at`` as the store writes it
 
     def lock(self, name: str) -> None:
         """Hold the named lock until this transaction ends: every check-then-write
         invariant (one live worker per PR, an hourly cap) takes its lock before it reads.
-        SQLite's ``BEGIN IMMEDIATE`` already serialises every writer, so here it costs
+        SQLite's ``BEGIN IMMEDIATE`` already serialises every writer, so there it costs
         nothing; PostgreSQL takes a transaction-level advisory lock."""
+        self._statements.lock(name)
 
 
 class Database:
-    """The store's SQLite file: opening and migrating it, and its transactions."""
+    """The store's database on its engine: opening and migrating it, and its
+    transactions.  ``Database.connect(target, parts, clock)`` opens a SQLite file (a
+    path) or a PostgreSQL server (a ``postgresql://`` URL)."""
 
-    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
-        self._conn = conn
-        self._lock = threading.Lock()
-        self.path = path
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
 
     @staticmethod
     def connect(
-        path: Path, parts: Sequence[Tables], clock: Clock | None, *, create: bool = True
-    ) -> sqlite3.Connection:
-        """Open the file at ``path`` (creating it if needed and ``create``) and migrate
-        ``parts``.  A missing store without ``create`` raises ``StoreMissingError``; an
-        empty, foreign or damaged file ``StoreCorruptError``, never a fresh store.
+        target: Path | str, parts: Sequence[Tables], clock: Clock | None, *, create: bool = True
+    ) -> Engine:
+        """The engine for ``target`` with ``parts`` migrated.  A missing store without
+        ``create`` raises ``StoreMissingError``."""
+        now = (clock or SystemClock()).now()
+        if is_postgres_url(target):
+            from ._postgres import PostgresEngine
 
-        The file, its WAL and its shared-memory file are the owner's alone (0600), and a
-        folder created for it is 0700, whatever the umask: the store holds comment bodies.
-        """
-        check_store_file(path, create=create)
-        if not path.parent.exists():
-            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            os.chmod(path.parent, 0o700)
-        conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=10.0)
-        try:
-            # Before the WAL exists: SQLite gives its -wal and -shm files the file's mode.
-            _owner_only(path)
-            conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("PRAGMA synchronous = FULL")
-            conn.execute("PRAGMA foreign_keys = ON")
-            conn.execute("PRAGMA busy_timeout = 10000")
-            migrate(conn, parts, (clock or SystemClock()).now())
-            _owner_only(path, _sibling(path, "-wal"), _sibling(path, "-shm"))
-        except sqlite3.Error as exc:
-            conn.close()
-            if is_corrupt(exc):
-                raise corrupt_error(path, exc) from None
-            raise
-        except BaseException:
-            conn.close()
-            raise
-        return conn
+            return PostgresEngine.open(str(target), parts, now, create=create)
+        from ._sqlite import SqliteEngine
+
+        return SqliteEngine.open(Path(target), parts, now, create=create)
+
+    @property
+    def dialect(self) -> Literal["sqlite", "postgresql"]:
+        return self._engine.dialect
+
+    @property
+    def where(self) -> str:
+        """Where the store is, as it may be shown (never a password)."""
+        return self._engine.where
+
+    @property
+    def path(self) -> Path:
+        """The SQLite file; a PostgreSQL store has none (``StoreError``)."""
+        path = getattr(self._engine, "path", None)
+        if not isinstance(path, Path):
+            raise StoreError(f"the store at {self.where} is not a file")
+        return path
 
     def close(self) -> None:
-        with self._lock:
-            self._conn.close()
+        self._engine.close()
 
     def __enter__(self) -> Self:
         return self
@@ -155,31 +184,16 @@ class Database:
     def write(self, *, at: datetime) -> Iterator[WriteTx]:
         """One write transaction: all or nothing.  Raising inside the block rolls it
         back, so a caller can check what it reads and refuse with nothing written."""
-        with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield WriteTx(self._conn, at)
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            self._conn.execute("COMMIT")
+        with self._engine.write() as statements:
+            yield WriteTx(statements, at, self.dialect)
 
     def check_writable(self) -> None:
-        """Raise SQLite's ``OperationalError`` (``SQLITE_READONLY``) when this connection
-        cannot write, by a write that changes nothing, rolled back."""
-        with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                self._conn.execute("DELETE FROM schema_versions WHERE 0")
-            finally:
-                self._conn.execute("ROLLBACK")
+        """Raise when the store cannot be written (SQLite's ``SQLITE_READONLY``, a
+        PostgreSQL standby), by a write that changes nothing, rolled back."""
+        self._engine.check_writable()
 
     @contextmanager
     def read(self) -> Iterator[ReadTx]:
         """One read transaction: a consistent view for several statements."""
-        with self._lock:
-            self._conn.execute("BEGIN")
-            try:
-                yield ReadTx(self._conn)
-            finally:
-                self._conn.execute("COMMIT")
+        with self._engine.read() as statements:
+            yield ReadTx(statements, self.dialect)

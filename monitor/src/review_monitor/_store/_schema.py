@@ -24,7 +24,7 @@ import msgspec
 
 from review_monitor._errors import StoreSchemaError
 
-__all__ = ["LEDGER_MOVED", "Migration", "Tables", "applied", "migrate"]
+__all__ = ["LEDGER", "LEDGER_MOVED", "Migration", "Tables", "applied", "migrate", "refuse_newer"]
 
 # The last global version: "the ledger moved to schema_versions".
 LEDGER_MOVED = 6
@@ -61,7 +61,7 @@ class Tables(msgspec.Struct, frozen=True):
             raise ValueError(f"part {self.part!r}: migrations must be numbered 1, 2, ...")
 
 
-_LEDGER = """CREATE TABLE IF NOT EXISTS schema_versions (
+LEDGER = """CREATE TABLE IF NOT EXISTS schema_versions (
     part TEXT NOT NULL,
     version INTEGER NOT NULL,
     name TEXT NOT NULL,
@@ -78,7 +78,7 @@ _OLD_LEDGER = """CREATE TABLE IF NOT EXISTS schema_migrations (
 
 def applied(conn: sqlite3.Connection, part: str) -> list[int]:
     """The versions of ``part`` recorded in the database, ascending."""
-    conn.execute(_LEDGER)
+    conn.execute(LEDGER)
     rows = conn.execute(
         "SELECT version FROM schema_versions WHERE part = ? ORDER BY version", (part,)
     )
@@ -98,14 +98,14 @@ def migrate(conn: sqlite3.Connection, parts: Sequence[Tables], now: datetime) ->
     _adopt_old_ledger(conn, parts, now)
     done: list[str] = []
     for part in parts:
-        _refuse_newer(part, applied(conn, part.part))
+        refuse_newer(part, applied(conn, part.part))
         for m in part.migrations:
             if _apply(conn, part.part, m, now):
                 done.append(f"{part.part}:{m.version}")
     return done
 
 
-def _refuse_newer(part: Tables, versions: list[int]) -> None:
+def refuse_newer(part: Tables, versions: list[int]) -> None:
     known = len(part.migrations)
     if versions and versions[-1] > known:
         raise StoreSchemaError(
@@ -143,7 +143,7 @@ def _record(conn: sqlite3.Connection, part: str, version: int, name: str, at: st
 def _adopt_old_ledger(conn: sqlite3.Connection, parts: Sequence[Tables], now: datetime) -> None:
     """Give each part with a ``legacy`` version found in ``schema_migrations`` its version
     1, when it has no row of its own yet; then record ``LEDGER_MOVED`` there."""
-    conn.execute(_LEDGER)
+    conn.execute(LEDGER)
     conn.execute("BEGIN IMMEDIATE")
     try:
         conn.execute(_OLD_LEDGER)

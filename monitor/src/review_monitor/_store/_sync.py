@@ -10,6 +10,7 @@ from review_monitor._clock import Clock
 from review_monitor._model import PrRef
 from review_monitor._notice import Notice
 
+from ._leases import LEASES
 from ._marks import MARKS, Mark, MarksPart, put_mark
 from ._outbox import OUTBOX, Also, OutboxPart, enqueue_notices
 from ._schema import Tables
@@ -18,7 +19,7 @@ from ._watches import WATCHES, WatchesPart
 
 __all__ = ["MONITOR_TABLES", "SyncStore"]
 
-MONITOR_TABLES: tuple[Tables, ...] = (WATCHES, MARKS, OUTBOX, STATE)
+MONITOR_TABLES: tuple[Tables, ...] = (WATCHES, MARKS, OUTBOX, STATE, LEASES)
 
 
 class SyncStore(WatchesPart, MarksPart, OutboxPart, StatePart):
@@ -29,17 +30,17 @@ class SyncStore(WatchesPart, MarksPart, OutboxPart, StatePart):
     @classmethod
     def open(
         cls,
-        path: Path | str,
+        target: Path | str,
         *,
         clock: Clock | None = None,
         tables: Sequence[Tables] = (),
         create: bool = True,
     ) -> SyncStore:
-        """Open the store at ``path`` and migrate the monitor's parts and ``tables``, the
-        application's parts.  ``create=False`` (a command that only reads) raises
-        ``StoreMissingError`` instead of creating a store."""
-        path = Path(path)
-        return cls(cls.connect(path, (*MONITOR_TABLES, *tables), clock, create=create), path)
+        """Open the store at ``target`` (a SQLite file's path, or a ``postgresql://``
+        URL) and migrate the monitor's parts and ``tables``, the application's parts.
+        ``create=False`` (a command that only reads) raises ``StoreMissingError``
+        instead of creating a store."""
+        return cls(cls.connect(target, (*MONITOR_TABLES, *tables), clock, create=create))
 
     def commit(
         self,

@@ -1,0 +1,26 @@
+"""Fleet mode: many hosts' daemons on one PostgreSQL store and one GitHub identity.
+
+``[store] url`` selects PostgreSQL (``StoreConfig``); ``[fleet]`` names this host
+(``FleetConfig``, ``host_identity``).  docs/fleet.md has the whole story.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from comment_wake._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from ._config import FleetConfig, StoreConfig
+    from ._host import HOST_ID_FILE, HostIdentity, host_identity
+
+__all__ = ["HOST_ID_FILE", "FleetConfig", "HostIdentity", "StoreConfig", "host_identity"]
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    globals(),
+    {
+        "._config": ("FleetConfig", "StoreConfig"),
+        "._host": ("HOST_ID_FILE", "HostIdentity", "host_identity"),
+    },
+)
