@@ -138,8 +138,9 @@ async def test_a_daemon_on_a_store_binding_one_pr_in_two_spellings_refuses_to_st
     world.bind()  # w1 on octo/repo#1; then what an earlier build let ``bind w2`` add
     with open_sync_store(world.state_dir / "state.db") as db, db.write(at=world.clock.now()) as tx:
         tx.execute(
-            "INSERT INTO watches VALUES ('w2', 'github.com', 'Octo', 'Repo', 1, "
-            "'pr_review_monitor', '2999-01-01T00:00:00.000000Z')"
+            "INSERT INTO watches (thread_id, pr_key, host, owner, name, number, tool, "
+            "added_at) VALUES ('w2', 'github.com/octo/repo#1', 'github.com', 'Octo', 'Repo', "
+            "1, 'pr_review_monitor', '2999-01-01T00:00:00.000000Z')"
         )
     daemon = Daemon(
         load_config(world.config),

@@ -25,12 +25,10 @@ def two_spellings(db: SyncStore) -> tuple[tuple[str, PrRef, str, PrRef], ...]:
     with db.read() as tx:
         rows = tx.execute(
             "SELECT a.thread_id, a.host, a.owner, a.name, a.number, b.thread_id, b.host, "
-            "b.owner, b.name FROM watches a JOIN watches b ON b.host = a.host "
-            "AND b.owner = a.owner AND b.name = a.name AND b.number = a.number "
+            "b.owner, b.name FROM watches a JOIN watches b ON b.pr_key = a.pr_key "
             "AND b.tool = a.tool AND (a.added_at < b.added_at "
             "OR (a.added_at = b.added_at AND a.thread_id < b.thread_id)) "
-            "WHERE a.tool = ? AND (a.owner != b.owner COLLATE BINARY "
-            "OR a.name != b.name COLLATE BINARY)",
+            "WHERE a.tool = ? AND (a.owner != b.owner OR a.name != b.name)",
             (WATCH_TOOL,),
         ).fetchall()
     out = [

@@ -197,6 +197,22 @@ def test_a_gone_worker_hands_its_notice_to_the_orchestrator_in_one_step(
     )
 
 
+def test_a_hand_off_whose_key_is_already_enqueued_routes_to_that_entry(
+    store: SyncStore, make_notice: MakeNotice, t0: datetime
+) -> None:
+    first, second = store.enqueue([make_notice("w1", "a"), make_notice("w2", "a")], at=t0)
+    handoff = make_notice("orchestrator", "a", kind="handoff")
+    new = store.hand_off(first, handoff, at=t0, detail="session ended")
+    again = store.hand_off(second, handoff, at=t0, detail="session ended")
+    routed = store.entry(second)
+    assert routed is not None
+    assert (new, new, 1) == (
+        again,
+        routed.routed_to,
+        len(store.entries(worker="orchestrator")),
+    )
+
+
 def test_merging_replaces_the_heads_notice_and_absorbs_the_later_ones(
     store: SyncStore, make_notice: MakeNotice, t0: datetime
 ) -> None:
@@ -225,6 +241,45 @@ def test_merging_across_workers_is_refused(
     head, other = store.enqueue([make_notice("w1", "a"), make_notice("w2", "b")], at=t0)
     with pytest.raises(StoreError, match="cannot be merged"):
         store.merge_into(head, make_notice("w1", "a"), absorbed=[other], at=t0)
+
+
+def test_merging_into_another_workers_head_is_refused(
+    store: SyncStore, make_notice: MakeNotice, t0: datetime
+) -> None:
+    (head,) = store.enqueue([make_notice("w1", "a")], at=t0)
+    with pytest.raises(StoreError, match="belongs to another worker"):
+        store.merge_into(head, make_notice("w2", "a"), at=t0)
+
+
+def test_merging_into_a_finished_head_is_refused(
+    store: SyncStore, make_notice: MakeNotice, t0: datetime
+) -> None:
+    (head,) = store.enqueue([make_notice("w1", "a")], at=t0)
+    store.mark_delivered(head, at=t0)
+    with pytest.raises(StoreError, match="is not pending"):
+        store.merge_into(head, make_notice("w1", "a"), at=t0)
+
+
+def test_a_refused_merge_changes_no_entry(
+    store: SyncStore, make_notice: MakeNotice, t0: datetime
+) -> None:
+    head, later, other = store.enqueue(
+        [make_notice("w1", "a"), make_notice("w1", "b"), make_notice("w2", "c")], at=t0
+    )
+    before = store.entries(statuses=("pending", "merged"))
+    with pytest.raises(StoreError, match=f"entry {other} cannot be merged"):
+        store.merge_into(
+            head, make_notice("w1", items=("a", "b"), text="both"), absorbed=[later, other], at=t0
+        )
+    assert before == store.entries(statuses=("pending", "merged"))
+
+
+def test_an_entry_cannot_be_merged_into_itself(
+    store: SyncStore, make_notice: MakeNotice, t0: datetime
+) -> None:
+    (head,) = store.enqueue([make_notice("w1", "a")], at=t0)
+    with pytest.raises(StoreError, match=f"entry {head} cannot be merged into {head}"):
+        store.merge_into(head, make_notice("w1", "a"), absorbed=[head], at=t0)
 
 
 def test_recording_an_attempt_on_a_finished_entry_is_an_error(

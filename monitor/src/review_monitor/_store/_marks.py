@@ -44,9 +44,53 @@ _V2 = (
     "DROP TABLE marks",
     "ALTER TABLE marks_v2 RENAME TO marks",
 )
+# version 3: a mark's PR is keyed by ``pr_key`` (``PrRef.key_text``, the folded
+# ``host/owner/name#N``), so no collation decides which PR a row is, on any engine; host,
+# owner and name stay as spelled, for display.  SQLite's lower() folds ASCII only, as
+# ``PrRef.key`` does, and version 2 left one mark per listener and folded PR.
+_V3 = (
+    """CREATE TABLE marks_v3 (
+        pr_key TEXT NOT NULL,
+        listener TEXT NOT NULL,
+        host TEXT NOT NULL,
+        owner TEXT NOT NULL,
+        name TEXT NOT NULL,
+        number INTEGER NOT NULL,
+        version INTEGER NOT NULL,
+        blob BLOB NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (pr_key, listener)
+    )""",
+    "INSERT INTO marks_v3 (pr_key, listener, host, owner, name, number, version, blob, "
+    "updated_at) SELECT lower(host) || '/' || lower(owner) || '/' || lower(name) || '#' "
+    "|| number, listener, host, owner, name, number, version, blob, updated_at FROM marks",
+    "DROP TABLE marks",
+    "ALTER TABLE marks_v3 RENAME TO marks",
+)
+# PostgreSQL: a database is created at the current schema, so versions 1 and 2 (the old
+# shapes, rebuilt by SQLite alone) do nothing there and version 3 creates the marks table
+# in its current shape.
+_V3_POSTGRES = (
+    """CREATE TABLE marks (
+        pr_key TEXT COLLATE "C" NOT NULL,
+        listener TEXT COLLATE "C" NOT NULL,
+        host TEXT COLLATE "C" NOT NULL,
+        owner TEXT COLLATE "C" NOT NULL,
+        name TEXT COLLATE "C" NOT NULL,
+        number BIGINT NOT NULL,
+        version BIGINT NOT NULL,
+        blob BYTEA NOT NULL,
+        updated_at TEXT COLLATE "C" NOT NULL,
+        PRIMARY KEY (pr_key, listener)
+    )""",
+)
 MARKS = Tables(
     "review_monitor.marks",
-    (Migration(1, "listener marks", _V1), Migration(2, "names compare case-insensitively", _V2)),
+    (
+        Migration(1, "listener marks", _V1, postgres=()),
+        Migration(2, "names compare case-insensitively", _V2, postgres=()),
+        Migration(3, "PRs keyed by pr_key", _V3, postgres=_V3_POSTGRES),
+    ),
     legacy=1,
 )
 
@@ -61,22 +105,31 @@ class Mark(msgspec.Struct, frozen=True):
 def put_mark(tx: WriteTx, pr: PrRef, listener: str, mark: Mark) -> None:
     """Write ``listener``'s mark for ``pr`` inside ``tx``."""
     tx.execute(
-        "INSERT INTO marks (host, owner, name, number, listener, version, blob, "
-        "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
-        "ON CONFLICT (host, owner, name, number, listener) DO UPDATE SET "
+        "INSERT INTO marks (pr_key, listener, host, owner, name, number, version, blob, "
+        "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT (pr_key, listener) DO UPDATE SET "
         "owner = excluded.owner, name = excluded.name, "
         "version = excluded.version, blob = excluded.blob, "
         "updated_at = excluded.updated_at",
-        (pr.host, pr.owner, pr.name, pr.number, listener, mark.version, mark.blob, tx.stamp),
+        (
+            pr.key_text,
+            listener,
+            pr.host,
+            pr.owner,
+            pr.name,
+            pr.number,
+            mark.version,
+            mark.blob,
+            tx.stamp,
+        ),
     )
 
 
 def load_mark(tx: ReadTx, pr: PrRef, listener: str) -> Mark | None:
     """``listener``'s mark for ``pr`` inside ``tx``; None when it has none."""
     row = tx.execute(
-        "SELECT version, blob FROM marks WHERE host = ? AND owner = ? AND name = ? "
-        "AND number = ? AND listener = ?",
-        (pr.host, pr.owner, pr.name, pr.number, listener),
+        "SELECT version, blob FROM marks WHERE pr_key = ? AND listener = ?",
+        (pr.key_text, listener),
     ).fetchone()
     return None if row is None else Mark(int(row[0]), bytes(row[1]))
 

@@ -74,6 +74,8 @@ _V1 = (  # version 1: outbox and its attempt log
         PRIMARY KEY (seq, n)
     )""",
 )
+# PostgreSQL: version 1 creates both tables there too, its types translated (``seq`` an
+# identity column).
 OUTBOX = Tables(
     "review_monitor.outbox", (Migration(1, "outbox and its attempt log", _V1),), legacy=2
 )
@@ -149,8 +151,9 @@ def enqueue_notices(tx: WriteTx, notices: Sequence[Notice]) -> list[int]:
 
 def count_enqueued(tx: ReadTx, pr: PrRef, kinds: Sequence[str], since: datetime) -> int:
     """How many entries of ``kinds`` about ``pr`` were enqueued at or after ``since``,
-    whatever became of them, inside ``tx``.  In a write transaction, with
-    ``enqueue_notices`` after it, a cap on a sender holds against concurrent writers."""
+    whatever became of them, inside ``tx``.  A cap on a sender holds against concurrent
+    writers when a write transaction takes the cap's lock (``tx.lock``) before it counts,
+    then enqueues with ``enqueue_notices``."""
     row = tx.execute(
         f"SELECT COUNT(*) FROM outbox WHERE kind IN ({placeholders(kinds)}) "
         "AND host = ? AND owner = ? AND name = ? AND number = ? AND created_at >= ?",
@@ -160,11 +163,27 @@ def count_enqueued(tx: ReadTx, pr: PrRef, kinds: Sequence[str], since: datetime)
 
 
 def _insert(tx: WriteTx, notice: Notice) -> int | None:
+    """Enqueue ``notice``; its seq, or None when its key is already in the outbox."""
+    rows = _insert_rows(tx, notice, "DO NOTHING")
+    return int(rows[0][0]) if rows else None
+
+
+def _insert_or_existing(tx: WriteTx, notice: Notice) -> int:
+    """Enqueue ``notice``; its seq, or the seq of the entry that has its key.  One
+    statement finds it (the no-op update makes the existing row answer ``RETURNING``),
+    and on PostgreSQL holds that row, so a concurrent prune cannot take it from under
+    the caller's write."""
+    return int(_insert_rows(tx, notice, "DO UPDATE SET key = excluded.key")[0][0])
+
+
+def _insert_rows(tx: WriteTx, notice: Notice, on_conflict: str) -> list[Any]:
     pr = _pr_of(notice)
-    cur = tx.execute(
-        "INSERT OR IGNORE INTO outbox (key, worker, kind, host, owner, name, number, "
+    # ``fetchall`` runs the statement to its end.
+    return tx.execute(
+        "INSERT INTO outbox (key, worker, kind, host, owner, name, number, "
         "notice, status, created_at, next_attempt_at, updated_at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)",
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?) "
+        f"ON CONFLICT (key) {on_conflict} RETURNING seq",
         (
             notice.key,
             notice.worker,
@@ -178,27 +197,36 @@ def _insert(tx: WriteTx, notice: Notice) -> int | None:
             tx.stamp,
             tx.stamp,
         ),
-    )
-    return cur.lastrowid if cur.rowcount == 1 else None
+    ).fetchall()
 
 
 def _log(tx: WriteTx, seq: int, outcome: str, detail: str) -> None:
-    """Log an attempt at the pending entry ``seq``."""
-    row = tx.execute("SELECT status, attempts FROM outbox WHERE seq = ?", (seq,)).fetchone()
-    if row is None:
-        raise StoreError(f"no outbox entry {seq}")
-    if row[0] != "pending":
-        raise StoreError(f"outbox entry {seq} is {row[0]}, not pending")
-    n = int(row[1]) + 1
+    """Log an attempt at the pending entry ``seq``.
+
+    One conditional statement counts the attempt only while the entry is pending, so a
+    concurrent writer cannot finish the entry between a check and this write; on
+    PostgreSQL it also holds the entry's row until the transaction ends, for the status
+    change that follows."""
+    row = tx.execute(
+        "UPDATE outbox SET attempts = attempts + 1, last_outcome = ?, last_detail = ?, "
+        "updated_at = ? WHERE seq = ? AND status = 'pending' RETURNING attempts",
+        (outcome, detail, tx.stamp, seq),
+    ).fetchall()
+    if not row:
+        raise _not_pending(tx, seq)
     tx.execute(
         "INSERT INTO outbox_attempts (seq, n, at, outcome, detail) VALUES (?, ?, ?, ?, ?)",
-        (seq, n, tx.stamp, outcome, detail),
+        (seq, int(row[0][0]), tx.stamp, outcome, detail),
     )
-    tx.execute(
-        "UPDATE outbox SET attempts = ?, last_outcome = ?, last_detail = ?, updated_at = ? "
-        "WHERE seq = ?",
-        (n, outcome, detail, tx.stamp, seq),
-    )
+
+
+def _not_pending(tx: ReadTx, seq: int) -> StoreError:
+    """Why a conditional write on the pending entry ``seq`` changed nothing (the write
+    transaction raises it, so it rolls back)."""
+    row = tx.execute("SELECT status FROM outbox WHERE seq = ?", (seq,)).fetchone()
+    if row is None:
+        return StoreError(f"no outbox entry {seq}")
+    return StoreError(f"outbox entry {seq} is {row[0]}, not pending")
 
 
 class OutboxPart(Database):
@@ -329,11 +357,7 @@ class OutboxPart(Database):
         hand-off's seq (the existing one when its key was already enqueued)."""
         with self.write(at=at) as tx:
             _log(tx, seq, "gone", detail)
-            new = _insert(tx, handoff)
-            if new is None:
-                new = int(
-                    tx.execute("SELECT seq FROM outbox WHERE key = ?", (handoff.key,)).fetchone()[0]
-                )
+            new = _insert_or_existing(tx, handoff)
             tx.execute(
                 "UPDATE outbox SET status = 'handed-off', routed_to = ? WHERE seq = ?",
                 (new, seq),
@@ -347,27 +371,28 @@ class OutboxPart(Database):
         later notices for the same PR folded in) and mark each ``absorbed`` entry merged
         into it.  Enqueue keys stay as they were, so re-enqueueing any of them is still a
         no-op.  All entries must be pending and belong to the same worker."""
+        # Each write is conditional on what it checks (pending, the worker), so no
+        # concurrent writer can change an entry between a check and the write; a refusal
+        # raises, and the whole merge rolls back.
         with self.write(at=at) as tx:
-            head = tx.execute("SELECT worker, status FROM outbox WHERE seq = ?", (seq,)).fetchone()
-            if head is None or head[1] != "pending":
-                raise StoreError(f"outbox entry {seq} is not pending")
-            if notice.worker != head[0]:
+            cur = tx.execute(
+                "UPDATE outbox SET notice = ?, kind = ?, updated_at = ? "
+                "WHERE seq = ? AND status = 'pending' AND worker = ?",
+                (msgspec.json.encode(notice), notice.kind, tx.stamp, seq, notice.worker),
+            )
+            if cur.rowcount != 1:
+                head = tx.execute("SELECT status FROM outbox WHERE seq = ?", (seq,)).fetchone()
+                if head is None or head[0] != "pending":
+                    raise StoreError(f"outbox entry {seq} is not pending")
                 raise StoreError(f"outbox entry {seq} belongs to another worker")
             for other in absorbed:
-                row = tx.execute(
-                    "SELECT worker, status FROM outbox WHERE seq = ?", (other,)
-                ).fetchone()
-                if row is None or row[1] != "pending" or row[0] != head[0] or other == seq:
-                    raise StoreError(f"outbox entry {other} cannot be merged into {seq}")
-                tx.execute(
+                cur = tx.execute(
                     "UPDATE outbox SET status = 'merged', routed_to = ?, updated_at = ? "
-                    "WHERE seq = ?",
-                    (seq, tx.stamp, other),
+                    "WHERE seq = ? AND seq != ? AND status = 'pending' AND worker = ?",
+                    (seq, tx.stamp, other, seq, notice.worker),
                 )
-            tx.execute(
-                "UPDATE outbox SET notice = ?, kind = ?, updated_at = ? WHERE seq = ?",
-                (msgspec.json.encode(notice), notice.kind, tx.stamp, seq),
-            )
+                if cur.rowcount != 1:
+                    raise StoreError(f"outbox entry {other} cannot be merged into {seq}")
 
     def prune(self, *, before: datetime) -> int:
         """Delete finished entries (delivered, handed-off, merged) last touched before

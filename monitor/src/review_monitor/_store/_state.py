@@ -16,6 +16,7 @@ _V1 = (  # version 1: daemon state
         updated_at TEXT NOT NULL
     )""",
 )
+# PostgreSQL: version 1 creates the table there too, its types translated.
 STATE = Tables("review_monitor.state", (Migration(1, "daemon state", _V1),), legacy=3)
 
 

@@ -68,12 +68,53 @@ _V3 = (
     "CREATE TABLE registry_version (id INTEGER PRIMARY KEY CHECK (id = 0), n INTEGER NOT NULL)",
     "INSERT INTO registry_version (id, n) VALUES (0, 0)",
 )
+# version 4: a watch's PR is keyed by ``pr_key`` (``PrRef.key_text``, the folded
+# ``host/owner/name#N``), so no collation decides which PR a row is, on any engine; host,
+# owner and name stay as spelled, for display.  SQLite's lower() folds ASCII only, as
+# ``PrRef.key`` does, and version 2 left one row per folded PR: the keys are unique.
+_V4 = (
+    """CREATE TABLE watches_v4 (
+        thread_id TEXT NOT NULL,
+        pr_key TEXT NOT NULL,
+        host TEXT NOT NULL,
+        owner TEXT NOT NULL,
+        name TEXT NOT NULL,
+        number INTEGER NOT NULL,
+        tool TEXT NOT NULL,
+        added_at TEXT NOT NULL,
+        PRIMARY KEY (thread_id, pr_key, tool)
+    )""",
+    "INSERT INTO watches_v4 (thread_id, pr_key, host, owner, name, number, tool, added_at) "
+    "SELECT thread_id, lower(host) || '/' || lower(owner) || '/' || lower(name) || '#' "
+    "|| number, host, owner, name, number, tool, added_at FROM watches",
+    "DROP TABLE watches",
+    "ALTER TABLE watches_v4 RENAME TO watches",
+    "CREATE INDEX watches_by_pr ON watches (pr_key)",
+)
+# PostgreSQL: a database is created at the current schema, so versions 1 and 2 (the old
+# shapes, rebuilt by SQLite alone) do nothing there, version 3 runs as SQLite's (its
+# types translated) and version 4 creates the watches table in its current shape.
+_V4_POSTGRES = (
+    """CREATE TABLE watches (
+        thread_id TEXT COLLATE "C" NOT NULL,
+        pr_key TEXT COLLATE "C" NOT NULL,
+        host TEXT COLLATE "C" NOT NULL,
+        owner TEXT COLLATE "C" NOT NULL,
+        name TEXT COLLATE "C" NOT NULL,
+        number BIGINT NOT NULL,
+        tool TEXT COLLATE "C" NOT NULL,
+        added_at TEXT COLLATE "C" NOT NULL,
+        PRIMARY KEY (thread_id, pr_key, tool)
+    )""",
+    "CREATE INDEX watches_by_pr ON watches (pr_key)",
+)
 WATCHES = Tables(
     "review_monitor.watches",
     (
-        Migration(1, "watch registry", _V1),
-        Migration(2, "names compare case-insensitively", _V2),
+        Migration(1, "watch registry", _V1, postgres=()),
+        Migration(2, "names compare case-insensitively", _V2, postgres=()),
         Migration(3, "registry version", _V3),
+        Migration(4, "PRs keyed by pr_key", _V4, postgres=_V4_POSTGRES),
     ),
     legacy=1,
 )
@@ -94,9 +135,9 @@ def read_registry_version(tx: ReadTx) -> int:
 def add_watch(tx: WriteTx, thread_id: str, pr: PrRef) -> bool:
     """Register ``thread_id`` as watching ``pr`` inside ``tx``; False when it already was."""
     cur = tx.execute(
-        "INSERT OR IGNORE INTO watches (thread_id, host, owner, name, number, tool, "
-        "added_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (thread_id, pr.host, pr.owner, pr.name, pr.number, WATCH_TOOL, tx.stamp),
+        "INSERT INTO watches (thread_id, pr_key, host, owner, name, number, tool, added_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (thread_id, pr_key, tool) DO NOTHING",
+        (thread_id, pr.key_text, pr.host, pr.owner, pr.name, pr.number, WATCH_TOOL, tx.stamp),
     )
     if cur.rowcount != 1:
         return False
@@ -107,9 +148,8 @@ def add_watch(tx: WriteTx, thread_id: str, pr: PrRef) -> bool:
 def remove_watch(tx: WriteTx, thread_id: str, pr: PrRef) -> bool:
     """Stop ``thread_id`` watching ``pr`` inside ``tx``; False when it did not."""
     cur = tx.execute(
-        "DELETE FROM watches WHERE thread_id = ? AND host = ? AND owner = ? "
-        "AND name = ? AND number = ? AND tool = ?",
-        (thread_id, pr.host, pr.owner, pr.name, pr.number, WATCH_TOOL),
+        "DELETE FROM watches WHERE thread_id = ? AND pr_key = ? AND tool = ?",
+        (thread_id, pr.key_text, WATCH_TOOL),
     )
     if cur.rowcount == 0:
         return False
@@ -121,9 +161,8 @@ def respell_watches(tx: WriteTx, pr: PrRef) -> int:
     """Spell every watch of ``pr`` (whatever its letter case) as ``pr`` is spelled, inside
     ``tx``; how many changed."""
     cur = tx.execute(
-        "UPDATE watches SET owner = ?, name = ? WHERE host = ? AND owner = ? AND name = ? "
-        "AND number = ? AND (owner != ? COLLATE BINARY OR name != ? COLLATE BINARY)",
-        (pr.owner, pr.name, pr.host, pr.owner, pr.name, pr.number, pr.owner, pr.name),
+        "UPDATE watches SET owner = ?, name = ? WHERE pr_key = ? AND (owner != ? OR name != ?)",
+        (pr.owner, pr.name, pr.key_text, pr.owner, pr.name),
     )
     if cur.rowcount:
         bump_registry(tx)
@@ -174,9 +213,8 @@ class WatchesPart(Database):
 def watch_start(tx: ReadTx, thread_id: str, pr: PrRef) -> datetime | None:
     """When ``thread_id`` started watching ``pr``, as of ``tx``; None when it does not."""
     row = tx.execute(
-        "SELECT added_at FROM watches WHERE thread_id = ? AND host = ? AND owner = ? "
-        "AND name = ? AND number = ? AND tool = ?",
-        (thread_id, pr.host, pr.owner, pr.name, pr.number, WATCH_TOOL),
+        "SELECT added_at FROM watches WHERE thread_id = ? AND pr_key = ? AND tool = ?",
+        (thread_id, pr.key_text, WATCH_TOOL),
     ).fetchone()
     return None if row is None else parse_store_time(row[0])
 
