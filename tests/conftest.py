@@ -1,5 +1,7 @@
 """Shared fixtures.  ``shared_dir`` gives ``../shared/`` or skips (fails under CI);
-``store_fault`` makes SQLite refuse writes as a read-only store or a full disk does."""
+``store_fault`` makes SQLite refuse writes as a read-only store or a full disk does;
+``write_txs`` records what each write transaction did, in order (its locks, its
+statements)."""
 
 from __future__ import annotations
 
@@ -153,3 +155,45 @@ def checkout(tmp_path: Path) -> tuple[Path, str]:
     git("add", ".")
     git("commit", "-qm", "the widget")
     return repo, git("rev-parse", "HEAD")
+
+
+@pytest.fixture
+def write_txs(monkeypatch: pytest.MonkeyPatch) -> list[list[tuple[str, str]]]:
+    """Every write transaction begun from now on, as its events in order:
+    ``("lock", name)`` for each ``WriteTx.lock`` and ``("sql", VERB)`` for each
+    statement (``SELECT``, ``INSERT``...).  On SQLite a lock costs nothing, so this is how
+    a test sees that a check-then-write takes its lock before its first read."""
+    from collections.abc import Iterator
+    from contextlib import contextmanager
+    from datetime import datetime
+
+    from review_monitor._store import _db
+
+    txs: list[list[tuple[str, str]]] = []
+    write = _db.Database.write
+    execute = _db.ReadTx.execute
+    lock = _db.WriteTx.lock
+
+    @contextmanager
+    def recorded(self: _db.Database, *, at: datetime) -> Iterator[_db.WriteTx]:
+        with write(self, at=at) as tx:
+            tx._events = []  # type: ignore[attr-defined]
+            txs.append(tx._events)  # type: ignore[attr-defined]
+            yield tx
+
+    def recorded_execute(self: _db.ReadTx, sql: str, args: Any = ()) -> Any:
+        events = getattr(self, "_events", None)
+        if events is not None:
+            events.append(("sql", sql.split(None, 1)[0].upper()))
+        return execute(self, sql, args)
+
+    def recorded_lock(self: _db.WriteTx, name: str) -> None:
+        events = getattr(self, "_events", None)
+        if events is not None:
+            events.append(("lock", name))
+        lock(self, name)
+
+    monkeypatch.setattr(_db.Database, "write", recorded)
+    monkeypatch.setattr(_db.ReadTx, "execute", recorded_execute)
+    monkeypatch.setattr(_db.WriteTx, "lock", recorded_lock)
+    return txs

@@ -266,3 +266,32 @@ def test_status_lists_the_posts_with_a_failures_reason(
         line["status"],
         line["failure"],
     )
+
+
+POST_LOCK = ("lock", "post-cap:w1")
+
+
+def test_reply_takes_the_workers_post_lock_before_it_counts_the_hour(
+    tools: WorkerTools, store: SyncStore, write_txs: list[list[tuple[str, str]]]
+) -> None:
+    deliver(store, COMMENT)
+    write_txs.clear()
+    tools.reply(COMMENT.id, "Done.")
+    assert [POST_LOCK] == [events[0] for events in write_txs]
+
+
+def test_review_takes_the_workers_post_lock_before_it_counts_the_hour(
+    tools: WorkerTools, head: tuple[Path, str], write_txs: list[list[tuple[str, str]]]
+) -> None:
+    tools.review("Looks sound.", [], head[1])
+    assert [POST_LOCK] == [events[0] for events in write_txs]
+
+
+@pytest.mark.parametrize("calls", [1, 2], ids=["create", "edit"])
+def test_progress_takes_the_workers_post_lock_before_it_looks_for_its_comment(
+    tools: WorkerTools, write_txs: list[list[tuple[str, str]]], calls: int
+) -> None:
+    for n in range(calls):
+        write_txs.clear()
+        tools.progress(f"step {n}")
+    assert [POST_LOCK] == [events[0] for events in write_txs]

@@ -350,3 +350,11 @@ def test_a_report_whose_links_leave_no_room_for_its_text_is_refused(
         deliver(store, "w1", PR, item, seq=seq)
     with pytest.raises(ToolRefused, match="name fewer comments"):
         tools.report("all fixed", [i.id for i in items])
+
+
+@pytest.mark.parametrize("send", ["message_orchestrator", "report"])
+def test_a_message_takes_its_prs_message_cap_lock_before_it_counts_the_hour(
+    tools: WorkerTools, write_txs: list[list[tuple[str, str]]], send: str
+) -> None:
+    getattr(tools, send)("The reviewer asks for a new API.")
+    assert [("lock", "message-cap:github.com/octo/repo#7")] == [e[0] for e in write_txs]

@@ -4,8 +4,9 @@ Records live in the state store's application records (``comment_wake.store``, n
 ``comment-wake/workers`` and ``comment-wake/orchestrators``, JSON), so binding a worker and
 adding its ``pr_review_monitor`` watch happen in one transaction, as do unbinding and
 removing it.  Everything is checked before that transaction starts (files, ids, specs)
-or inside it (the orchestrator exists, the PR has no other worker), and a refusal
-raises ``RefusedInputError`` with nothing written.
+or inside it (the orchestrator exists, the PR has no other worker), under the
+registry's lock taken before the transaction's first read, and a refusal raises
+``RefusedInputError`` with nothing written.
 
 The registry is the service's ``BindingSource`` (``binding``, ``transcripts``) and gives
 the delivery loop its ``route``, ``orchestrator_of`` and ``on_session``.  It reads with
@@ -17,7 +18,8 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -76,6 +78,8 @@ if TYPE_CHECKING:
 
 __all__ = ["ORCHESTRATORS", "WORKERS", "Registry", "id_problem"]
 
+_REGISTRY_LOCK = "registry"
+"""The lock every registry write transaction takes first (``WriteTx.lock``)."""
 WORKERS = "comment-wake/workers"
 """The application-record namespace of the registry's workers."""
 ORCHESTRATORS = "comment-wake/orchestrators"
@@ -283,6 +287,16 @@ class Registry:
 
     # -- writes --------------------------------------------------------------------
 
+    @contextmanager
+    def _write(self, *, at: datetime) -> Iterator[WriteTx]:
+        """A registry write transaction.  Every registry write checks what it reads (one
+        live worker per PR, an id not taken by the other kind, an orchestrator's workers,
+        the record it rewrites), so each takes the registry's lock before its first read:
+        on PostgreSQL (READ COMMITTED) two binds of one PR cannot both see it free."""
+        with self._store.write(at=at) as tx:
+            tx.lock(_REGISTRY_LOCK)
+            yield tx
+
     def add_orchestrator(
         self,
         orchestrator: str,
@@ -295,7 +309,7 @@ class Registry:
         self._refuse(self._secret_problem(orchestrator, publisher))
         specs = self._checked_transcripts(transcripts)
         now = self._clock.now()
-        with self._store.write(at=now) as tx:
+        with self._write(at=now) as tx:
             if get_record(tx, WORKERS, orchestrator) is not None:
                 self._refuse(
                     f"{orchestrator!r} is already a worker's id; give the orchestrator another id"
@@ -314,7 +328,7 @@ class Registry:
 
     def remove_orchestrator(self, orchestrator: str) -> OrchestratorRecord:
         """Forget an orchestrator that no worker names any more."""
-        with self._store.write(at=self._clock.now()) as tx:
+        with self._write(at=self._clock.now()) as tx:
             blob = get_record(tx, ORCHESTRATORS, orchestrator)
             if blob is None:
                 raise UnknownWorkerError(f"no orchestrator {orchestrator!r} is registered")
@@ -365,7 +379,7 @@ class Registry:
         self._refuse(self._secret_problem(worker, publisher))
         specs = self._checked_transcripts(transcripts)
         now = self._clock.now()
-        with self._store.write(at=now) as tx:
+        with self._write(at=now) as tx:
             if get_record(tx, ORCHESTRATORS, orchestrator) is None:
                 self._refuse(
                     f"unknown orchestrator {orchestrator!r}: register it first with "
@@ -404,7 +418,7 @@ class Registry:
 
     def unbind(self, worker: str) -> WorkerRecord:
         """Forget ``worker`` and stop watching its PR, in one transaction."""
-        with self._store.write(at=self._clock.now()) as tx:
+        with self._write(at=self._clock.now()) as tx:
             record = _bound_worker(tx, worker)
             _delete(tx, WORKERS, worker)
             remove_watch(tx, worker, record.pr)
@@ -415,7 +429,7 @@ class Registry:
         """Keep ``worker``'s record (its transcripts still tell its siblings' posts apart)
         but stop watching its PR; its pending notices go to its orchestrator."""
         now = self._clock.now()
-        with self._store.write(at=now) as tx:
+        with self._write(at=now) as tx:
             record = _bound_worker(tx, worker)
             if not record.archived:
                 record = msgspec.structs.replace(record, archived=True, archived_at=now)
@@ -439,7 +453,7 @@ class Registry:
         decides them ``unbound``); a watch started again begins from a fresh baseline, so
         comments posted while unwatched never wake it.  An archived worker cannot watch."""
         now = self._clock.now()
-        with self._store.write(at=now) as tx:
+        with self._write(at=now) as tx:
             record = _bound_worker(tx, worker)
             if not on:
                 return remove_watch(tx, worker, record.pr)
@@ -452,7 +466,7 @@ class Registry:
         ``session_id``: its Claude or Codex transcript follows, keeping the old id among
         ``previous``.  False when nothing changed or nobody has that id."""
         self._refuse(session_id_problem(session_id, "session id"))
-        with self._store.write(at=self._clock.now()) as tx:
+        with self._write(at=self._clock.now()) as tx:
             for namespace in (WORKERS, ORCHESTRATORS):
                 blob = get_record(tx, namespace, worker)
                 if blob is None:

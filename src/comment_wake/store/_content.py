@@ -32,7 +32,19 @@ _V1 = (
         at TEXT NOT NULL
     )""",
 )
-CONTENT = Tables("comment_wake.content", (Migration(1, "the content bucket", _V1),))
+# PostgreSQL's REAL is single precision: a level is a double there, as SQLite's REAL is.
+_V1_POSTGRES = (
+    """CREATE TABLE content_buckets (
+        identity TEXT COLLATE "C" PRIMARY KEY,
+        minute DOUBLE PRECISION NOT NULL,
+        hour DOUBLE PRECISION NOT NULL,
+        at TEXT COLLATE "C" NOT NULL
+    )""",
+)
+CONTENT = Tables(
+    "comment_wake.content",
+    (Migration(1, "the content bucket", _V1, postgres=_V1_POSTGRES),),
+)
 """The content bucket of each identity, a part of the store the app registers."""
 
 _MINUTE = timedelta(minutes=1)
@@ -65,7 +77,10 @@ def take_content(
     tx: WriteTx, identity: str, limits: ContentLimits, now: datetime
 ) -> datetime | None:
     """Take one token of ``identity``'s bucket inside ``tx``: None when taken, else the
-    time it may be tried again (nothing taken)."""
+    time it may be tried again (nothing taken).  It reads the level, then writes what it
+    read less one: under the bucket's lock (``content:IDENTITY``), taken first, so two
+    daemons cannot both take the last token."""
+    tx.lock(f"content:{identity}")
     row = tx.execute(
         "SELECT minute, hour, at FROM content_buckets WHERE identity = ?", (identity,)
     ).fetchone()

@@ -73,7 +73,58 @@ _V1 = (  # version 1: per-comment outcomes
     )""",
     "CREATE INDEX comment_outcomes_by_worker ON comment_outcomes (worker, delivered_at)",
 )
-OUTCOMES = Tables("comment_wake.outcomes", (Migration(1, "per-comment outcomes", _V1),))
+# version 2: a PR is keyed by ``pr_key`` (``PrRef.key_text``), the same text on every
+# engine, not by its spelled repo compared with SQLite's NOCASE; the spelled host and repo
+# stay, for display.  An old SQLite store's rows take their key from their spelling
+# (SQLite's lower() folds ASCII only, as ``PrRef.key`` does).  A PostgreSQL store is
+# created at this shape, here.
+_V2_TABLE = """CREATE TABLE comment_outcomes{suffix} (
+        subject_id {text} NOT NULL,
+        worker {text} NOT NULL,
+        host {text} NOT NULL,
+        repo {text} NOT NULL,
+        number {integer} NOT NULL,
+        pr_key {text} NOT NULL,
+        database_id {integer},
+        url {text} NOT NULL,
+        author {text},
+        item_kind {text} NOT NULL,
+        seq {integer} NOT NULL,
+        delivered_at {text} NOT NULL,
+        outcome {text} NOT NULL
+            CHECK (outcome IN ('open', 'done', 'declined', 'handed-off', 'failed')),
+        note {text} NOT NULL DEFAULT '',
+        updated_at {text} NOT NULL,
+        PRIMARY KEY (subject_id, worker)
+    )"""
+_V2_INDEXES = (
+    "CREATE INDEX comment_outcomes_by_worker ON comment_outcomes (worker, delivered_at)",
+    "CREATE INDEX comment_outcomes_by_pr ON comment_outcomes (pr_key, delivered_at)",
+)
+_V2 = (
+    _V2_TABLE.format(suffix="_v2", text="TEXT", integer="INTEGER"),
+    "INSERT INTO comment_outcomes_v2 (subject_id, worker, host, repo, number, pr_key, "
+    "database_id, url, author, item_kind, seq, delivered_at, outcome, note, updated_at) "
+    "SELECT subject_id, worker, host, repo, number, "
+    "lower(host) || '/' || lower(repo) || '#' || number, "
+    "database_id, url, author, item_kind, seq, delivered_at, outcome, note, updated_at "
+    "FROM comment_outcomes",
+    "DROP TABLE comment_outcomes",
+    "ALTER TABLE comment_outcomes_v2 RENAME TO comment_outcomes",
+    *_V2_INDEXES,
+)
+_V2_POSTGRES = (
+    _V2_TABLE.format(suffix="", text='TEXT COLLATE "C"', integer="BIGINT"),
+    *_V2_INDEXES,
+)
+OUTCOMES = Tables(
+    "comment_wake.outcomes",
+    (
+        # PostgreSQL: nothing here, the table is created at its current shape (version 2).
+        Migration(1, "per-comment outcomes", _V1, postgres=()),
+        Migration(2, "outcomes keyed by pr_key", _V2, postgres=_V2_POSTGRES),
+    ),
+)
 """What became of every delivered comment, a part of the store the app registers."""
 
 
@@ -136,7 +187,10 @@ def delivering(seq: int, notice: Notice) -> Callable[[WriteTx], int]:
     """The write that records each comment of the delivered comment wake ``notice``
     (outbox entry ``seq``) as ``open`` for its worker, inside the caller's transaction.
     A comment already recorded for the worker keeps its outcome; it returns how many
-    rows were new."""
+    rows were new (each insert is one conditional statement: no lock)."""
+
+    owner, _, name = notice.pr.repo.partition("/")
+    key = PrRef(owner=owner, name=name, number=notice.pr.number, host=notice.pr.host).key_text
 
     def record(tx: WriteTx) -> int:
         new = 0
@@ -144,15 +198,17 @@ def delivering(seq: int, notice: Notice) -> Callable[[WriteTx], int]:
             if item.kind not in OUTCOME_ITEM_KINDS:
                 continue
             cur = tx.execute(
-                "INSERT OR IGNORE INTO comment_outcomes (subject_id, worker, host, repo, "
-                "number, database_id, url, author, item_kind, seq, delivered_at, outcome, "
-                "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?)",
+                "INSERT INTO comment_outcomes (subject_id, worker, host, repo, number, "
+                "pr_key, database_id, url, author, item_kind, seq, delivered_at, outcome, "
+                "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?) "
+                "ON CONFLICT (subject_id, worker) DO NOTHING",
                 (
                     item.id,
                     notice.worker,
                     notice.pr.host,
                     notice.pr.repo,
                     notice.pr.number,
+                    key,
                     item.database_id,
                     item.url,
                     item.author,
@@ -181,15 +237,16 @@ def outcomes(
     db: SyncStore, *, worker: str | None = None, pr: PrRef | None = None
 ) -> tuple[CommentOutcome, ...]:
     """Delivered comments (one worker's, one PR's, or everyone's), in the order they were
-    delivered.  A PR's owner and name compare case-insensitively, as GitHub's do."""
+    delivered.  A PR's owner and name compare case-insensitively, as GitHub's do (by
+    ``pr_key``)."""
     where: list[str] = ["1 = 1"]
     args: list[object] = []
     if worker is not None:
         where.append("worker = ?")
         args.append(worker)
     if pr is not None:
-        where.append("host = ? AND repo = ? COLLATE NOCASE AND number = ?")
-        args += [pr.host, pr.repo, pr.number]
+        where.append("pr_key = ?")
+        args.append(pr.key_text)
     with db.read() as tx:
         return _select(tx, " AND ".join(where), args)
 
@@ -198,7 +255,8 @@ def address(
     tx: WriteTx, worker: str, subject_ids: Sequence[str], outcome: Addressed, note: str
 ) -> int:
     """Set the outcome of ``worker``'s delivered comments ``subject_ids`` inside ``tx``
-    (the last call wins); returns how many rows it changed."""
+    (the last call wins: each is one statement, reading nothing first); returns how many
+    rows it changed."""
     changed = 0
     for subject in dict.fromkeys(subject_ids):
         cur = tx.execute(

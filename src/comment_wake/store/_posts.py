@@ -202,11 +202,14 @@ def _post(row: tuple[Any, ...]) -> Post:
     )
 
 
-def _select(tx: ReadTx, where: str, args: Sequence[object], *, limit: int = -1) -> tuple[Post, ...]:
-    rows = tx.execute(
-        f"SELECT {_COLUMNS} FROM posts WHERE {where} ORDER BY created_at, key LIMIT ?",
-        (*args, limit),
-    ).fetchall()
+def _select(
+    tx: ReadTx, where: str, args: Sequence[object], *, limit: int | None = None
+) -> tuple[Post, ...]:
+    # No limit: no LIMIT clause (SQLite's ``LIMIT -1`` is an error on PostgreSQL).
+    sql = f"SELECT {_COLUMNS} FROM posts WHERE {where} ORDER BY created_at, key"
+    if limit is None:
+        return tuple(_post(r) for r in tx.execute(sql, tuple(args)).fetchall())
+    rows = tx.execute(f"{sql} LIMIT ?", (*args, limit)).fetchall()
     return tuple(_post(r) for r in rows)
 
 
@@ -350,15 +353,14 @@ def record_posted(
     """GitHub has the post: record the ids it gave (the own-post records by id, which the
     wake reads: the post's, and ``review_node_id``, the review GitHub made to hold a reply
     in a review thread), and when a progress text still waiting may be written
-    (``next_at``)."""
-    post = post_by_key(tx, key)
-    if post is None:
-        return
+    (``next_at``).  A post no longer there is left alone."""
     stamp = store_time(tx.at)
-    tx.execute(
+    # One statement updates the row and gives its PR (no read before the write); every
+    # row is fetched, so SQLite's statement is done before the next.
+    found = tx.execute(
         "UPDATE posts SET status = 'posted', node_id = ?, database_id = ?, url = ?, "
         "review_database_id = ?, failure = NULL, written_at = ?, next_attempt_at = ?, "
-        "updated_at = ? WHERE key = ?",
+        "updated_at = ? WHERE key = ? RETURNING pr_key",
         (
             posted.node_id,
             posted.database_id,
@@ -369,13 +371,15 @@ def record_posted(
             stamp,
             key,
         ),
-    )
+    ).fetchall()
+    if not found:
+        return
     for node in (posted.node_id, review_node_id):
         if node:
             tx.execute(
-                "INSERT OR IGNORE INTO post_ids (node_id, key, pr_key, recorded_at) "
-                "VALUES (?, ?, ?, ?)",
-                (node, key, pr_key(post.pr), stamp),
+                "INSERT INTO post_ids (node_id, key, pr_key, recorded_at) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (node_id) DO NOTHING",
+                (node, key, str(found[0][0]), stamp),
             )
 
 
@@ -383,8 +387,9 @@ def schedule_post(tx: WriteTx, key: str, at: datetime, *, searched: bool = False
     """Try the post again at ``at`` (``searched``: its key was just looked for)."""
     tx.execute(
         "UPDATE posts SET next_attempt_at = ?, "
-        "searched_at = CASE WHEN ? THEN ? ELSE searched_at END, updated_at = ? WHERE key = ?",
-        (store_time(at), searched, store_time(tx.at), store_time(tx.at), key),
+        "searched_at = CASE WHEN ? = 1 THEN ? ELSE searched_at END, updated_at = ? "
+        "WHERE key = ?",
+        (store_time(at), int(searched), store_time(tx.at), store_time(tx.at), key),
     )
 
 
@@ -395,9 +400,9 @@ def requeue_post(tx: WriteTx, key: str, *, recreate: bool = False) -> None:
     tx.execute(
         "UPDATE posts SET status = 'queued', sent_at = NULL, searched_at = NULL, "
         "next_attempt_at = ?, recreated = recreated + ?, "
-        "pending_body = CASE WHEN ? THEN NULL ELSE pending_body END, updated_at = ? "
+        "pending_body = CASE WHEN ? = 1 THEN NULL ELSE pending_body END, updated_at = ? "
         "WHERE key = ?",
-        (stamp, int(recreate), recreate, stamp, key),
+        (stamp, int(recreate), int(recreate), stamp, key),
     )
     if recreate:
         tx.execute(

@@ -92,16 +92,17 @@ def owing(
     """The write that owes a ``content`` reaction to each of ``subject_ids`` for the
     outbox entry ``seq`` (none when ``content`` is empty), inside the caller's
     transaction.  A reaction already owed or made is left as it is; it returns how many
-    were newly owed."""
+    were newly owed (each insert is one conditional statement: no lock)."""
 
     def owe(tx: WriteTx) -> int:
         owed = 0
         if content:
             for subject in dict.fromkeys(subject_ids):
                 cur = tx.execute(
-                    "INSERT OR IGNORE INTO reactions (subject_id, content, seq, host, "
+                    "INSERT INTO reactions (subject_id, content, seq, host, "
                     "status, next_attempt_at, created_at, updated_at) "
-                    "VALUES (?, ?, ?, ?, 'pending', ?, ?, ?)",
+                    "VALUES (?, ?, ?, ?, 'pending', ?, ?, ?) "
+                    "ON CONFLICT (subject_id, content) DO NOTHING",
                     (subject, content, seq, host, tx.stamp, tx.stamp, tx.stamp),
                 )
                 owed += cur.rowcount

@@ -40,7 +40,9 @@ _V1 = (  # version 1: application records
 # spelled in lower case, as GitHub's case-insensitive names fold; SQLite's lower() folds
 # ASCII only, as GitHub does.  A record already under the folded namespace with the same
 # key (the same comment decided at the same time for a second spelling) stays where it
-# was: it is kept, but ``explain`` reads the folded namespace.
+# was: it is kept, but ``explain`` reads the folded namespace.  An old SQLite store's
+# step only (``UPDATE OR IGNORE`` is SQLite's): a PostgreSQL store starts with the
+# namespaces the app writes, folded in Python (``namespace_of``).
 _V2 = (
     "UPDATE OR IGNORE app_records SET namespace = lower(namespace) "
     "WHERE substr(namespace, 1, 23) = 'comment-wake/decisions/' AND namespace != lower(namespace)",
@@ -49,7 +51,7 @@ RECORDS = Tables(
     "comment_wake.records",
     (
         Migration(1, "application records", _V1),
-        Migration(2, "decision namespaces in lower case", _V2),
+        Migration(2, "decision namespaces in lower case", _V2, postgres=()),
     ),
     legacy=5,
 )
@@ -84,9 +86,19 @@ def put_record(tx: WriteTx, namespace: str, key: str, value: bytes) -> None:
     )
 
 
-def delete_record(tx: WriteTx, namespace: str, key: str) -> bool:
-    """Delete one record inside ``tx``; True when there was one."""
-    cur = tx.execute("DELETE FROM app_records WHERE namespace = ? AND key = ?", (namespace, key))
+def delete_record(tx: WriteTx, namespace: str, key: str, *, value: bytes | None = None) -> bool:
+    """Delete one record inside ``tx``; True when there was one.  With ``value``, only
+    while the record still holds it: one conditional statement, so a record rewritten
+    since the caller read it stays, on any engine, with no lock."""
+    if value is None:
+        cur = tx.execute(
+            "DELETE FROM app_records WHERE namespace = ? AND key = ?", (namespace, key)
+        )
+    else:
+        cur = tx.execute(
+            "DELETE FROM app_records WHERE namespace = ? AND key = ? AND value = ?",
+            (namespace, key, value),
+        )
     return cur.rowcount > 0
 
 

@@ -63,7 +63,9 @@ def read_requests(db: SyncStore, namespace: str) -> tuple[PrRequest, ...]:
 
 def clear_request(db: SyncStore, namespace: str, request: PrRequest, *, at: datetime) -> bool:
     """Delete ``request`` if it is still the one recorded for its PR (a request made
-    since stays); whether it was deleted."""
+    since stays); whether it was deleted.  The delete is conditional on the record
+    holding what was read: a request written after the read, even by a transaction that
+    commits between the read and the delete, stays."""
     key = request_key(request.pr)
     with db.write(at=at) as tx:
         blob = get_record(tx, namespace, key)
@@ -75,4 +77,4 @@ def clear_request(db: SyncStore, namespace: str, request: PrRequest, *, at: date
             return False
         if stored != request:
             return False
-        return delete_record(tx, namespace, key)
+        return delete_record(tx, namespace, key, value=blob)

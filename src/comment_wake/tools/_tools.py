@@ -280,6 +280,9 @@ class WorkerTools:
         now = self._clock.now()
         gap = self._limits.progress_min_gap
         with self._store.write(at=now) as tx:
+            # The worker's post lock before the read: two calls cannot both find no
+            # progress comment and both create one.
+            tx.lock(_post_lock(self.worker))
             post = progress_post(tx, self.worker, record.pr)
             if post is None:
                 key = new_post_key()
@@ -320,8 +323,9 @@ class WorkerTools:
         target: PostTarget | None = None,
     ) -> None:
         """Write a post's intent inside ``tx``, refused over the hourly cap (counted in the
-        transaction that inserts: servers side by side cannot both see room for one
-        more)."""
+        transaction that inserts, under the worker's post-cap lock taken before the count:
+        servers side by side cannot both see room for one more)."""
+        tx.lock(_post_lock(self.worker))
         made = count_posts(tx, self.worker, now - timedelta(hours=1))
         if made >= self._limits.posts_per_hour:
             raise ToolRefused(
@@ -451,10 +455,13 @@ class WorkerTools:
             )
         except LinksTooLongError as error:
             raise ToolRefused(str(error)) from None
-        # Count and insert in one write transaction (BEGIN IMMEDIATE): servers running
-        # side by side cannot both see room for one more under the cap.  A refusal
-        # rolls the insert back; a repeated text (its key already there) is no new send.
+        # Count and insert in one write transaction, under the PR's message-cap lock taken
+        # before the count: servers running side by side cannot both see room for one
+        # more under the cap (SQLite's BEGIN IMMEDIATE serialises them anyway; PostgreSQL
+        # needs the lock).  A refusal rolls the insert back; a repeated text (its key
+        # already there) is no new send.
         with self._store.write(at=now) as tx:
+            tx.lock(f"message-cap:{record.pr.key_text}")
             sent = count_enqueued(tx, record.pr, _SENT_KINDS, now - timedelta(hours=1))
             if not enqueue_notices(tx, [notice]):
                 return f"already sent to orchestrator {record.orchestrator} (the same text)"
@@ -612,3 +619,9 @@ def _iso(t: datetime | None) -> str | None:
 def _shown(raw: str) -> str:
     flat = "".join(ch if ch.isprintable() else "?" for ch in raw)
     return repr(flat[:80])
+
+
+def _post_lock(worker: str) -> str:
+    """The lock of ``worker``'s posts (``WriteTx.lock``): its hourly cap and its progress
+    comments, each a count or a look before an insert."""
+    return f"post-cap:{worker}"
