@@ -24,6 +24,8 @@ settings.register_profile(
 )
 settings.load_profile("ci" if os.environ.get("CI") else "default")
 
+pytest_plugins = ["tests._stores"]
+
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
 REAL_CLIENTS = Path(__file__).resolve().parent / "real_clients"

@@ -75,6 +75,11 @@ class StoreUnavailableError(StoreError):
     and the caller goes on when it answers again."""
 
 
+class NotOwnerError(StoreError):
+    """A commit's host no longer owns its PR at the epoch its look read (fleet mode): the
+    PR was re-bound or given up meanwhile, and nothing was written."""
+
+
 class StoreSchemaError(StoreError):
     """The store's schema is newer than this build, or a migration failed."""
 

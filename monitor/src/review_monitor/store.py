@@ -36,6 +36,15 @@ if TYPE_CHECKING:
         count_enqueued,
         enqueue_notices,
     )
+    from ._store._owners import (
+        Fence,
+        PrOwner,
+        check_fence,
+        claim_pr,
+        pr_lock,
+        read_owner,
+        release_pr,
+    )
     from ._store._schema import Migration, Tables
     from ._store._sync import SyncStore
     from ._store._watches import (
@@ -50,6 +59,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Attempt",
     "Executor",
+    "Fence",
     "HeldLease",
     "Lease",
     "LeaseHeld",
@@ -58,6 +68,7 @@ __all__ = [
     "Migration",
     "OutboxEntry",
     "OutboxStatus",
+    "PrOwner",
     "ReadTx",
     "Store",
     "SyncStore",
@@ -66,17 +77,22 @@ __all__ = [
     "acquire_lease",
     "add_watch",
     "bump_registry",
+    "check_fence",
+    "claim_pr",
     "count_enqueued",
     "database_now",
     "describe_fault",
     "enqueue_notices",
     "load_mark",
     "parse_store_time",
+    "pr_lock",
     "read_lease",
+    "read_owner",
     "read_registry_version",
     "read_watch_starts",
     "read_watches",
     "release_lease",
+    "release_pr",
     "remove_watch",
     "renew_lease",
     "run_in_thread",
@@ -103,6 +119,15 @@ __getattr__, __dir__ = lazy_exports(
             "renew_lease",
         ),
         "._store._marks": ("Mark", "load_mark"),
+        "._store._owners": (
+            "Fence",
+            "PrOwner",
+            "check_fence",
+            "claim_pr",
+            "pr_lock",
+            "read_owner",
+            "release_pr",
+        ),
         "._store._outbox": (
             "Attempt",
             "OutboxEntry",

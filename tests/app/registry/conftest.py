@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from comment_wake.registry import AgentHomes, InboxSpec, Registry
-from comment_wake.store import open_sync_store
 from review_monitor.store import SyncStore
 from review_monitor.testing import FixedClock
 
@@ -24,10 +22,9 @@ def clock() -> FixedClock:
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Iterator[SyncStore]:
-    opened = open_sync_store(tmp_path / "state" / "state.db")
-    yield opened
-    opened.close()
+def store(any_store: SyncStore) -> SyncStore:
+    """The app's store, once on each engine."""
+    return any_store
 
 
 @pytest.fixture

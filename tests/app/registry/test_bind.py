@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import msgspec
@@ -90,11 +91,11 @@ def test_siblings_are_the_other_workers_of_the_same_orchestrator(registry: Regis
 
 
 def test_records_survive_reopening_the_store(
-    registry: Registry, store: SyncStore, tmp_path: Path
+    registry: Registry, any_store_opener: Callable[[], SyncStore], tmp_path: Path
 ) -> None:
     registry.bind("w1", PR, orchestrator="o1", publisher=CommandSpec(("x",), timeout=3.0))
-    with Registry.open(tmp_path / "state") as again:
-        assert registry.list() == again.list()
+    again = Registry(any_store_opener(), inbox_root=tmp_path / "state" / "inbox")
+    assert registry.list() == again.list()
 
 
 # -- refusals: a message that says what to fix, and nothing written --------------------

@@ -18,11 +18,9 @@ SQLITE_ONLY = re.compile(
     r"group_concat|json_\w+|lower|upper)\s*\(|\bGLOB\b|\bLIKE\b|\bLIMIT\s+-",
     re.IGNORECASE,
 )
-# The modules whose functions run statements, and the one left as it is: it reads the
-# watches table, whose pr_key column comes with the monitor's part.
+# The modules whose functions run statements.
 MODULES = sorted(
     {*(SRC / "store").glob("_*.py"), SRC / "registry" / "_registry.py", SRC / "tools" / "_tools.py"}
-    - {SRC / "store" / "_spellings.py"}
 )
 
 

@@ -3,15 +3,12 @@ id records."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 
 from comment_wake.store import (
     insert_post,
-    open_sync_store,
     posts,
     pr_posts,
     prune_posts,
@@ -30,10 +27,9 @@ POSTED = Posted(
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Iterator[SyncStore]:
-    db = open_sync_store(tmp_path / "state.db")
-    yield db
-    db.close()
+def store(any_store: SyncStore) -> SyncStore:
+    """The app's store, once on each engine."""
+    return any_store
 
 
 def _queue(store: SyncStore, tool: str = "reply") -> None:

@@ -1,4 +1,5 @@
-"""Fixtures for the state store tests: a real SQLite file and notice factories."""
+"""Fixtures for the state store tests: a real store on each engine (SQLite, PostgreSQL),
+a SQLite file for what only a file has, and notice factories."""
 
 from __future__ import annotations
 
@@ -31,7 +32,17 @@ def db_path(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def store(db_path: Path) -> Iterator[SyncStore]:
+def store(any_store_target: str) -> Iterator[SyncStore]:
+    """The monitor's store, once on each engine (``any_store_target``)."""
+    s = SyncStore.open(any_store_target)
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def sqlite_store(db_path: Path) -> Iterator[SyncStore]:
+    """The monitor's store as a SQLite file at ``db_path``: what only a file has (its
+    journal mode, the old ledger)."""
     s = SyncStore.open(db_path)
     yield s
     s.close()

@@ -114,6 +114,4 @@ def test_holders_racing_for_a_free_lease_give_it_to_one(
         t.start()
     for t in threads:
         t.join()
-    for s in stores:
-        s.close()
     assert 1 == len(won)

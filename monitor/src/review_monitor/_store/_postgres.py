@@ -145,6 +145,7 @@ class PostgresEngine:
                 pool.open(wait=True, timeout=connect_timeout)
             except Exception as exc:
                 raise _fault(exc, engine.where) from None
+            engine._check_encoding()
             engine._migrate(parts, now, create=create)
         except BaseException:
             pool.close()
@@ -185,6 +186,17 @@ class PostgresEngine:
 
     def close(self) -> None:
         self._pool.close()
+
+    def _check_encoding(self) -> None:
+        """Refuse a database that does not keep UTF-8: SQL_ASCII keeps bytes as given and
+        hands text back as bytes, and another encoding cannot hold every comment."""
+        with self.read() as tx:
+            encoding = str(tx.execute("SHOW server_encoding").fetchone()[0])
+        if encoding.upper() not in ("UTF8", "UTF-8"):
+            raise StoreError(
+                f"the PostgreSQL database {self.where} keeps text as {encoding}; comment-wake "
+                "needs UTF8: create its database with ENCODING 'UTF8'"
+            )
 
     # -- migrations ---------------------------------------------------------------------
 

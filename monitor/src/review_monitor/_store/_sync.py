@@ -7,19 +7,21 @@ from datetime import datetime
 from pathlib import Path
 
 from review_monitor._clock import Clock
+from review_monitor._errors import NotOwnerError
 from review_monitor._model import PrRef
 from review_monitor._notice import Notice
 
 from ._leases import LEASES
 from ._marks import MARKS, Mark, MarksPart, put_mark
 from ._outbox import OUTBOX, Also, OutboxPart, enqueue_notices
+from ._owners import OWNERS, Fence, check_fence
 from ._schema import Tables
 from ._state import STATE, StatePart
 from ._watches import WATCHES, WatchesPart
 
 __all__ = ["MONITOR_TABLES", "SyncStore"]
 
-MONITOR_TABLES: tuple[Tables, ...] = (WATCHES, MARKS, OUTBOX, STATE, LEASES)
+MONITOR_TABLES: tuple[Tables, ...] = (WATCHES, MARKS, OUTBOX, STATE, LEASES, OWNERS)
 
 
 class SyncStore(WatchesPart, MarksPart, OutboxPart, StatePart):
@@ -51,15 +53,24 @@ class SyncStore(WatchesPart, MarksPart, OutboxPart, StatePart):
         notices: Sequence[Notice] = (),
         at: datetime,
         also: Also = None,
+        fence: Fence | None = None,
     ) -> list[int]:
         """Write ``listener``'s new mark for ``pr`` (None: leave it), enqueue ``notices``
         and run ``also`` (the application's records), all in one transaction (the
         transactional outbox: a crash can neither lose a notice nor record its cause as
         handled without it).  Returns the seqs of the notices newly enqueued; a notice
-        whose key is already in the outbox is skipped."""
+        whose key is already in the outbox is skipped.
+
+        ``fence``: the PR's owner and epoch as the caller's look read them (fleet mode);
+        when they no longer hold, nothing is written (``NotOwnerError``)."""
         if mark is not None and not isinstance(mark, Mark):
             mark = Mark(*mark)
         with self.write(at=at) as tx:
+            if fence is not None and not check_fence(tx, pr, fence):
+                raise NotOwnerError(
+                    f"host {fence.host_id} no longer owns {pr} at epoch {fence.epoch}; "
+                    "nothing was written"
+                )
             if mark is not None:
                 put_mark(tx, pr, listener, mark)
             if also is not None:
