@@ -80,6 +80,8 @@ OBSERVATIONS = "monitor/src/review_monitor/_observations.py"
 REGISTRY_SNAPSHOT = "src/comment_wake/registry/_snapshot.py"
 REGISTRY = "src/comment_wake/registry/_registry.py"
 SERVICE = "src/comment_wake/service/_service.py"
+SYNC_STORE = "monitor/src/review_monitor/_store/_sync.py"
+OWNERS = "monitor/src/review_monitor/_store/_owners.py"
 
 WAKE_SUITES = ("tests/wake", "tests/replay")
 OWNPOST_SUITES = ("tests/ownpost", "tests/replay")
@@ -803,6 +805,30 @@ MUTATIONS: tuple[Mutation, ...] = (
         "    return Search(final=True) if now >= last else Wait(last)\n",
         "    return Create()\n",
         ("tests/delivery/loop/test_posts.py",),
+    ),
+    Mutation(
+        "fence-not-checked-at-commit",
+        "issue 28: a mark's commit writes nothing when its PR changed owner since the look",
+        SYNC_STORE,
+        "            if fence is not None and not check_fence(tx, pr, fence):\n",
+        "            if False:\n",
+        ("tests/service/test_fence.py", "tests/monitor/store/test_owners.py"),
+    ),
+    Mutation(
+        "another-host-decides-a-pr",
+        "issue 28: a host decides only the PRs it owns",
+        SERVICE,
+        "            if owner is None or owner.host_id != self._host_id:\n",
+        "            if owner is None:\n",
+        ("tests/service/test_fence.py",),
+    ),
+    Mutation(
+        "rebind-keeps-the-epoch",
+        "issue 28: a new owner moves the epoch on, so a deposed host's fence fails",
+        OWNERS,
+        "    epoch = 1 if before is None else before.epoch + 1\n",
+        "    epoch = 1 if before is None else before.epoch\n",
+        ("tests/monitor/store/test_owners.py", "tests/app/registry/test_pr_owners.py"),
     ),
 )
 

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
         enqueue_notices,
     )
     from ._store._owners import (
+        LOCAL_HOST,
         Fence,
         PrOwner,
         check_fence,
@@ -57,6 +58,7 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "LOCAL_HOST",
     "Attempt",
     "Executor",
     "Fence",
@@ -120,6 +122,7 @@ __getattr__, __dir__ = lazy_exports(
         ),
         "._store._marks": ("Mark", "load_mark"),
         "._store._owners": (
+            "LOCAL_HOST",
             "Fence",
             "PrOwner",
             "check_fence",

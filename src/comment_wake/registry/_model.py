@@ -116,6 +116,9 @@ class WorkerRecord(msgspec.Struct, frozen=True):
     # ``trigger`` and ``handle`` (a record written before these existed reads as None).
     trigger: Literal["any", "mention"] | None = None
     handle: str | None = None
+    # The fleet host it is bound on, which reads its transcripts and decides its PR
+    # (None: a single host's store, and every record written before fleet mode).
+    host_id: str | None = None
 
 
 class OrchestratorRecord(msgspec.Struct, frozen=True):
@@ -126,3 +129,5 @@ class OrchestratorRecord(msgspec.Struct, frozen=True):
     transcripts: tuple[TranscriptSpec, ...] = ()
     added_at: datetime | None = None
     session_id: str | None = None
+    # The fleet host it runs on (None: a single host's store).
+    host_id: str | None = None

@@ -42,13 +42,16 @@ from comment_wake.store import (
 from comment_wake.wake import Binding, Trigger, check_handle
 from review_monitor import Clock, Gone, PrRef, Publisher, SystemClock
 from review_monitor.store import (
+    LOCAL_HOST,
     ReadTx,
     SyncStore,
     WriteTx,
     add_watch,
     bump_registry,
+    claim_pr,
     read_registry_version,
     read_watch_starts,
+    release_pr,
     remove_watch,
 )
 
@@ -188,8 +191,11 @@ class Registry:
         publisher_timeout: timedelta = timedelta(minutes=2),
         environ: Mapping[str, str] | None = None,
         daemon_secrets: Collection[str] = (),
+        host_id: str | None = None,
     ) -> None:
         self._store = store
+        # The fleet host this registry binds on (None: a single host's store).
+        self.host_id = host_id
         self._owned: SyncStore | None = None
         self.inbox_root = inbox_root
         self._clock: Clock = clock or SystemClock()
@@ -322,6 +328,7 @@ class Registry:
                 publisher=publisher,
                 transcripts=specs,
                 added_at=now if old is None else _decode_orchestrator(old).added_at,
+                host_id=self.host_id,
             )
             _put(tx, ORCHESTRATORS, orchestrator, msgspec.json.encode(record))
         return record
@@ -399,6 +406,7 @@ class Registry:
             old = None if old_blob is None else _decode_worker(old_blob)
             if old is not None and old.pr != ref:
                 remove_watch(tx, worker, old.pr)
+                release_pr(tx, old.pr, worker)
             record = WorkerRecord(
                 worker=worker,
                 pr=ref,
@@ -410,9 +418,11 @@ class Registry:
                 workdir=workdir,
                 trigger=trigger,
                 handle=handle,
+                host_id=self.host_id,
             )
             _put(tx, WORKERS, worker, msgspec.json.encode(record))
             add_watch(tx, worker, ref)
+            claim_pr(tx, ref, self.host_id or LOCAL_HOST, worker)
         self._forget_publisher(worker)
         return record
 
@@ -422,6 +432,7 @@ class Registry:
             record = _bound_worker(tx, worker)
             _delete(tx, WORKERS, worker)
             remove_watch(tx, worker, record.pr)
+            release_pr(tx, record.pr, worker)
         self._forget_publisher(worker)
         return record
 
@@ -435,6 +446,7 @@ class Registry:
                 record = msgspec.structs.replace(record, archived=True, archived_at=now)
                 _put(tx, WORKERS, worker, msgspec.json.encode(record))
             remove_watch(tx, worker, record.pr)
+            release_pr(tx, record.pr, worker)
         self._forget_publisher(worker)
         return record
 

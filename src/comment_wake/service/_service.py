@@ -82,6 +82,7 @@ from review_monitor import (
     LookupFailed,
     MonitorConfig,
     Notice,
+    NotOwnerError,
     Observation,
     ObservationSource,
     Observed,
@@ -97,12 +98,15 @@ from review_monitor import (
 )
 from review_monitor.github import GitHubApi, read_details, read_gap
 from review_monitor.store import (
+    Fence,
     Mark,
+    PrOwner,
     Store,
     SyncStore,
     WriteTx,
     describe_fault,
     load_mark,
+    read_owner,
     read_registry_version,
 )
 
@@ -158,8 +162,12 @@ class CommentWake:
         details: DetailSource | None = None,
         interval: Callable[[], timedelta] | None = None,
         observations: ObservationSource | None = None,
+        host_id: str | None = None,
     ) -> None:
         self._store = store
+        # Fleet mode: this host's id.  A look decides only a PR this host owns, and its
+        # commit holds only while the owner and epoch it read still hold (a fence).
+        self._host_id = host_id
         # The poller's observation stream: the latest badge of each PR, which the timers
         # look at (None: only observations handed to ``observe`` are looked at).
         self._observations = observations
@@ -311,7 +319,12 @@ class CommentWake:
 
     async def _look(self, pr: PrRef, status: PrStatus | None, now: datetime) -> Step | None:
         since = now - self._config.own_post_window
-        stored, released, posts = await self._store.call(_look_reads, pr, self.name, since)
+        stored, released, posts, owner = await self._store.call(_look_reads, pr, self.name, since)
+        fence = None
+        if self._host_id is not None:
+            if owner is None or owner.host_id != self._host_id:
+                return None  # another host's PR: its owner decides it
+            fence = Fence(owner.host_id, owner.epoch)
         mark = None if stored is None else decode_mark(stored.blob)
         binding = self._bindings.binding(pr)
         version = self._bindings.version()
@@ -320,7 +333,17 @@ class CommentWake:
                 return None
             closed = finish(binding, mark, None, config=self._config, now=now)
             return await self._commit(
-                pr, binding, stored, closed, None, Facts(posts=posts), mark, now, released, version
+                pr,
+                binding,
+                stored,
+                closed,
+                None,
+                Facts(posts=posts),
+                mark,
+                now,
+                released,
+                version,
+                fence=fence,
             )
         stepped, facts = await self._steps(
             binding, mark, status, now, release=released, facts=Facts(posts=posts)
@@ -331,7 +354,7 @@ class CommentWake:
                 stepped, mark=closing.mark, decisions=(*stepped.decisions, *closing.decisions)
             )
         return await self._commit(
-            pr, binding, stored, stepped, status, facts, mark, now, released, version
+            pr, binding, stored, stepped, status, facts, mark, now, released, version, fence=fence
         )
 
     async def _steps(
@@ -384,13 +407,17 @@ class CommentWake:
         now: datetime,
         released: bool,
         version: int | None,
-    ) -> Step:
+        *,
+        fence: Fence | None,
+    ) -> Step | None:
         """Write the mark, enqueue the notices and put the decisions' records in one
         transaction, then publish: if the commit raises, nobody has heard anything and
         the next look decides again.  ``released``: the look applied a release request,
         which the same transaction deletes.  ``version``: the registry version the
         binding was read at; when the registry moved since, the transaction is undone
-        (``_RegistryMoved``) before anything is written."""
+        (``_RegistryMoved``) before anything is written.  ``fence``: the PR's owner and
+        epoch the look read (fleet mode); when they moved (the PR was re-bound on another
+        host), nothing is written, one line says so, and nothing is told."""
         blob = encode_mark(result.mark)
         items = _known_items(status, facts, before)
         records = [self._record(d, items, facts, result, now) for d in result.decisions]
@@ -409,15 +436,20 @@ class CommentWake:
                 if clear is not None:
                     clear(tx)
 
-            await self._store.call(
-                SyncStore.commit,
-                pr,
-                self.name,
-                mark=(MARK_VERSION, blob),
-                notices=result.notices,
-                at=now,
-                also=also,
-            )
+            try:
+                await self._store.call(
+                    SyncStore.commit,
+                    pr,
+                    self.name,
+                    mark=(MARK_VERSION, blob),
+                    notices=result.notices,
+                    at=now,
+                    also=also,
+                    fence=fence,
+                )
+            except NotOwnerError as exc:
+                _log.warning("a look at %s was not committed: %s", pr, exc)
+                return None
         self._tell(pr, binding, result, records, now)
         self._schedule(pr, result.mark)
         return result
@@ -646,12 +678,12 @@ class CommentWake:
 
 def _look_reads(
     db: SyncStore, pr: PrRef, listener: str, since: datetime
-) -> tuple[Mark | None, bool, KnownPosts]:
-    """The PR's mark, whether a release of it is requested, and the posts the worker tools
-    made on it (their intents since ``since``), in one read."""
+) -> tuple[Mark | None, bool, KnownPosts, PrOwner | None]:
+    """The PR's mark, whether a release of it is requested, the posts the worker tools
+    made on it (their intents since ``since``) and its owner, in one read."""
     with db.read() as tx:
         posts = KnownPosts(*pr_posts(tx, pr, since=since))
-        return load_mark(tx, pr, listener), has_release_request(tx, pr), posts
+        return load_mark(tx, pr, listener), has_release_request(tx, pr), posts, read_owner(tx, pr)
 
 
 def _unfinished(binding: Binding, mark: WakeMark) -> bool:

@@ -58,11 +58,13 @@ def test_a_rebind_on_another_host_moves_the_epoch_on(
     assert 2 == _claim(store, pr, t0, "h2", "w2")
 
 
-def test_a_released_pr_keeps_a_higher_epoch(store: SyncStore, pr: PrRef, t0: datetime) -> None:
+def test_a_released_pr_stays_with_its_host_at_a_higher_epoch(
+    store: SyncStore, pr: PrRef, t0: datetime
+) -> None:
     _claim(store, pr, t0, "h1", "w1")
     with store.write(at=t0) as tx:
         release_pr(tx, pr, "w1")
-    assert (PrOwner("", "", 2), 3) == (_owner(store, pr), _claim(store, pr, t0, "h1", "w1"))
+    assert (PrOwner("h1", "", 2), 3) == (_owner(store, pr), _claim(store, pr, t0, "h1", "w1"))
 
 
 def test_another_workers_release_changes_nothing(store: SyncStore, pr: PrRef, t0: datetime) -> None:

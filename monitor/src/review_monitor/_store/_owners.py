@@ -2,9 +2,11 @@
 
 A PR is decided and delivered by the host where its worker is bound (that host reads the
 worker's transcripts).  ``claim_pr`` records it, in the transaction that binds the worker:
-a new owner (another host or worker) moves the epoch on.  ``release_pr`` gives the PR up,
-also moving the epoch, and the row stays: an epoch never goes back, so a host that held
-the PR long ago can never pass for its owner again.
+a new owner (another host or worker) moves the epoch on.  ``release_pr`` unbinds the
+worker, also moving the epoch; the host stays, since it finishes what the PR's mark
+still holds (its held comments are decided ``unbound`` there).  The row is never deleted:
+an epoch never goes back, so a host that held the PR long ago can never pass for its
+owner again.
 
 Every commit of a mark names the owner and epoch its look read (``Fence``);
 ``check_fence`` takes the PR's lock (which also serialises the PR's writers) and says
@@ -22,6 +24,7 @@ from ._db import ReadTx, WriteTx
 from ._schema import Migration, Tables
 
 __all__ = [
+    "LOCAL_HOST",
     "OWNERS",
     "Fence",
     "PrOwner",
@@ -42,11 +45,15 @@ _V1 = (
     )""",
     "CREATE INDEX pr_owners_by_host ON pr_owners (host_id)",
 )
+LOCAL_HOST = "local"
+"""The host id a single host's store records its PRs under (``store copy`` stamps the
+fleet host id over it)."""
+
 OWNERS = Tables("review_monitor.owners", (Migration(1, "PR owners", _V1),))
 
 
 class PrOwner(msgspec.Struct, frozen=True):
-    """A PR's owner: its host and worker (both empty once given up), and the epoch."""
+    """A PR's owner: its host and worker (the worker empty once unbound), and the epoch."""
 
     host_id: str
     worker: str
@@ -86,13 +93,14 @@ def claim_pr(tx: WriteTx, pr: PrRef, host_id: str, worker: str) -> int:
 
 
 def release_pr(tx: WriteTx, pr: PrRef, worker: str) -> None:
-    """``worker`` gives ``pr`` up inside ``tx`` (an unbind, an archive): nobody owns it,
-    at the next epoch.  Nothing changes when another worker owns it by now."""
+    """``worker`` gives ``pr`` up inside ``tx`` (an unbind, an archive): no worker owns it,
+    at the next epoch, and its host keeps it to finish its mark.  Nothing changes when
+    another worker owns it by now."""
     tx.lock(pr_lock(pr))
     before = read_owner(tx, pr)
-    if before is None or before.worker != worker or not before.host_id:
+    if before is None or before.worker != worker:
         return
-    _put(tx, pr, "", "", before.epoch + 1)
+    _put(tx, pr, before.host_id, "", before.epoch + 1)
 
 
 def check_fence(tx: WriteTx, pr: PrRef, fence: Fence) -> bool:
