@@ -37,15 +37,19 @@ from ._config import GitHubConfig, MonitorConfig
 from ._duration import format_duration
 from ._errors import GitHubError
 from ._events import EventSink, Fault, PollRound, fault_of, log_event
+from ._fleet import FleetMode, FleetWatches, StreamFollower, StreamShipper
 from ._github import GitHubClient, RetryPolicy
 from ._governor import BudgetGovernor, Pace
+from ._lease_keeper import LeaseKeeper, LeaseLostError
 from ._listener import Listener, Watch
 from ._model import BadgeBatch, ItemDetail, PrRef
 from ._notices import MonitorNotices
-from ._observations import InMemoryObservations, ObservationSource
+from ._observations import Dispatcher, InMemoryObservations, Observation, ObservationSource
 from ._permissions import Permissions, is_valid_login
-from ._poller import Poller
+from ._poller import Poller, WatchSource
 from ._split import BatchSplitter
+from ._store._leases import LeaseHeld
+from ._store._stream import latest_observations, reader_lease_name
 from ._sweep import read_sweep
 from ._token import find_token
 from .store import Store, SyncStore, Tables
@@ -221,6 +225,22 @@ class _Prefetch:
         except GitHubError:
             self._bodies = {}
 
+    def bodies_for(self, observation: Observation) -> dict[str, ItemDetail] | None:
+        """The bodies this batch's prefetch read for ``observation``'s items (the reader
+        ships them with it)."""
+        badge = observation.badge
+        found = {
+            i.id: body
+            for i in (*badge.comments, *badge.reviews)
+            if (body := self._bodies.get(i.id)) is not None
+        }
+        return found or None
+
+    def offer(self, bodies: dict[str, ItemDetail]) -> None:
+        """Bodies the fleet's reader read, served like this monitor's own (an owner
+        host's listeners then read only what the reader did not)."""
+        self._bodies = {**self._bodies, **bodies} if len(self._bodies) < 1000 else dict(bodies)
+
     async def read(
         self, ids: Sequence[str], first_page_only: Collection[str] = ()
     ) -> dict[str, ItemDetail]:
@@ -243,6 +263,11 @@ class _Prefetch:
                 )
             )
         return found
+
+
+def _latest_observations(db: SyncStore, identity: str) -> list[Observation]:
+    with db.read() as tx:
+        return latest_observations(tx, identity)
 
 
 class _Viewer:
@@ -384,6 +409,7 @@ class Monitor:
         on_event: EventSink | None = None,
         rng: random.Random | None = None,
         notice_text_limit: int | None = None,
+        fleet: FleetMode | None = None,
     ) -> None:
         if (store_path is None) == (store is None):
             raise ValueError("give the Monitor either store_path or an open store, not both")
@@ -418,6 +444,10 @@ class Monitor:
         self._notices: MonitorNotices | None = None
         self._poller: Poller | None = None
         self._running = False
+        # Fleet mode: this host follows the store's stream of the PRs it owns, and polls
+        # for the whole fleet only while it holds its identity's reader lease.
+        self._fleet = fleet
+        self._dispatcher: Dispatcher | None = None
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -518,6 +548,26 @@ class Monitor:
     def _build_poller(self) -> None:
         # The poller copies its listeners, so it is rebuilt when one is added; before
         # ``run`` it holds no state worth keeping.
+        if self._fleet is not None:
+            # No poller of its own: the follower hands the stream's items to the listeners.
+            self._dispatcher = Dispatcher(
+                self._observations, self._all_listeners(), now=self.clock.now
+            )
+            return
+        self._poller = self._new_poller(
+            self._observations, self._all_listeners(), self._prefetch, self._watch_source()
+        )
+
+    def _watch_source(self) -> WatchSource:
+        return _Watches(self.store, self.client, self.permissions, self.clock, self._viewer)
+
+    def _new_poller(
+        self,
+        observations: InMemoryObservations,
+        listeners: Sequence[Listener],
+        prefetch: _Prefetch,
+        watches: WatchSource,
+    ) -> Poller:
         c = self.config
         reader = functools.partial(
             read_badges,
@@ -533,11 +583,11 @@ class Monitor:
             await prefetch.after_read(result)
             return result
 
-        self._poller = Poller(
-            watches=_Watches(self.store, self.client, self.permissions, self.clock, self._viewer),
+        return Poller(
+            watches=watches,
             read_badges=read,
             read_sweep=functools.partial(read_sweep, self.client),
-            listeners=self._all_listeners(),
+            listeners=listeners,
             clock=self.clock,
             config=c,
             governor=BudgetGovernor(
@@ -547,13 +597,17 @@ class Monitor:
             ),
             hint_delay=self._hint_delay,
             observer=self._tally,
-            observations=self._observations,
+            observations=observations,
         )
 
     # -- running -----------------------------------------------------------------------
 
     async def run(self) -> None:
-        """Poll until cancelled, with every added listener's own task beside the poller."""
+        """Poll until cancelled, with every added listener's own task beside the poller
+        (in fleet mode: follow the stream, and poll while this host is the reader)."""
+        if self._fleet is not None:
+            await self._run_fleet(self._fleet)
+            return
         poller = self.poller
         if self._running:
             raise RuntimeError("the monitor is running already")
@@ -575,6 +629,94 @@ class Monitor:
             self._running = False
             self._tally.report()
             _log.info("monitor stopped")
+
+    async def _run_fleet(self, fleet: FleetMode) -> None:
+        if self._running:
+            raise RuntimeError("the monitor is running already")
+        self._running = True
+        identity = await self._identity(fleet)
+        assert self._dispatcher is not None
+        follower = StreamFollower(
+            self.store,
+            identity,
+            fleet.host_id,
+            self._observations,
+            self._dispatcher,
+            self.clock,
+            every=fleet.follow_every,
+            offer_bodies=self._prefetch.offer,
+        )
+        _log.info("monitor started in fleet mode on %s as host %s", identity, fleet.host_id)
+        try:
+            async with anyio.create_task_group() as tg:
+                if self._notices is not None:
+                    tg.start_soon(self._notices.run)
+                for task in self._tasks:
+                    tg.start_soon(task)
+                tg.start_soon(follower.run)
+                tg.start_soon(self._lead, fleet, identity)
+        finally:
+            self._running = False
+            self._tally.report()
+            _log.info("monitor stopped")
+
+    async def _identity(self, fleet: FleetMode) -> str:
+        """``github_host:login``: whose points the fleet shares, and so its reader."""
+        while True:
+            login = await self._viewer.login()
+            if login is not None:
+                return f"{self.client.host}:{login.lower()}"
+            _log.warning("the token's login is not known yet; the fleet roles wait for it")
+            await self.clock.sleep_until(self.clock.now() + fleet.lease_renew)
+
+    async def _lead(self, fleet: FleetMode, identity: str) -> None:
+        """Campaign for the reader lease; while held, poll for the fleet."""
+        keeper = LeaseKeeper(
+            fleet.lease_store,
+            reader_lease_name(identity),
+            fleet.holder,
+            clock=self.clock,
+            claim=fleet.holder,
+            ttl=fleet.lease_ttl,
+            renew_every=fleet.lease_renew,
+            now=fleet.lease_now,
+        )
+        while True:
+            outcome = await keeper.acquire()
+            if isinstance(outcome, LeaseHeld):
+                await self.clock.sleep_until(self.clock.now() + fleet.lease_renew)
+                continue
+            _log.info("this host reads for %s (term %d)", identity, outcome.term)
+            try:
+                await self._read_for_fleet(fleet, identity, keeper)
+            except LeaseLostError as exc:
+                _log.warning("%s", exc)
+            finally:
+                self._poller = None
+
+    async def _read_for_fleet(self, fleet: FleetMode, identity: str, keeper: LeaseKeeper) -> None:
+        """Poll every live host's watched PRs and ship what is seen, until the lease is
+        lost (``LeaseLostError``) or a write is refused (another reader took over)."""
+
+        def term() -> int:
+            held = keeper.held
+            return 0 if held is None else held.term
+
+        seen = InMemoryObservations()
+        for latest in await self.store.call(_latest_observations, identity):
+            seen.publish(latest)  # the sweep book and the listed ids go on from these
+        prefetch = _Prefetch(self.client, self.config, seen)
+        shipper = StreamShipper(self.store, identity, fleet.holder, term, prefetch.bodies_for)
+        poller = self._new_poller(
+            seen, [shipper], prefetch, FleetWatches(self.store, self.client.host, fleet.lease_now)
+        )
+        self._poller = poller
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(poller.run)
+            tg.start_soon(keeper.keep)
+            await shipper.deposed.wait()
+            tg.cancel_scope.cancel()
+        raise LeaseLostError(f"another reader took {reader_lease_name(identity)}; reading stops")
 
     async def poll_round(self) -> None:
         """Poll every watched PR once, back to back (a one-shot poll)."""
@@ -602,14 +744,19 @@ class Monitor:
 
     def poll_now(self, pr: PrRef) -> None:
         """Poll ``pr`` soon (a webhook saw activity), within ``hint_min_gap`` and the
-        hint share (``Poller.poll_now``); call it from the event loop."""
-        self.poller.poll_now(pr)
+        hint share (``Poller.poll_now``); call it from the event loop.  In fleet mode a
+        host that is not the reader has no poller: the reader's next rounds read it."""
+        poller = self._poller if self._fleet is not None else self.poller
+        if poller is not None:
+            poller.poll_now(pr)
 
     def request_poll(self, pr: PrRef) -> None:
         """Read ``pr``'s full badge at the next round, whatever its NOT_FOUND backoff or
         the sweep says, not sooner than ``hint_min_gap`` after its last read
         (``Poller.request_poll``); call it from the event loop."""
-        self.poller.request_poll(pr)
+        poller = self._poller if self._fleet is not None else self.poller
+        if poller is not None:
+            poller.request_poll(pr)
 
     def retry_times(self) -> dict[PrRef, datetime]:
         """Each PR GitHub answered NOT_FOUND, with when it is read again."""

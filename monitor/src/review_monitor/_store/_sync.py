@@ -17,11 +17,12 @@ from ._outbox import OUTBOX, Also, OutboxPart, enqueue_notices
 from ._owners import OWNERS, Fence, check_fence
 from ._schema import Tables
 from ._state import STATE, StatePart
+from ._stream import STREAM
 from ._watches import WATCHES, WatchesPart
 
 __all__ = ["MONITOR_TABLES", "SyncStore"]
 
-MONITOR_TABLES: tuple[Tables, ...] = (WATCHES, MARKS, OUTBOX, STATE, LEASES, OWNERS)
+MONITOR_TABLES: tuple[Tables, ...] = (WATCHES, MARKS, OUTBOX, STATE, LEASES, OWNERS, STREAM)
 
 
 class SyncStore(WatchesPart, MarksPart, OutboxPart, StatePart):

@@ -1,0 +1,188 @@
+"""The observation stream in the store (fleet mode): the reader writes, owners follow.
+
+One reader per GitHub identity polls every watched PR of the fleet's live hosts and
+writes what it saw here, one row per item kind and PR (an upsert: the latest only, as
+``InMemoryObservations`` keeps it), each with the next ``seq`` of its identity and the
+reader's lease ``term``.  Every host follows the rows of the PRs it owns by its cursor
+(``follow_stream``), in seq order.
+
+Why the order holds: ``ship`` takes the identity's stream lock, checks that the writer
+still holds the reader lease at its term (a deposed reader writes nothing: its late
+write loses on term), and moves the identity's counter in that transaction.  The lock is
+held to the commit, so rows commit in seq order and a follower's snapshot always sees a
+prefix of the stream: a cursor never skips a row that commits later with a lower seq.
+
+Bodies prefetched by the reader ride in their observation, a cache for the owner's look
+(``prune_bodies`` drops them after ten minutes; a missing body is read by the owner).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+import msgspec
+
+from review_monitor._observations import Observation, Observed, PrGone, PrReadable, RoundDone
+
+from ._db import ReadTx, WriteTx, store_time
+from ._leases import read_lease
+from ._schema import Migration, Tables
+
+__all__ = [
+    "STREAM",
+    "follow_stream",
+    "latest_observations",
+    "prune_bodies",
+    "prune_stream",
+    "reader_lease_name",
+    "ship",
+    "stream_seq",
+]
+
+_V1 = (
+    """CREATE TABLE observations (
+        identity TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        pr_key TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        term INTEGER NOT NULL,
+        at TEXT NOT NULL,
+        item BLOB NOT NULL,
+        PRIMARY KEY (identity, kind, pr_key)
+    )""",
+    "CREATE INDEX observations_by_seq ON observations (identity, seq)",
+    """CREATE TABLE observation_seq (
+        identity TEXT PRIMARY KEY,
+        n INTEGER NOT NULL
+    )""",
+    # Each host's cursor in each identity's stream: where a restart goes on from.
+    """CREATE TABLE stream_cursors (
+        host_id TEXT NOT NULL,
+        identity TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (host_id, identity)
+    )""",
+)
+STREAM = Tables("review_monitor.stream", (Migration(1, "the observation stream", _V1),))
+
+_ENCODER = msgspec.json.Encoder()
+_DECODER = msgspec.json.Decoder(Observed)  # a tagged union
+
+
+def reader_lease_name(identity: str) -> str:
+    """The lease of ``identity``'s one reader (``github_host:login``)."""
+    return f"reader:{identity}"
+
+
+def _kind_and_key(item: Observed) -> tuple[str, str]:
+    if isinstance(item, RoundDone):
+        return "round-done", ""
+    kind = {Observation: "observation", PrGone: "pr-gone", PrReadable: "pr-readable"}
+    return kind[type(item)], item.pr.key_text
+
+
+def _at(item: Observed) -> datetime:
+    return item.read_at if isinstance(item, Observation) else item.at
+
+
+def ship(tx: WriteTx, identity: str, holder: str, term: int, items: Sequence[Observed]) -> bool:
+    """Write ``items`` as the reader ``holder`` at ``term``, inside ``tx``; False (nothing
+    written) when that is no longer the reader lease's holder and term."""
+    tx.lock(f"stream:{identity}")
+    lease = read_lease(tx, reader_lease_name(identity))
+    if lease is None or (lease.holder, lease.term) != (holder, term):
+        return False
+    row = tx.execute("SELECT n FROM observation_seq WHERE identity = ?", (identity,)).fetchone()
+    n = 0 if row is None else int(row[0])
+    for item in items:
+        n += 1
+        kind, key = _kind_and_key(item)
+        blob = _ENCODER.encode(msgspec.structs.replace(item, seq=n))
+        tx.execute(
+            "INSERT INTO observations (identity, kind, pr_key, seq, term, at, item) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (identity, kind, pr_key) DO UPDATE SET "
+            "seq = excluded.seq, term = excluded.term, at = excluded.at, item = excluded.item",
+            (identity, kind, key, n, term, store_time(_at(item)), blob),
+        )
+    tx.execute(
+        "INSERT INTO observation_seq (identity, n) VALUES (?, ?) "
+        "ON CONFLICT (identity) DO UPDATE SET n = excluded.n",
+        (identity, n),
+    )
+    return True
+
+
+def stream_seq(tx: ReadTx, identity: str) -> int:
+    """The last seq written for ``identity`` (0: none yet)."""
+    row = tx.execute("SELECT n FROM observation_seq WHERE identity = ?", (identity,)).fetchone()
+    return 0 if row is None else int(row[0])
+
+
+def follow_stream(
+    tx: ReadTx, identity: str, after_seq: int, host_id: str | None, *, limit: int = 1000
+) -> list[Observed]:
+    """The items after ``after_seq``, oldest first, at most ``limit``: every round's end,
+    and the PR items of the PRs ``host_id`` owns (every PR's with ``host_id`` None)."""
+    if host_id is None:
+        rows = tx.execute(
+            "SELECT item FROM observations WHERE identity = ? AND seq > ? ORDER BY seq LIMIT ?",
+            (identity, after_seq, limit),
+        ).fetchall()
+    else:
+        rows = tx.execute(
+            "SELECT o.item FROM observations o LEFT JOIN pr_owners p ON p.pr_key = o.pr_key "
+            "WHERE o.identity = ? AND o.seq > ? AND (o.kind = 'round-done' OR p.host_id = ?) "
+            "ORDER BY o.seq LIMIT ?",
+            (identity, after_seq, host_id, limit),
+        ).fetchall()
+    return [_DECODER.decode(bytes(r[0])) for r in rows]
+
+
+def latest_observations(tx: ReadTx, identity: str) -> list[Observation]:
+    """Every PR's latest observation for ``identity``, oldest first (a new reader starts
+    its sweep book and its listed ids from them)."""
+    rows = tx.execute(
+        "SELECT item FROM observations WHERE identity = ? AND kind = 'observation' ORDER BY seq",
+        (identity,),
+    ).fetchall()
+    out = [_DECODER.decode(bytes(r[0])) for r in rows]
+    return [o for o in out if isinstance(o, Observation)]
+
+
+def prune_bodies(tx: WriteTx, identity: str, before: datetime) -> int:
+    """Drop the prefetched bodies of observations read before ``before`` (a cache: an
+    owner that finds one missing reads it itself); how many were dropped."""
+    rows = tx.execute(
+        "SELECT pr_key, item FROM observations WHERE identity = ? AND kind = 'observation' "
+        "AND at < ?",
+        (identity, store_time(before)),
+    ).fetchall()
+    dropped = 0
+    for key, blob in rows:
+        item = _DECODER.decode(bytes(blob))
+        if isinstance(item, Observation) and item.bodies:
+            tx.execute(
+                "UPDATE observations SET item = ? WHERE identity = ? AND kind = 'observation' "
+                "AND pr_key = ? AND seq = ?",
+                (
+                    _ENCODER.encode(msgspec.structs.replace(item, bodies=None)),
+                    identity,
+                    key,
+                    item.seq,
+                ),
+            )
+            dropped += 1
+    return dropped
+
+
+def prune_stream(tx: WriteTx, identity: str, before: datetime) -> int:
+    """Delete the PR items last written before ``before``: the safety net reads every
+    watched PR's full badge every few minutes, so an older row is an unwatched PR's;
+    how many were deleted."""
+    cur = tx.execute(
+        "DELETE FROM observations WHERE identity = ? AND kind != 'round-done' AND at < ?",
+        (identity, store_time(before)),
+    )
+    return cur.rowcount
