@@ -1,5 +1,7 @@
 """Shared fixtures.  ``shared_dir`` gives ``../shared/`` or skips (fails under CI);
-``store_fault`` makes SQLite refuse writes as a read-only store or a full disk does."""
+``store_fault`` makes SQLite refuse writes as a read-only store or a full disk does;
+``postgres_server`` and ``postgres_url`` (from ``_postgres.py``) give a real PostgreSQL
+server and a fresh schema on it, or skip (fail with ``COMMENT_WAKE_REQUIRE_POSTGRES=1``)."""
 
 from __future__ import annotations
 
@@ -25,6 +27,10 @@ settings.load_profile("ci" if os.environ.get("CI") else "default")
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
 REAL_CLIENTS = Path(__file__).resolve().parent / "real_clients"
+
+# The PostgreSQL fixtures live in tests/_postgres.py, importable from here.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+pytest_plugins = ["_postgres"]
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
