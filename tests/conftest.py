@@ -1,7 +1,10 @@
 """Shared fixtures.  ``shared_dir`` gives ``../shared/`` or skips (fails under CI);
 ``store_fault`` makes SQLite refuse writes as a read-only store or a full disk does;
 ``write_txs`` records what each write transaction did, in order (its locks, its
-statements)."""
+statements).  ``postgres_server`` and ``postgres_url`` (from ``_postgres.py``) give a real
+PostgreSQL server and a fresh schema on it, or skip (fail with
+``COMMENT_WAKE_REQUIRE_POSTGRES=1``); ``any_store`` and its kin (``_stores.py``) give a
+store once on each engine."""
 
 from __future__ import annotations
 
@@ -24,11 +27,14 @@ settings.register_profile(
 )
 settings.load_profile("ci" if os.environ.get("CI") else "default")
 
-pytest_plugins = ["tests._stores"]
-
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
 REAL_CLIENTS = Path(__file__).resolve().parent / "real_clients"
+
+# The PostgreSQL fixtures and the stores on both engines live in tests/_postgres.py and
+# tests/_stores.py, importable from here.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+pytest_plugins = ["_postgres", "_stores"]
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
