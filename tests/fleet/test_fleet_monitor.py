@@ -1,0 +1,177 @@
+"""Fleet mode's monitor on one PostgreSQL store and one FakeGitHub: one reader polls for
+every host, each host's listeners see only the PRs it owns, and a stopped reader's lease
+passes to another host within its expiry (issue 28, item 4).
+
+Time is a ``VirtualClock`` shared by the monitors, FakeGitHub and the leases (their
+``lease_now`` is the test's clock); the store is real PostgreSQL on loopback.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import AsyncExitStack, asynccontextmanager
+from datetime import datetime, timedelta
+
+import anyio
+import pytest
+
+from review_monitor import GitHubConfig, Monitor, MonitorConfig, Observation, Observed, PrRef
+from review_monitor.github import RetryPolicy
+from review_monitor.store import ReadTx, Store, acquire_lease, claim_pr, read_lease
+from review_monitor.testing import FakeGitHub, VirtualClock
+
+pytestmark = pytest.mark.anyio
+
+TOKEN = "ghp_FLEETsentinel0123456789abcdefghijklmnop"
+S = timedelta(seconds=1)
+M = timedelta(minutes=1)
+IDENTITY = "github.com:octo-worker"
+READER = f"reader:{IDENTITY}"
+
+
+class Seen:
+    """A listener that records which PRs' observations it was handed."""
+
+    name = "seen"
+
+    def __init__(self) -> None:
+        self.prs: list[PrRef] = []
+
+    async def observe(self, item: Observed, now: datetime) -> None:
+        if isinstance(item, Observation):
+            self.prs.append(item.pr)
+
+
+class Fleet:
+    def __init__(self, url: str, clock: VirtualClock, fake: FakeGitHub, base_url: str) -> None:
+        self.url = url
+        self.clock = clock
+        self.fake = fake
+        self.base_url = base_url
+        self.seen: dict[str, Seen] = {}
+
+    def lease_now(self) -> Callable[[ReadTx], datetime]:
+        clock = self.clock
+        return lambda tx: clock.now()
+
+    def setup(self, owners: dict[PrRef, str]) -> None:
+        """Every host's lease live for a day, each PR watched and owned by its host."""
+        with Store.open(self.url) as store, store.sync.write(at=self.clock.now()) as tx:
+            for host in sorted(set(owners.values())):
+                acquire_lease(tx, f"host:{host}", host, now=self.clock.now(), ttl=24 * 60 * M)
+            for pr, host in owners.items():
+                claim_pr(tx, pr, host, f"w-{pr.number}")
+                from review_monitor.store import add_watch
+
+                add_watch(tx, f"w-{pr.number}", pr)
+
+    @asynccontextmanager
+    async def host(self, host_id: str) -> AsyncIterator[Monitor]:
+        from review_monitor._fleet import FleetMode
+
+        async with AsyncExitStack() as stack:
+            work = stack.enter_context(Store.open(self.url))
+            lease = stack.enter_context(Store.open(self.url))
+            seen = self.seen[host_id] = Seen()
+            monitor = Monitor(
+                store=work,
+                github=GitHubConfig.model_validate({"api_url": self.base_url}),
+                config=MonitorConfig(),
+                clock=self.clock,
+                token=TOKEN,
+                retry=RetryPolicy(attempts=2),
+                listeners=[seen],
+                fleet=FleetMode(
+                    host_id=host_id,
+                    holder=f"{host_id}-instance",
+                    lease_store=lease,
+                    lease_ttl=30 * S,
+                    lease_renew=10 * S,
+                    lease_now=self.lease_now(),
+                ),
+            )
+            await stack.enter_async_context(monitor)
+            yield monitor
+
+    async def idle(self) -> None:
+        deadline = time.monotonic() + 20
+        while True:
+            await self.clock.settle()
+            if self.clock.sleepers:
+                return
+            if time.monotonic() > deadline:
+                raise AssertionError("the monitors never went back to sleep")
+            await anyio.sleep(0.002)
+
+    async def run_for(self, span: timedelta) -> None:
+        end = self.clock.now() + span
+        while True:
+            await self.idle()
+            due = self.clock.next_deadline()
+            if due is None or due > end:
+                break
+            await self.clock.advance_to(due)
+        await self.clock.advance_to(end)
+        await self.idle()
+
+    def reader(self) -> str | None:
+        with Store.open(self.url) as store, store.sync.read() as tx:
+            row = read_lease(tx, READER)
+        return None if row is None or row.expires_at <= self.clock.now() else row.holder
+
+
+@pytest.fixture
+async def fleet(postgres_url: str) -> AsyncIterator[Fleet]:
+    clock = VirtualClock()
+    fake = FakeGitHub(clock=clock, token=TOKEN)
+    async with fake.serve() as base_url:
+        yield Fleet(postgres_url, clock, fake, base_url)
+
+
+async def test_each_host_is_handed_only_the_prs_it_owns(fleet: Fleet) -> None:
+    a, b = fleet.fake.add_pr("octo-org/app", 1), fleet.fake.add_pr("octo-org/app", 2)
+    fleet.setup({a: "h1", b: "h2"})
+    async with fleet.host("h1") as m1, fleet.host("h2") as m2, anyio.create_task_group() as tg:
+        tg.start_soon(m1.run)
+        tg.start_soon(m2.run)
+        await fleet.run_for(3 * M)
+        tg.cancel_scope.cancel()
+    assert ({a}, {b}) == (set(fleet.seen["h1"].prs), set(fleet.seen["h2"].prs))
+
+
+async def test_one_host_reads_for_the_fleet(fleet: Fleet) -> None:
+    prs = [fleet.fake.add_pr("octo-org/app", n) for n in range(1, 5)]
+    fleet.setup({pr: f"h{pr.number % 2}" for pr in prs})
+    async with fleet.host("h0") as m0, fleet.host("h1") as m1, anyio.create_task_group() as tg:
+        tg.start_soon(m0.run)
+        tg.start_soon(m1.run)
+        await fleet.run_for(5 * M + 30 * S)
+        tg.cancel_scope.cancel()
+    badge_reads = [r for r in fleet.fake.requests if r.kind == "badge"]
+    # One badge query a minute (four PRs are one batch): six rounds in five and a half
+    # minutes, as one monitor alone sends; two readers would send twelve.
+    assert 6 == len(badge_reads)
+
+
+async def test_a_stopped_readers_lease_passes_to_another_host_within_its_expiry(
+    fleet: Fleet,
+) -> None:
+    a, b = fleet.fake.add_pr("octo-org/app", 1), fleet.fake.add_pr("octo-org/app", 2)
+    fleet.setup({a: "h1", b: "h2"})
+    async with fleet.host("h2") as m2, anyio.create_task_group() as outer:
+        async with fleet.host("h1") as m1, anyio.create_task_group() as inner:
+            inner.start_soon(m1.run)
+            await fleet.run_for(20 * S)  # h1 campaigns first and reads
+            outer.start_soon(m2.run)
+            await fleet.run_for(M)
+            first = fleet.reader()
+            inner.cancel_scope.cancel()  # h1 stops without a word: its lease lapses
+        await fleet.run_for(40 * S)  # the expiry (30 s) and one campaign (10 s)
+        second = fleet.reader()
+        before = fleet.seen["h2"].prs.count(b)
+        fleet.fake.post_comment(b, "alice", "still read after the failover")
+        await fleet.run_for(2 * M)
+        outer.cancel_scope.cancel()
+    after = fleet.seen["h2"].prs.count(b)
+    assert ("h1-instance", "h2-instance", True) == (first, second, after > before)
