@@ -21,7 +21,7 @@ import inspect
 import logging
 import random
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Final, Literal, Protocol, Self
@@ -277,8 +277,12 @@ class DeliveryLoop:
         posts: PostSender | None = None,
         dry_run: bool = False,
         on_event: Callable[[Event], None] | None = None,
+        recipients: Callable[[], Collection[str]] | None = None,
     ) -> None:
         self._store = store
+        # Fleet mode: the ids this host delivers to (its workers and orchestrators: an
+        # inbox or a session lives on its host); None: every recipient in the outbox.
+        self._recipients = recipients
         self._publish = on_event or _ignore
         self._route = route
         self._clock = clock
@@ -355,7 +359,8 @@ class DeliveryLoop:
     async def plan(self) -> tuple[PlannedDelivery, ...]:
         """What the loop would do now with each worker's due head; changes nothing."""
         out: list[PlannedDelivery] = []
-        for entry in await self._store.call(SyncStore.due, self._clock.now()):
+        workers = await self._local()
+        for entry in await self._store.call(SyncStore.due, self._clock.now(), workers=workers):
             publisher, why = await self._resolve(entry.worker)
             if publisher is not None:
                 out.append(self._decision(entry, "publish", repr(publisher), ""))
@@ -373,7 +378,8 @@ class DeliveryLoop:
         """Start an attempt for each due head whose worker is free and not resting, and a
         pass of each side job (reactions, posts) that is due.  Due work left waiting on a running
         attempt is picked up when that attempt ends (it wakes the loop)."""
-        for entry in await self._store.call(SyncStore.due, now):
+        workers = await self._local()
+        for entry in await self._store.call(SyncStore.due, now, workers=workers):
             hold = self._hold.get(entry.worker)
             if hold is not None and hold > now:
                 continue
@@ -391,7 +397,7 @@ class DeliveryLoop:
 
     async def _next_wake(self, now: datetime) -> datetime:
         candidates = [now + self._config.scan_interval]
-        due = await self._store.call(SyncStore.next_due_at)
+        due = await self._store.call(SyncStore.next_due_at, workers=await self._local())
         if due is not None and due > now:
             candidates.append(due)
         candidates += [t for t in self._hold.values() if t > now]
@@ -405,6 +411,13 @@ class DeliveryLoop:
                 if job_due > now:
                     candidates.append(job_due)
         return min(candidates)
+
+    async def _local(self) -> Collection[str] | None:
+        """The recipients this host delivers to (None: all); the registry reads the
+        store, so off the event loop."""
+        if self._recipients is None:
+            return None
+        return await anyio.to_thread.run_sync(self._recipients)
 
     async def _sleep(self, until: datetime) -> None:
         await sleep_until_or(self._clock, until, self._wake)

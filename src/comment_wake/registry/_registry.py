@@ -277,6 +277,17 @@ class Registry:
     def orchestrators(self) -> tuple[OrchestratorRecord, ...]:
         return tuple(_decode_orchestrator(b) for _, b in read_records(self._store, ORCHESTRATORS))
 
+    def recipients(self) -> frozenset[str]:
+        """The workers (archived ones too: their notices are handed off from here) and
+        orchestrators bound on this registry's host: whom its delivery loop serves."""
+        with self._store.read() as tx:
+            workers = [_decode_worker(b) for _, b in record_items(tx, WORKERS)]
+            orchestrators = [_decode_orchestrator(b) for _, b in record_items(tx, ORCHESTRATORS)]
+        return frozenset(
+            [w.worker for w in workers if w.host_id == self.host_id]
+            + [o.id for o in orchestrators if o.host_id == self.host_id]
+        )
+
     def spelled(self, pr: PrRef) -> PrRef:
         """``pr`` as GitHub spells it once a poll has read it (its watch takes
         ``nameWithOwner``); as given while unwatched or not polled yet."""

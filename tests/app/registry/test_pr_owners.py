@@ -70,3 +70,20 @@ def test_a_rebind_on_another_host_moves_the_epoch_on(store: SyncStore, tmp_path:
     second = Registry(store, inbox_root=tmp_path / "inbox", host_id="h2")
     second.bind("w2", PR, orchestrator="o1", publisher=InboxSpec())
     assert PrOwner("h2", "w2", 3) == _owner(store)
+
+
+def test_a_hosts_recipients_are_its_workers_and_orchestrators(
+    store: SyncStore, tmp_path: Path
+) -> None:
+    here = Registry(store, inbox_root=tmp_path / "inbox", host_id="h1")
+    there = Registry(store, inbox_root=tmp_path / "inbox", host_id="h2")
+    here.add_orchestrator("o1", InboxSpec())
+    there.add_orchestrator("o2", InboxSpec())
+    here.bind("w1", PR, orchestrator="o1", publisher=InboxSpec())
+    there.bind("w2", "octo/repo#8", orchestrator="o1", publisher=InboxSpec())
+    here.bind("w3", "octo/repo#9", orchestrator="o2", publisher=InboxSpec())
+    here.archive("w3")
+    assert (frozenset({"o1", "w1", "w3"}), frozenset({"o2", "w2"})) == (
+        here.recipients(),
+        there.recipients(),
+    )

@@ -136,3 +136,20 @@ async def test_plan_names_the_hand_off_for_a_worker_without_a_publisher(
         )
         plan = await loop.plan()
     assert [("hand-off", "orch")] == [(d.action, d.target) for d in plan]
+
+
+async def test_a_fleet_hosts_loop_delivers_only_to_its_own_recipients(
+    tmp_path: Path, make_notice: NoticeFactory
+) -> None:
+    clock = VirtualClock()
+    publisher = InMemoryPublisher()
+    with open_store(tmp_path / "state.db", clock=clock) as store:
+        store.sync.enqueue(
+            [make_notice("w-here"), make_notice("w-elsewhere", item_ids=("IC_2",))],
+            at=clock.now(),
+        )
+        loop = loop_for(store, clock, publisher, recipients=lambda: {"w-here"})
+        await loop.run_once()
+        pending = [e.worker for e in store.sync.entries()]
+    delivered = [a.notice.worker for a in publisher.attempts]
+    assert (["w-here"], ["w-elsewhere"]) == (delivered, pending)

@@ -316,3 +316,21 @@ def test_daemon_state_is_a_small_key_value_table(store: SyncStore, t0: datetime)
     store.set_state("last_poll", b"1", at=t0)
     store.set_state("last_poll", b"2", at=t0)
     assert (b"2", None) == (store.get_state("last_poll"), store.get_state("budget"))
+
+
+def test_due_can_be_limited_to_some_workers(
+    store: SyncStore, t0: datetime, make_notice: MakeNotice
+) -> None:
+    store.enqueue([make_notice("w1"), make_notice("w2", "IC_2")], at=t0)
+    assert (["w2"], [], t0) == (
+        [e.worker for e in store.due(t0, workers={"w2", "w9"})],
+        [e.worker for e in store.due(t0, workers=())],
+        store.next_due_at(workers={"w2"}),
+    )
+
+
+def test_nothing_is_due_for_no_workers(
+    store: SyncStore, t0: datetime, make_notice: MakeNotice
+) -> None:
+    store.enqueue([make_notice("w1")], at=t0)
+    assert None is store.next_due_at(workers=())

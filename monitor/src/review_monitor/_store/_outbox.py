@@ -10,7 +10,7 @@ earlier pending notice of the same worker).  Each attempt is logged in
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from datetime import datetime
 from typing import Any, Literal
 
@@ -220,6 +220,21 @@ def _log(tx: WriteTx, seq: int, outcome: str, detail: str) -> None:
     )
 
 
+def _heads(workers: Collection[str] | None) -> tuple[str, tuple[str, ...]]:
+    """The query of each worker's head (its oldest pending seq), of ``workers`` only
+    when given, and its arguments."""
+    if workers is None:
+        return "SELECT MIN(seq) FROM outbox WHERE status = 'pending' GROUP BY worker", ()
+    if not workers:
+        return "SELECT MIN(seq) FROM outbox WHERE false", ()
+    ids = tuple(sorted(workers))
+    return (
+        "SELECT MIN(seq) FROM outbox WHERE status = 'pending' "
+        f"AND worker IN ({placeholders(ids)}) GROUP BY worker",
+        ids,
+    )
+
+
 def _not_pending(tx: ReadTx, seq: int) -> StoreError:
     """Why a conditional write on the pending entry ``seq`` changed nothing (the write
     transaction raises it, so it rolls back)."""
@@ -237,25 +252,29 @@ class OutboxPart(Database):
         with self.write(at=at) as tx:
             return enqueue_notices(tx, notices)
 
-    def due(self, now: datetime) -> tuple[OutboxEntry, ...]:
+    def due(
+        self, now: datetime, *, workers: Collection[str] | None = None
+    ) -> tuple[OutboxEntry, ...]:
         """The head of each worker's pending queue (its oldest pending entry) when its
         ``next_attempt_at`` has come, earliest due first.  A head that is not due yet
-        holds its worker's queue: per worker, notices go out in order."""
+        holds its worker's queue: per worker, notices go out in order.  ``workers``: only
+        theirs (fleet mode: the recipients this host delivers to); None: everyone's."""
+        heads, args = _heads(workers)
         with self.read() as tx:
             rows = tx.execute(
-                f"SELECT {_COLUMNS} FROM outbox WHERE seq IN "
-                "(SELECT MIN(seq) FROM outbox WHERE status = 'pending' GROUP BY worker) "
+                f"SELECT {_COLUMNS} FROM outbox WHERE seq IN ({heads}) "
                 "AND next_attempt_at <= ? ORDER BY next_attempt_at, seq",
-                (store_time(now),),
+                (*args, store_time(now)),
             ).fetchall()
         return tuple(_entry(r) for r in rows)
 
-    def next_due_at(self) -> datetime | None:
-        """When the earliest worker head is due (may be in the past); None when idle."""
+    def next_due_at(self, *, workers: Collection[str] | None = None) -> datetime | None:
+        """When the earliest worker head is due (may be in the past); None when idle.
+        ``workers`` as in ``due``."""
+        heads, args = _heads(workers)
         with self.read() as tx:
             row = tx.execute(
-                "SELECT MIN(next_attempt_at) FROM outbox WHERE seq IN "
-                "(SELECT MIN(seq) FROM outbox WHERE status = 'pending' GROUP BY worker)"
+                f"SELECT MIN(next_attempt_at) FROM outbox WHERE seq IN ({heads})", args
             ).fetchone()
         return opt_dt(row[0])
 
