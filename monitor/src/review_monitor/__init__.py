@@ -34,6 +34,8 @@ if TYPE_CHECKING:
         TransientError,
     )
     from ._events import Fault, FaultKind, MonitorEvent, PollRound, describe_event, log_event
+    from ._fleet import FleetMode
+    from ._lease_keeper import LeaseKeeper, LeaseLostError
     from ._listener import WATCH_TOOL, Listener, LookAgain, Watch
     from ._model import (
         MAX_PR_NUMBER,
@@ -83,6 +85,7 @@ __all__ = [
     "Duration",
     "Fault",
     "FaultKind",
+    "FleetMode",
     "GapRead",
     "GitHubConfig",
     "GitHubError",
@@ -91,6 +94,8 @@ __all__ = [
     "InMemoryObservations",
     "InlineComment",
     "ItemDetail",
+    "LeaseKeeper",
+    "LeaseLostError",
     "Listener",
     "LookAgain",
     "LookupFailed",
@@ -172,6 +177,8 @@ __getattr__, __dir__ = lazy_exports(
             "log_event",
         ),
         "._listener": ("WATCH_TOOL", "Listener", "LookAgain", "Watch"),
+        "._fleet": ("FleetMode",),
+        "._lease_keeper": ("LeaseKeeper", "LeaseLostError"),
         "._observations": (
             "Dispatcher",
             "InMemoryObservations",

@@ -47,7 +47,10 @@ from ._notices import MonitorNotices
 from ._observations import Dispatcher, InMemoryObservations, Observation, ObservationSource
 from ._permissions import Permissions, is_valid_login
 from ._poller import Poller, WatchSource
+from ._ratelimit import RateLimit
 from ._split import BatchSplitter
+from ._store._budget import read_budget, record_budget
+from ._store._faults import describe_fault
 from ._store._leases import LeaseHeld
 from ._store._stream import latest_observations, reader_lease_name
 from ._sweep import read_sweep
@@ -268,6 +271,18 @@ class _Prefetch:
 def _latest_observations(db: SyncStore, identity: str) -> list[Observation]:
     with db.read() as tx:
         return latest_observations(tx, identity)
+
+
+def _record_budget(
+    db: SyncStore, identity: str, limits: Sequence[RateLimit], now: datetime
+) -> None:
+    with db.write(at=now) as tx:
+        record_budget(tx, identity, limits)
+
+
+def _read_budget(db: SyncStore, identity: str) -> dict[str, RateLimit]:
+    with db.read() as tx:
+        return read_budget(tx, identity)
 
 
 class _Viewer:
@@ -655,10 +670,23 @@ class Monitor:
                     tg.start_soon(task)
                 tg.start_soon(follower.run)
                 tg.start_soon(self._lead, fleet, identity)
+                tg.start_soon(self._share_budget, fleet, identity)
         finally:
             self._running = False
             self._tally.report()
             _log.info("monitor stopped")
+
+    async def _share_budget(self, fleet: FleetMode, identity: str) -> None:
+        """Write what this host's client last heard of the identity's budget into the
+        shared row, at every lease renewal."""
+        while True:
+            await self.clock.sleep_until(self.clock.now() + fleet.lease_renew)
+            limits = tuple(self.client.rate_limits.values())
+            if limits:
+                try:
+                    await self.store.call(_record_budget, identity, limits, self.clock.now())
+                except Exception as exc:  # a store fault: the next tick writes again
+                    _log.warning("the budget row was not written: %s", describe_fault(exc))
 
     async def _identity(self, fleet: FleetMode) -> str:
         """``github_host:login``: whose points the fleet shares, and so its reader."""
@@ -710,6 +738,11 @@ class Monitor:
         poller = self._new_poller(
             seen, [shipper], prefetch, FleetWatches(self.store, self.client.host, fleet.lease_now)
         )
+        shared = (await self.store.call(_read_budget, identity)).get("graphql")
+        if shared is not None:  # what the fleet spent before this host read for it
+            poller.governor.record(
+                batch=None, cost=None, remaining=shared.remaining, reset_at=shared.reset_at
+            )
         self._poller = poller
         async with anyio.create_task_group() as tg:
             tg.start_soon(poller.run)

@@ -16,6 +16,7 @@ from review_monitor._lazy import lazy_exports
 if TYPE_CHECKING:
     from ._lease import Lease
     from ._store._async import Executor, Store, run_in_thread, run_inline
+    from ._store._budget import read_budget, record_budget
     from ._store._db import ReadTx, WriteTx, parse_store_time, store_time
     from ._store._faults import describe_fault
     from ._store._leases import (
@@ -88,11 +89,13 @@ __all__ = [
     "load_mark",
     "parse_store_time",
     "pr_lock",
+    "read_budget",
     "read_lease",
     "read_owner",
     "read_registry_version",
     "read_watch_starts",
     "read_watches",
+    "record_budget",
     "release_lease",
     "release_pr",
     "remove_watch",
@@ -108,6 +111,7 @@ __getattr__, __dir__ = lazy_exports(
     {
         "._lease": ("Lease",),
         "._store._async": ("Executor", "Store", "run_in_thread", "run_inline"),
+        "._store._budget": ("read_budget", "record_budget"),
         "._store._db": ("ReadTx", "WriteTx", "parse_store_time", "store_time"),
         "._store._faults": ("describe_fault",),
         "._store._leases": (

@@ -11,6 +11,7 @@ from review_monitor._errors import NotOwnerError
 from review_monitor._model import PrRef
 from review_monitor._notice import Notice
 
+from ._budget import BUDGET
 from ._leases import LEASES
 from ._marks import MARKS, Mark, MarksPart, put_mark
 from ._outbox import OUTBOX, Also, OutboxPart, enqueue_notices
@@ -22,7 +23,16 @@ from ._watches import WATCHES, WatchesPart
 
 __all__ = ["MONITOR_TABLES", "SyncStore"]
 
-MONITOR_TABLES: tuple[Tables, ...] = (WATCHES, MARKS, OUTBOX, STATE, LEASES, OWNERS, STREAM)
+MONITOR_TABLES: tuple[Tables, ...] = (
+    WATCHES,
+    MARKS,
+    OUTBOX,
+    STATE,
+    LEASES,
+    OWNERS,
+    STREAM,
+    BUDGET,
+)
 
 
 class SyncStore(WatchesPart, MarksPart, OutboxPart, StatePart):
