@@ -32,11 +32,19 @@ from ._store._async import Store
 from ._store._db import ReadTx, store_time
 from ._store._faults import describe_fault
 from ._store._leases import database_now
+from ._store._permission_cache import put_permission, read_permission
 from ._store._stream import follow_stream, ship
 from ._store._sync import SyncStore
 from ._wait import sleep_until_or
 
-__all__ = ["FleetMode", "FleetWatches", "StreamFollower", "StreamShipper", "live_watches"]
+__all__ = [
+    "FleetMode",
+    "FleetWatches",
+    "StorePermissions",
+    "StreamFollower",
+    "StreamShipper",
+    "live_watches",
+]
 
 _log = logging.getLogger("review_monitor.fleet")
 
@@ -86,6 +94,50 @@ class FleetWatches:
     async def watches(self) -> tuple[Watch, ...]:
         found = await self._store.call(self._read)
         return tuple(w for w in found if w.pr.host == self._host)
+
+
+class StorePermissions:
+    """The store's permission cache as ``SharedPermissions``: one lookup per reviewer
+    for the whole fleet."""
+
+    def __init__(self, store: Store, clock: Clock) -> None:
+        self._store = store
+        self._clock = clock
+
+    def _get(
+        self, db: SyncStore, host: str, repo: str, login: str, since: datetime
+    ) -> tuple[str, str | None, datetime] | None:
+        with db.read() as tx:
+            return read_permission(tx, host, repo, login, since=since)
+
+    def _put(
+        self,
+        db: SyncStore,
+        host: str,
+        repo: str,
+        login: str,
+        permission: str,
+        role_name: str | None,
+        checked_at: datetime,
+    ) -> None:
+        with db.write(at=self._clock.now()) as tx:
+            put_permission(tx, host, repo, login, permission, role_name, checked_at)
+
+    async def get(
+        self, host: str, repo: str, login: str, *, since: datetime
+    ) -> tuple[str, str | None, datetime] | None:
+        return await self._store.call(self._get, host, repo, login, since)
+
+    async def put(
+        self,
+        host: str,
+        repo: str,
+        login: str,
+        permission: str,
+        role_name: str | None,
+        checked_at: datetime,
+    ) -> None:
+        await self._store.call(self._put, host, repo, login, permission, role_name, checked_at)
 
 
 class StreamShipper:

@@ -37,7 +37,7 @@ from ._config import GitHubConfig, MonitorConfig
 from ._duration import format_duration
 from ._errors import GitHubError
 from ._events import EventSink, Fault, PollRound, fault_of, log_event
-from ._fleet import FleetMode, FleetWatches, StreamFollower, StreamShipper
+from ._fleet import FleetMode, FleetWatches, StorePermissions, StreamFollower, StreamShipper
 from ._github import GitHubClient, RetryPolicy
 from ._governor import BudgetGovernor, Pace
 from ._lease_keeper import LeaseKeeper, LeaseLostError
@@ -484,6 +484,8 @@ class Monitor:
             except BaseException:
                 await self.client.aclose()
                 raise
+        if self._fleet is not None:
+            self.permissions.shared = StorePermissions(self._store, self.clock)
         c = self.config
         self._notices = MonitorNotices(
             store=self._store,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
 
@@ -68,14 +68,36 @@ class _Pending:
         )
 
 
+class SharedPermissions(Protocol):
+    """Answers kept beside this process's cache, for every host of a fleet."""
+
+    async def get(
+        self, host: str, repo: str, login: str, *, since: datetime
+    ) -> tuple[str, str | None, datetime] | None: ...
+
+    async def put(
+        self,
+        host: str,
+        repo: str,
+        login: str,
+        permission: str,
+        role_name: str | None,
+        checked_at: datetime,
+    ) -> None: ...
+
+
 class Permissions:
     """Permission lookups with a cache keyed by host, repo and login (case-insensitive).
 
     Concurrent lookups of one key share one call.
     """
 
-    def __init__(self, api: GitHubApi, config: MonitorConfig) -> None:
+    def __init__(
+        self, api: GitHubApi, config: MonitorConfig, shared: SharedPermissions | None = None
+    ) -> None:
         self._api = api
+        # Fleet mode: the answers every host shares, asked before GitHub.
+        self.shared = shared
         self._ttl = config.permission_ttl
         self._retries = tuple(config.permission_retries)
         self._trusted = frozenset(config.trusted_permissions)
@@ -119,11 +141,29 @@ class Permissions:
             return pending.outcome
         pending = self._pending[key] = _Pending(login)
         try:
-            pending.outcome, _ = await self._ask(repo, login, now)
+            pending.outcome = await self._shared_or_ask(repo, login, now)
         finally:
             del self._pending[key]
             pending.done.set()
         return pending.outcome
+
+    async def _shared_or_ask(
+        self, repo: str, login: str, now: datetime
+    ) -> PermissionAnswer | LookupFailed:
+        shared = self.shared
+        if shared is not None:
+            found = await shared.get(self._api.host, repo, login, since=now - self._ttl)
+            if found is not None:
+                permission, role_name, checked_at = found
+                answer = self._answer(login, permission, role_name, checked_at)
+                self._remember(repo, login, answer, now)
+                return answer
+        outcome, _ = await self._ask(repo, login, now)
+        if shared is not None and isinstance(outcome, PermissionAnswer):
+            await shared.put(
+                self._api.host, repo, login, outcome.permission, outcome.role_name, now
+            )
+        return outcome
 
     def retry_delay(self, failures: int) -> timedelta | None:
         """The wait after the ``failures``-th failed try (1-based); None: give up."""

@@ -16,6 +16,7 @@ from ._leases import LEASES
 from ._marks import MARKS, Mark, MarksPart, put_mark
 from ._outbox import OUTBOX, Also, OutboxPart, enqueue_notices
 from ._owners import OWNERS, Fence, check_fence
+from ._permission_cache import PERMISSION_CACHE
 from ._schema import Tables
 from ._state import STATE, StatePart
 from ._stream import STREAM
@@ -32,6 +33,7 @@ MONITOR_TABLES: tuple[Tables, ...] = (
     OWNERS,
     STREAM,
     BUDGET,
+    PERMISSION_CACHE,
 )
 
 
