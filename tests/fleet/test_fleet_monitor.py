@@ -175,3 +175,24 @@ async def test_a_stopped_readers_lease_passes_to_another_host_within_its_expiry(
         outer.cancel_scope.cancel()
     after = fleet.seen["h2"].prs.count(b)
     assert ("h1-instance", "h2-instance", True) == (first, second, after > before)
+
+
+async def test_a_hint_on_a_host_that_does_not_read_is_served_by_the_reader(
+    fleet: Fleet,
+) -> None:
+    a, b = fleet.fake.add_pr("octo-org/app", 1), fleet.fake.add_pr("octo-org/app", 2)
+    fleet.setup({a: "h1", b: "h2"})
+    async with fleet.host("h1") as m1, fleet.host("h2") as m2, anyio.create_task_group() as tg:
+        tg.start_soon(m1.run)
+        await fleet.run_for(20 * S)  # h1 reads
+        tg.start_soon(m2.run)
+        await fleet.run_for(M)
+        assert "h1-instance" == fleet.reader()
+        before = len([r for r in fleet.fake.requests if r.kind == "badge"])
+        asked_at = fleet.clock.now()
+        m2.poll_now(b)
+        await fleet.run_for(5 * S)
+        tg.cancel_scope.cancel()
+    hinted = [r.at for r in fleet.fake.requests if r.kind == "badge"][before:]
+    assert 1 == len(hinted)
+    assert hinted[0] - asked_at <= 4 * S

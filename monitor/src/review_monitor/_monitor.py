@@ -52,6 +52,7 @@ from ._split import BatchSplitter
 from ._store._budget import read_budget, record_budget
 from ._store._faults import describe_fault
 from ._store._leases import LeaseHeld
+from ._store._poll_requests import RequestKind, put_requests, take_requests
 from ._store._stream import latest_observations, reader_lease_name
 from ._sweep import read_sweep
 from ._token import find_token
@@ -65,6 +66,9 @@ __all__ = ["Monitor"]
 _log = logging.getLogger("review_monitor.monitor")
 
 TokenSource = str | Callable[[], str]
+
+# How often a fleet host passes its poll requests on, and the reader drains them.
+_REQUESTS_EVERY = timedelta(seconds=1)
 Task = Callable[[], Coroutine[Any, Any, None]]
 
 
@@ -273,6 +277,19 @@ def _latest_observations(db: SyncStore, identity: str) -> list[Observation]:
         return latest_observations(tx, identity)
 
 
+def _swap_requests(
+    db: SyncStore,
+    identity: str,
+    asked: Sequence[tuple[PrRef, RequestKind]],
+    reading: bool,
+    now: datetime,
+) -> list[tuple[PrRef, RequestKind]]:
+    """Write the requests made here; when this host reads, take every host's."""
+    with db.write(at=now) as tx:
+        put_requests(tx, identity, asked)
+        return take_requests(tx, identity) if reading else []
+
+
 def _record_budget(
     db: SyncStore, identity: str, limits: Sequence[RateLimit], now: datetime
 ) -> None:
@@ -463,6 +480,8 @@ class Monitor:
         # for the whole fleet only while it holds its identity's reader lease.
         self._fleet = fleet
         self._dispatcher: Dispatcher | None = None
+        # Fleet mode: hints and poll requests made here, for whichever host reads.
+        self._asked: list[tuple[PrRef, RequestKind]] = []
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -673,6 +692,7 @@ class Monitor:
                 tg.start_soon(follower.run)
                 tg.start_soon(self._lead, fleet, identity)
                 tg.start_soon(self._share_budget, fleet, identity)
+                tg.start_soon(self._serve_requests, identity)
         finally:
             self._running = False
             self._tally.report()
@@ -689,6 +709,25 @@ class Monitor:
                     await self.store.call(_record_budget, identity, limits, self.clock.now())
                 except Exception as exc:  # a store fault: the next tick writes again
                     _log.warning("the budget row was not written: %s", describe_fault(exc))
+
+    async def _serve_requests(self, identity: str) -> None:
+        """Every second: pass the hints and poll requests made here to the store, and,
+        while this host reads, serve every host's (the reader drains them)."""
+        while True:
+            asked, self._asked = self._asked, []
+            try:
+                taken = await self.store.call(
+                    _swap_requests, identity, asked, self._poller is not None, self.clock.now()
+                )
+            except Exception as exc:  # a store fault: keep them for the next second
+                self._asked = asked + self._asked
+                _log.warning("poll requests were not passed on: %s", describe_fault(exc))
+                taken = []
+            poller = self._poller
+            for pr, kind in taken:
+                if poller is not None:
+                    (poller.poll_now if kind == "hint" else poller.request_poll)(pr)
+            await self.clock.sleep_until(self.clock.now() + _REQUESTS_EVERY)
 
     async def _identity(self, fleet: FleetMode) -> str:
         """``github_host:login``: whose points the fleet shares, and so its reader."""
@@ -779,19 +818,21 @@ class Monitor:
 
     def poll_now(self, pr: PrRef) -> None:
         """Poll ``pr`` soon (a webhook saw activity), within ``hint_min_gap`` and the
-        hint share (``Poller.poll_now``); call it from the event loop.  In fleet mode a
-        host that is not the reader has no poller: the reader's next rounds read it."""
-        poller = self._poller if self._fleet is not None else self.poller
-        if poller is not None:
-            poller.poll_now(pr)
+        hint share (``Poller.poll_now``); call it from the event loop.  In fleet mode it
+        goes through the store to the reader, which serves it within a second."""
+        if self._fleet is not None:
+            self._asked.append((pr, "hint"))  # the reader serves it within a second
+            return
+        self.poller.poll_now(pr)
 
     def request_poll(self, pr: PrRef) -> None:
         """Read ``pr``'s full badge at the next round, whatever its NOT_FOUND backoff or
         the sweep says, not sooner than ``hint_min_gap`` after its last read
         (``Poller.request_poll``); call it from the event loop."""
-        poller = self._poller if self._fleet is not None else self.poller
-        if poller is not None:
-            poller.request_poll(pr)
+        if self._fleet is not None:
+            self._asked.append((pr, "poll"))
+            return
+        self.poller.request_poll(pr)
 
     def retry_times(self) -> dict[PrRef, datetime]:
         """Each PR GitHub answered NOT_FOUND, with when it is read again."""

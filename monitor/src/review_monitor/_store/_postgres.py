@@ -82,6 +82,14 @@ def _fault(exc: BaseException, where: str) -> StoreError:
     return StoreError(f"{type(exc).__name__} on the PostgreSQL store {where}")
 
 
+def _configure(conn: psycopg.Connection[Any]) -> None:
+    """A Python ``bool`` is sent as the integer SQLite stores (the schema's flags are
+    0/1 integers on both engines), not as PostgreSQL's boolean."""
+    from psycopg.types.numeric import Int8Dumper
+
+    conn.adapters.register_dumper(bool, Int8Dumper)
+
+
 class _Connection:
     """One pooled connection's statements, with ``?`` placeholders translated."""
 
@@ -137,6 +145,7 @@ class PostgresEngine:
             timeout=connect_timeout,
             kwargs={"prepare_threshold": None, "autocommit": False},
             check=ConnectionPool.check_connection,
+            configure=_configure,
             name="review_monitor.store",
         )
         engine = cls(pool, url)

@@ -17,6 +17,7 @@ from ._marks import MARKS, Mark, MarksPart, put_mark
 from ._outbox import OUTBOX, Also, OutboxPart, enqueue_notices
 from ._owners import OWNERS, Fence, check_fence
 from ._permission_cache import PERMISSION_CACHE
+from ._poll_requests import POLL_REQUESTS
 from ._schema import Tables
 from ._state import STATE, StatePart
 from ._stream import STREAM
@@ -34,6 +35,7 @@ MONITOR_TABLES: tuple[Tables, ...] = (
     STREAM,
     BUDGET,
     PERMISSION_CACHE,
+    POLL_REQUESTS,
 )
 
 
