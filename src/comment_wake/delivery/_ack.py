@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Final
+
+from anyio.to_thread import run_sync
 
 from comment_wake.store import (
     ContentLimits,
@@ -111,6 +113,7 @@ class Acknowledger:
         max_attempts: int = 8,
         batch: int = 90,
         content: ContentLimits | None = None,
+        recipients: Callable[[], Collection[str]] | None = None,
     ) -> None:
         if max_attempts < 1:
             raise ValueError("max_attempts must be at least 1")
@@ -122,18 +125,25 @@ class Acknowledger:
         self._max_attempts = max_attempts
         self._batch = batch
         self._content = content
+        # Fleet mode: the workers bound on this host, whose deliveries' reactions it owes.
+        self._recipients = recipients
 
     @property
     def host(self) -> str:
         return self._api.host
 
+    async def _workers(self) -> Collection[str] | None:
+        return None if self._recipients is None else await run_sync(self._recipients)
+
     async def next_due_at(self) -> datetime | None:
-        return await self._store.call(next_reaction_at)
+        return await self._store.call(next_reaction_at, workers=await self._workers())
 
     async def run_once(self) -> AckPass:
         """Send every reaction due now (one request per content and 30 subjects)."""
         now = self._clock.now()
-        due = await self._store.call(due_reactions, now, limit=self._batch)
+        due = await self._store.call(
+            due_reactions, now, limit=self._batch, workers=await self._workers()
+        )
         total = AckPass()
         by_content: dict[str, list[ReactionEntry]] = {}
         for row in due:

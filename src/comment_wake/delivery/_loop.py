@@ -302,6 +302,7 @@ class DeliveryLoop:
                 rng=self._rng,
                 max_attempts=self._config.reaction_attempts,
                 content=self._config.content_limits,
+                recipients=recipients,
             )
             if github is not None and self._reaction is not None
             else None

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Final, Protocol
 
+from anyio.to_thread import run_sync
+
 from comment_wake._post_marker import marker
 from comment_wake.store import (
     ContentLimits,
@@ -170,9 +172,12 @@ class PostSender:
         backoff: Backoff,
         rng: random.Random,
         max_attempts: int = 8,
+        recipients: Callable[[], Collection[str]] | None = None,
     ) -> None:
         self._store = store
         self._api = api
+        # Fleet mode: the workers bound on this host, whose posts it sends.
+        self._recipients = recipients
         self._clock = clock
         self._viewer = viewer
         self._secrets = secrets
@@ -183,13 +188,17 @@ class PostSender:
         self._rng = rng
         self._max_attempts = max_attempts
 
+    async def _workers(self) -> Collection[str] | None:
+        return None if self._recipients is None else await run_sync(self._recipients)
+
     async def next_due_at(self) -> datetime | None:
-        return await self._store.call(next_post_at)
+        return await self._store.call(next_post_at, workers=await self._workers())
 
     async def run_once(self) -> PostPass:
         """Act on every post due now, oldest first."""
         counts = dict.fromkeys(PostPass.__dataclass_fields__, 0)
-        for post in await self._store.call(due_posts, self._clock.now()):
+        due = await self._store.call(due_posts, self._clock.now(), workers=await self._workers())
+        for post in due:
             counts[await self._one(post)] += 1
         return PostPass(**counts)
 

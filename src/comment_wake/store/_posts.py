@@ -17,7 +17,7 @@ Functions over the ``SyncStore`` run their own transaction; those taking a ``Rea
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime
 from typing import Any, Literal
 
@@ -287,26 +287,43 @@ def set_progress_text(tx: WriteTx, key: str, body: str, due: datetime) -> None:
 # -- the sender's reads and writes ------------------------------------------------------
 
 
-def due_posts(db: SyncStore, now: datetime, *, limit: int = 50) -> tuple[Post, ...]:
-    """Posts to send, look for or edit now, oldest first."""
+def due_posts(
+    db: SyncStore, now: datetime, *, limit: int = 50, workers: Collection[str] | None = None
+) -> tuple[Post, ...]:
+    """Posts to send, look for or edit now, oldest first; ``workers``: only theirs (fleet
+    mode: the workers bound on this host)."""
+    mine, args = _of_workers(workers)
     with db.read() as tx:
         return _select(
             tx,
             "(status IN ('queued', 'sending') OR pending_body IS NOT NULL) "
-            "AND next_attempt_at <= ?",
-            (store_time(now),),
+            f"AND next_attempt_at <= ?{mine}",
+            (store_time(now), *args),
             limit=limit,
         )
 
 
-def next_post_at(db: SyncStore) -> datetime | None:
-    """When the next post falls due; None with nothing to send."""
+def next_post_at(db: SyncStore, *, workers: Collection[str] | None = None) -> datetime | None:
+    """When the next post falls due; None with nothing to send.  ``workers`` as in
+    ``due_posts``."""
+    mine, args = _of_workers(workers)
     with db.read() as tx:
         row = tx.execute(
             "SELECT min(next_attempt_at) FROM posts "
-            "WHERE status IN ('queued', 'sending') OR pending_body IS NOT NULL"
+            f"WHERE (status IN ('queued', 'sending') OR pending_body IS NOT NULL){mine}",
+            args,
         ).fetchone()
     return None if row[0] is None else parse_store_time(row[0])
+
+
+def _of_workers(workers: Collection[str] | None) -> tuple[str, tuple[str, ...]]:
+    """The condition that keeps ``workers``' rows (none: every row), and its arguments."""
+    if workers is None:
+        return "", ()
+    ids = tuple(sorted(workers))
+    if not ids:
+        return " AND false", ()
+    return f" AND worker IN ({', '.join('?' for _ in ids)})", ids
 
 
 def post_by_key(tx: ReadTx, key: str) -> Post | None:

@@ -8,7 +8,7 @@ outbox entry.  Functions over the ``SyncStore`` run their own transaction.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from datetime import datetime
 from typing import Any, Literal
 
@@ -111,25 +111,43 @@ def owing(
     return owe
 
 
-def due_reactions(db: SyncStore, now: datetime, *, limit: int = 90) -> tuple[ReactionEntry, ...]:
-    """Pending reactions whose ``next_attempt_at`` has come, oldest first."""
+def due_reactions(
+    db: SyncStore, now: datetime, *, limit: int = 90, workers: Collection[str] | None = None
+) -> tuple[ReactionEntry, ...]:
+    """Pending reactions whose ``next_attempt_at`` has come, oldest first; ``workers``:
+    only those owed for their deliveries (fleet mode: the workers bound on this host)."""
+    mine, args = _of_workers(workers)
     with db.read() as tx:
         rows = tx.execute(
             f"SELECT {_COLUMNS} FROM reactions WHERE status = 'pending' "
-            "AND next_attempt_at <= ? ORDER BY next_attempt_at, created_at, subject_id "
-            "LIMIT ?",
-            (store_time(now), limit),
+            f"AND next_attempt_at <= ?{mine} "
+            "ORDER BY next_attempt_at, created_at, subject_id LIMIT ?",
+            (store_time(now), *args, limit),
         ).fetchall()
     return tuple(_reaction(r) for r in rows)
 
 
-def next_reaction_at(db: SyncStore) -> datetime | None:
-    """When the earliest pending reaction is due (may be past); None when none is owed."""
+def next_reaction_at(db: SyncStore, *, workers: Collection[str] | None = None) -> datetime | None:
+    """When the earliest pending reaction is due (may be past); None when none is owed.
+    ``workers`` as in ``due_reactions``."""
+    mine, args = _of_workers(workers)
     with db.read() as tx:
         row = tx.execute(
-            "SELECT MIN(next_attempt_at) FROM reactions WHERE status = 'pending'"
+            f"SELECT MIN(next_attempt_at) FROM reactions WHERE status = 'pending'{mine}", args
         ).fetchone()
     return None if row[0] is None else parse_store_time(row[0])
+
+
+def _of_workers(workers: Collection[str] | None) -> tuple[str, tuple[str, ...]]:
+    """The condition that keeps the reactions owed for ``workers``' deliveries (none:
+    every reaction), and its arguments."""
+    if workers is None:
+        return "", ()
+    ids = tuple(sorted(workers))
+    if not ids:
+        return " AND false", ()
+    marks = ", ".join("?" for _ in ids)
+    return f" AND seq IN (SELECT seq FROM outbox WHERE worker IN ({marks}))", ids
 
 
 def reactions(

@@ -8,7 +8,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from comment_wake.store import (
+    due_posts,
     insert_post,
+    next_post_at,
     posts,
     pr_posts,
     prune_posts,
@@ -64,3 +66,16 @@ def test_pruning_keeps_a_progress_comment(store: SyncStore) -> None:
     with store.write(at=T0) as tx:
         record_posted(tx, KEY, POSTED, next_at=T0)
     assert (0, 1) == (prune_posts(store, before=T0 + timedelta(days=1)), len(posts(store)))
+
+
+def test_a_fleet_host_sends_only_its_own_workers_posts(store: SyncStore) -> None:
+    _queue(store)
+    later = T0 + timedelta(minutes=1)
+    mine = [p.worker for p in due_posts(store, later, workers={"w1"})]
+    others = due_posts(store, later, workers={"w2"})
+    assert (["w1"], (), None, T0) == (
+        mine,
+        others,
+        next_post_at(store, workers=()),
+        next_post_at(store, workers={"w1"}),
+    )
