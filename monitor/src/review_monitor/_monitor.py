@@ -714,6 +714,9 @@ class Monitor:
         """Every second: pass the hints and poll requests made here to the store, and,
         while this host reads, serve every host's (the reader drains them)."""
         while True:
+            if not self._asked and self._poller is None:
+                await self.clock.sleep_until(self.clock.now() + _REQUESTS_EVERY)
+                continue  # nothing to pass on, nothing to serve: no store call
             asked, self._asked = self._asked, []
             try:
                 taken = await self.store.call(
