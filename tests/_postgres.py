@@ -37,6 +37,7 @@ __all__ = [
     "on_missing_server",
     "postgres_server",
     "postgres_url",
+    "running_server",
     "schema_url",
 ]
 
@@ -247,9 +248,10 @@ def _stop(server: PostgresServer, prefix: list[str]) -> None:
         shutil.rmtree(server.directory, ignore_errors=True)
 
 
-@pytest.fixture(scope="session")
-def postgres_server() -> Iterator[PostgresServer]:
-    """A PostgreSQL server on 127.0.0.1, started once for the session and stopped after it."""
+@contextlib.contextmanager
+def running_server() -> Iterator[PostgresServer]:
+    """A PostgreSQL server on 127.0.0.1 until the block ends (the session fixture's, and a
+    bench's or a process test's own); no server: skip or fail, as ``on_missing_server``."""
     bin_dir = find_bin_dir(os.environ.get("PATH"), DEBIAN_ROOT)
     if bin_dir is None:
         _unavailable(
@@ -262,6 +264,13 @@ def postgres_server() -> Iterator[PostgresServer]:
         yield server
     finally:
         _stop(server, prefix)
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """A PostgreSQL server on 127.0.0.1, started once for the session and stopped after it."""
+    with running_server() as server:
+        yield server
 
 
 _schemas = itertools.count(1)
