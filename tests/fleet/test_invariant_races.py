@@ -21,7 +21,7 @@ from comment_wake.store import ContentLimits, delivering, posts, spend_content
 from comment_wake.tools import ToolLimits, ToolRefused, WorkerTools
 from comment_wake.wake import WakeConfig
 from review_monitor import NOTICE_VERSION, Notice, NoticeItem, NoticePr, PrRef
-from review_monitor.store import SyncStore
+from review_monitor.store import HeldLease, LeaseHeld, SyncStore, acquire_lease
 from review_monitor.testing import FixedClock
 
 RACERS = 8
@@ -255,3 +255,18 @@ def test_takers_of_a_content_bucket_at_once_get_exactly_what_it_holds(
     granted = sum(1 for r in results if r is None)
     waits = sum(1 for r in results if isinstance(r, datetime))
     assert (CAP, RACERS - CAP) == (granted, waits)
+
+
+# -- the fleet's leases ------------------------------------------------------------------
+
+
+def test_holders_taking_one_free_lease_at_once_leave_it_to_one_and_are_told_who(
+    any_store_opener: Opener,
+) -> None:
+    def take(n: int, store: SyncStore) -> HeldLease | LeaseHeld:
+        with store.write(at=T0) as tx:
+            return acquire_lease(tx, "host:h1", f"h{n}", now=T0, ttl=timedelta(seconds=30))
+
+    results = race(stores(any_store_opener), take)
+    kinds = Counter(type(r).__name__ if not isinstance(r, Exception) else repr(r) for r in results)
+    assert {"HeldLease": 1, "LeaseHeld": RACERS - 1} == kinds
