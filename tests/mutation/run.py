@@ -82,6 +82,8 @@ REGISTRY = "src/comment_wake/registry/_registry.py"
 TOOLS = "src/comment_wake/tools/_tools.py"
 CONTENT = "src/comment_wake/store/_content.py"
 SERVICE = "src/comment_wake/service/_service.py"
+LEASES = "monitor/src/review_monitor/_store/_leases.py"
+OWNERS = "monitor/src/review_monitor/_store/_owners.py"
 
 WAKE_SUITES = ("tests/wake", "tests/replay")
 OWNPOST_SUITES = ("tests/ownpost", "tests/replay")
@@ -850,6 +852,24 @@ MUTATIONS: tuple[Mutation, ...] = (
         '    tx.lock(f"content:{identity}")\n',
         "",
         RACES,
+    ),
+    Mutation(
+        "lease-lock-dropped",
+        "issue 28: a lease is read under its lock, so racing holders are told who holds it",
+        LEASES,
+        '    tx.lock(f"lease:{name}")\n',
+        "",
+        RACES,
+    ),
+    Mutation(
+        "pr-claim-lock-dropped",
+        "issue 28: a claim reads a PR's owner under the PR's lock (one owner per epoch)",
+        OWNERS,
+        "    tx.lock(pr_lock(pr))\n"
+        "    before = read_owner(tx, pr)\n"
+        "    if before is not None and (",
+        "    before = read_owner(tx, pr)\n    if before is not None and (",
+        ("tests/monitor/store/test_owners.py",),
     ),
 )
 
