@@ -79,8 +79,11 @@ POLLER = "monitor/src/review_monitor/_poller.py"
 OBSERVATIONS = "monitor/src/review_monitor/_observations.py"
 REGISTRY_SNAPSHOT = "src/comment_wake/registry/_snapshot.py"
 REGISTRY = "src/comment_wake/registry/_registry.py"
+TOOLS = "src/comment_wake/tools/_tools.py"
+CONTENT = "src/comment_wake/store/_content.py"
 SERVICE = "src/comment_wake/service/_service.py"
 SYNC_STORE = "monitor/src/review_monitor/_store/_sync.py"
+LEASES = "monitor/src/review_monitor/_store/_leases.py"
 OWNERS = "monitor/src/review_monitor/_store/_owners.py"
 
 WAKE_SUITES = ("tests/wake", "tests/replay")
@@ -107,6 +110,9 @@ class Mutation:
 
 
 STRANGER_COST = ("tests/service/test_strangers_cost_nothing.py",)
+# Killed by the race's postgresql case (its postgres_url fixture: run with the test server's
+# plugin); on SQLite a lock is a no-op, BEGIN IMMEDIATE serialises the writers anyway.
+RACES = ("tests/fleet/test_invariant_races.py",)
 
 MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
@@ -829,6 +835,66 @@ MUTATIONS: tuple[Mutation, ...] = (
         "    epoch = 1 if before is None else before.epoch + 1\n",
         "    epoch = 1 if before is None else before.epoch\n",
         ("tests/monitor/store/test_owners.py", "tests/app/registry/test_pr_owners.py"),
+    ),
+    Mutation(
+        "registry-lock-dropped",
+        "issue 28: a registry write takes the registry's lock before its first read (one live "
+        "worker per PR, one binding per worker, one kind per id)",
+        REGISTRY,
+        "            tx.lock(_REGISTRY_LOCK)\n",
+        "            pass\n",
+        RACES,
+    ),
+    Mutation(
+        "post-cap-lock-dropped",
+        "issue 28: the hourly post cap is counted under the worker's post lock",
+        TOOLS,
+        "        tx.lock(_post_lock(self.worker))\n        made = count_posts(",
+        "        made = count_posts(",
+        RACES,
+    ),
+    Mutation(
+        "progress-lock-dropped",
+        "issue 28: a progress call looks for the progress comment under the worker's post lock",
+        TOOLS,
+        "            # progress comment and both create one.\n"
+        "            tx.lock(_post_lock(self.worker))\n",
+        "            # progress comment and both create one.\n",
+        RACES,
+    ),
+    Mutation(
+        "message-cap-lock-dropped",
+        "issue 28: the message cap per PR is counted under the PR's message-cap lock",
+        TOOLS,
+        '            tx.lock(f"message-cap:{record.pr.key_text}")\n',
+        "",
+        RACES,
+    ),
+    Mutation(
+        "content-lock-dropped",
+        "issue 28: a content bucket's level is read under the identity's bucket lock",
+        CONTENT,
+        '    tx.lock(f"content:{identity}")\n',
+        "",
+        RACES,
+    ),
+    Mutation(
+        "lease-lock-dropped",
+        "issue 28: a lease is read under its lock, so racing holders are told who holds it",
+        LEASES,
+        '    tx.lock(f"lease:{name}")\n',
+        "",
+        RACES,
+    ),
+    Mutation(
+        "pr-claim-lock-dropped",
+        "issue 28: a claim reads a PR's owner under the PR's lock (one owner per epoch)",
+        OWNERS,
+        "    tx.lock(pr_lock(pr))\n"
+        "    before = read_owner(tx, pr)\n"
+        "    if before is not None and (",
+        "    before = read_owner(tx, pr)\n    if before is not None and (",
+        ("tests/monitor/store/test_owners.py",),
     ),
 )
 
