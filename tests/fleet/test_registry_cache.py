@@ -79,6 +79,17 @@ async def test_the_registry_cache_follows_a_registration_made_while_the_daemon_r
     assert ["o-1", "o-2", "w-42"] == (sorted(cache.ids) if cache else None)
 
 
+async def test_a_registry_cache_that_cannot_be_written_does_not_stop_the_daemon(
+    fleet: Fleet,
+) -> None:
+    _bind(fleet.state(), fleet.url)
+    (fleet.state() / REGISTRY_CACHE).mkdir()  # os.replace onto a directory fails
+    async with fleet.open() as app:
+        assert app.host is not None
+        term = app.host.term
+    assert 1 == term
+
+
 async def test_inbox_take_works_from_the_cache_while_the_server_cannot_be_reached(
     fleet: Fleet, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

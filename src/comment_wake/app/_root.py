@@ -52,7 +52,12 @@ from comment_wake.events import (
 )
 from comment_wake.fleet import HostLease, host_identity, open_host_lease
 from comment_wake.hints import HintListener, load_secret, matching_watch
-from comment_wake.registry import Registry, RegistryBook, write_registry_cache
+from comment_wake.registry import (
+    Registry,
+    RegistryBook,
+    RegistrySnapshot,
+    write_registry_cache,
+)
 from comment_wake.service import DECISIONS, GAPS, BindingSource, CommentWake
 from comment_wake.store import (
     APP_TABLES,
@@ -587,7 +592,7 @@ async def open_app(
             # The wake reads the bindings from one snapshot, reloaded when the registry
             # version moves (issue 26): a look no longer decodes every worker's record.
             # In fleet mode it also keeps the local registry cache ``inbox take`` reads.
-            on_load = None if host is None else functools.partial(write_registry_cache, state)
+            on_load = None if host is None else functools.partial(_write_cache, state)
             source = book = await anyio.to_thread.run_sync(
                 functools.partial(RegistryBook, registry, on_load=on_load)
             )
@@ -702,6 +707,19 @@ async def _open_fleet(
         host.instance,
     )
     return work, host
+
+
+def _write_cache(state: Path, snapshot: RegistrySnapshot) -> None:
+    """The registry cache for ``inbox take``; a failed write is logged, never a stop (the
+    next registry change writes it again)."""
+    try:
+        write_registry_cache(state, snapshot)
+    except OSError as exc:
+        _log.warning(
+            "the registry cache in %s was not written (%s); `inbox take` reads the last one",
+            state,
+            exc.strerror or type(exc).__name__,
+        )
 
 
 async def _shielded(fn: Callable[[], Awaitable[None]]) -> None:
