@@ -525,7 +525,8 @@ async def open_app(
 
     ``token``: the GitHub token, or a callable returning it.  ``transport``: an httpx
     transport instead of the network (tests; or set ``[github] api_url``).  ``clock``:
-    the clock every wait goes through (default: the wall clock).  ``callbacks``: the
+    the clock every wait goes through (default: the wall clock; a clock given here is also
+    the host lease's "now" in fleet mode, else the database's clock is).  ``callbacks``: the
     in-process publishers a ``CallbackSpec`` binding names.  ``environ``: where webhook
     and publisher secrets come from (default ``os.environ``).  ``dry_run``: decide on a
     copy of the store and deliver nothing.  ``rng``: every random draw (fence nonces,
