@@ -28,6 +28,7 @@ __all__ = [
     "private_dir",
     "resolve_state_dir",
     "store_path",
+    "store_target",
     "tighten_tree",
     "xdg_state_dir",
 ]
@@ -69,6 +70,13 @@ def resolve_state_dir(
 def store_path(state_dir: Path) -> Path:
     """The monitor's SQLite store inside the state directory."""
     return state_dir / STATE_DB
+
+
+def store_target(state_dir: Path, url: str | None = None) -> Path | str:
+    """Where the store is: ``[store] url`` (a PostgreSQL server shared by a fleet) when
+    set, else the SQLite file in the state directory.  The state directory holds the
+    local lock, the inboxes, the host id and the caches in both cases."""
+    return url if url else store_path(state_dir)
 
 
 def inbox_root(state_dir: Path) -> Path:

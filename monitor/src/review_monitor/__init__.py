@@ -35,7 +35,6 @@ if TYPE_CHECKING:
     )
     from ._events import Fault, FaultKind, MonitorEvent, PollRound, describe_event, log_event
     from ._fleet import FleetMode
-    from ._lease_keeper import LeaseKeeper, LeaseLostError
     from ._listener import WATCH_TOOL, Listener, LookAgain, Watch
     from ._model import (
         MAX_PR_NUMBER,
@@ -94,8 +93,6 @@ __all__ = [
     "InMemoryObservations",
     "InlineComment",
     "ItemDetail",
-    "LeaseKeeper",
-    "LeaseLostError",
     "Listener",
     "LookAgain",
     "LookupFailed",
@@ -178,7 +175,6 @@ __getattr__, __dir__ = lazy_exports(
         ),
         "._listener": ("WATCH_TOOL", "Listener", "LookAgain", "Watch"),
         "._fleet": ("FleetMode",),
-        "._lease_keeper": ("LeaseKeeper", "LeaseLostError"),
         "._observations": (
             "Dispatcher",
             "InMemoryObservations",

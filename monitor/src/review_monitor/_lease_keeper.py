@@ -23,7 +23,14 @@ from ._clock import Clock
 from ._errors import StoreError
 from ._store._async import Store
 from ._store._db import ReadTx
-from ._store._leases import HeldLease, LeaseHeld, acquire_lease, database_now, renew_lease
+from ._store._leases import (
+    HeldLease,
+    LeaseHeld,
+    acquire_lease,
+    database_now,
+    release_lease,
+    renew_lease,
+)
 from ._store._sync import SyncStore
 
 __all__ = ["LeaseKeeper", "LeaseLostError", "LeaseNow"]
@@ -100,6 +107,18 @@ class LeaseKeeper:
             )
         _log.warning("the lease %s lapsed and was taken again (term %d)", self.name, again.term)
         return again
+
+    def _release(self, db: SyncStore, lease: HeldLease) -> bool:
+        with db.write(at=self._clock.now()) as tx:
+            return release_lease(tx, lease, now=self._now(tx))
+
+    async def release(self) -> bool:
+        """Let the held lease lapse now (a clean exit), so the next holder takes it without
+        waiting for its expiry; False when it was not held (or no longer ours)."""
+        held, self.held = self.held, None
+        if held is None:
+            return False
+        return await self._store.call(self._release, held)
 
     async def keep(self) -> None:
         """Renew every ``renew_every`` until cancelled; raises ``LeaseLostError``."""

@@ -15,6 +15,7 @@ from review_monitor._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from ._lease import Lease
+    from ._lease_keeper import LeaseKeeper, LeaseLostError, LeaseNow
     from ._store._async import Executor, Store, run_in_thread, run_inline
     from ._store._budget import read_budget, record_budget
     from ._store._db import ReadTx, WriteTx, parse_store_time, store_time
@@ -66,6 +67,9 @@ __all__ = [
     "HeldLease",
     "Lease",
     "LeaseHeld",
+    "LeaseKeeper",
+    "LeaseLostError",
+    "LeaseNow",
     "LeaseRow",
     "Mark",
     "Migration",
@@ -110,6 +114,7 @@ __getattr__, __dir__ = lazy_exports(
     globals(),
     {
         "._lease": ("Lease",),
+        "._lease_keeper": ("LeaseKeeper", "LeaseLostError", "LeaseNow"),
         "._store._async": ("Executor", "Store", "run_in_thread", "run_inline"),
         "._store._budget": ("read_budget", "record_budget"),
         "._store._db": ("ReadTx", "WriteTx", "parse_store_time", "store_time"),

@@ -15,12 +15,20 @@ from comment_wake._lazy import lazy_exports
 if TYPE_CHECKING:
     from ._explain import Explanation, RuleLine
     from ._refusal import REFUSED_FOR, REFUSED_ROUNDS, TokenRefusedError
-    from ._root import HINT_DELAY, App, open_app, open_monitor
+    from ._root import DRY_RUN_NEEDS_SQLITE, HINT_DELAY, App, open_app, open_monitor
     from ._state import DAEMON_STATE_KEY, DaemonState, FaultLine, PollFigures
-    from ._status import InboxLine, ParkedLine, PrStatusLine, QueueLine, StatusReport
+    from ._status import (
+        HostLeaseLine,
+        InboxLine,
+        ParkedLine,
+        PrStatusLine,
+        QueueLine,
+        StatusReport,
+    )
 
 __all__ = [
     "DAEMON_STATE_KEY",
+    "DRY_RUN_NEEDS_SQLITE",
     "HINT_DELAY",
     "REFUSED_FOR",
     "REFUSED_ROUNDS",
@@ -28,6 +36,7 @@ __all__ = [
     "DaemonState",
     "Explanation",
     "FaultLine",
+    "HostLeaseLine",
     "InboxLine",
     "ParkedLine",
     "PollFigures",
@@ -46,8 +55,15 @@ __getattr__, __dir__ = lazy_exports(
     {
         "._explain": ("Explanation", "RuleLine"),
         "._refusal": ("REFUSED_FOR", "REFUSED_ROUNDS", "TokenRefusedError"),
-        "._root": ("HINT_DELAY", "App", "open_app", "open_monitor"),
+        "._root": ("DRY_RUN_NEEDS_SQLITE", "HINT_DELAY", "App", "open_app", "open_monitor"),
         "._state": ("DAEMON_STATE_KEY", "DaemonState", "FaultLine", "PollFigures"),
-        "._status": ("InboxLine", "ParkedLine", "PrStatusLine", "QueueLine", "StatusReport"),
+        "._status": (
+            "HostLeaseLine",
+            "InboxLine",
+            "ParkedLine",
+            "PrStatusLine",
+            "QueueLine",
+            "StatusReport",
+        ),
     },
 )

@@ -21,11 +21,12 @@ they guard against the outside world, not against time.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
 import random
 import tempfile
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -49,13 +50,20 @@ from comment_wake.events import (
     PollRound,
     Subscriber,
 )
+from comment_wake.fleet import HostLease, host_identity, open_host_lease
 from comment_wake.hints import HintListener, load_secret, matching_watch
-from comment_wake.registry import Registry, RegistryBook
+from comment_wake.registry import (
+    Registry,
+    RegistryBook,
+    RegistrySnapshot,
+    write_registry_cache,
+)
 from comment_wake.service import DECISIONS, GAPS, BindingSource, CommentWake
 from comment_wake.store import (
     APP_TABLES,
     PollRequest,
     clear_poll_request,
+    open_store,
     poll_requests,
     prune_outcomes,
     prune_posts,
@@ -64,20 +72,28 @@ from comment_wake.store import (
     refuse_two_spellings,
     release_requests,
 )
-from review_monitor import Clock, Monitor, PrRef, SystemClock, sleep_until_or
+from review_monitor import Clock, Monitor, PrRef, StoreError, SystemClock, sleep_until_or
 from review_monitor.github import RetryPolicy
-from review_monitor.store import Store, SyncStore, describe_fault
+from review_monitor.store import (
+    Lease,
+    LeaseLostError,
+    LeaseNow,
+    Store,
+    SyncStore,
+    database_now,
+    describe_fault,
+)
 
 from ._explain import COMMENT_URL_FORMS, Explanation, comment_target, explain_comment
 from ._refusal import TokenRefusal, TokenRefusedError
 from ._snapshot import snapshot_store
-from ._state import DAEMON_STATE_KEY, DaemonState, PrStates, StatusTracker, pr_key
+from ._state import DaemonState, PrStates, StatusTracker, daemon_state_key, pr_key
 from ._status import StatusReport, read_status
 
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ["HINT_DELAY", "App", "open_app", "open_monitor"]
+__all__ = ["DRY_RUN_NEEDS_SQLITE", "HINT_DELAY", "App", "open_app", "open_monitor"]
 
 HINT_DELAY = timedelta(seconds=0.5)
 """How soon a PR's first webhook hint polls it (hints arriving meanwhile share that poll;
@@ -110,8 +126,10 @@ class App:
         dry_run: bool,
         environ: Mapping[str, str],
         book: RegistryBook | None = None,
+        host: HostLease | None = None,
     ) -> None:
         self.config = config
+        self.host = host
         self.state_dir = state_dir
         self.clock = clock
         self.monitor = monitor
@@ -136,6 +154,7 @@ class App:
         self.ready = anyio.Event()
         self._refusal = TokenRefusal()
         self._refused: TokenRefusedError | None = None
+        self._lost: LeaseLostError | None = None
         self._running: anyio.CancelScope | None = None
         bus.subscribe(self._on_event)
 
@@ -193,7 +212,11 @@ class App:
             wakes=t.wakes,
             decisions=t.decisions,
             stopped_at=now if stopped else None,
-            stop_reason=str(self._refused) if stopped and self._refused else None,
+            stop_reason=(
+                str(self._refused or self._lost)
+                if stopped and (self._refused or self._lost)
+                else None
+            ),
             polled=dict(sorted(t.polled.items())),
             faults=t.faults,
             pr_states=dict(sorted(t.pr_states.items())),
@@ -208,7 +231,11 @@ class App:
         """What ``comment-wake status --json`` prints, with this app's live figures."""
         now = self.clock.now()
         report = await self.monitor.store.call(
-            read_status, self.config.wake, now, inbox=inbox_root(self.state_dir)
+            read_status,
+            self.config.wake,
+            now,
+            inbox=inbox_root(self.state_dir),
+            host_id=None if self.host is None else self.host.host_id,
         )
         return msgspec.structs.replace(report, daemon_running=True, daemon=self.state())
 
@@ -253,6 +280,8 @@ class App:
                     await self._start_hints(tg)
                 tg.start_soon(self._housekeeping)
                 tg.start_soon(self.monitor.run)
+                if self.host is not None:
+                    tg.start_soon(self._keep_host)
                 self.ready.set()
         finally:
             self._running = None
@@ -260,6 +289,20 @@ class App:
                 await self._write_state(stopped=True)
         if self._refused is not None:
             raise self._refused
+        if self._lost is not None:
+            raise self._lost
+
+    async def _keep_host(self) -> None:
+        """Renew the host lease until cancelled; a lost one stops ``run``, which raises
+        the ``LeaseLostError``."""
+        assert self.host is not None
+        try:
+            await self.host.keep()
+        except LeaseLostError as exc:
+            _log.error("%s", exc)
+            self._lost = exc
+            if self._running is not None:
+                self._running.cancel()
 
     async def _finish_unwatched(self) -> None:
         """Look once at every PR whose wake mark outlived its watch: held comments and
@@ -432,7 +475,7 @@ class App:
         try:
             await self.monitor.store.call(
                 SyncStore.set_state,
-                DAEMON_STATE_KEY,
+                daemon_state_key(None if self.host is None else self.host.host_id),
                 msgspec.json.encode(state),
                 at=state.updated_at,
             )
@@ -474,9 +517,16 @@ async def open_app(
     """Build the app and open it: the store's lease is taken on entry and given back on
     exit (``StoreLockedError`` names the daemon that holds it).
 
+    With ``[store] url`` (fleet mode) the state directory keeps its local lock, the store
+    is the PostgreSQL server (a work connection, and a second one for this host's lease,
+    ``host:<host_id>``, taken on entry, renewed while ``run`` runs and released on exit:
+    ``app.host`` holds its term), and the daemon keeps the registry cache that
+    ``inbox take`` reads in the state directory.  A dry run needs the SQLite store.
+
     ``token``: the GitHub token, or a callable returning it.  ``transport``: an httpx
     transport instead of the network (tests; or set ``[github] api_url``).  ``clock``:
-    the clock every wait goes through (default: the wall clock).  ``callbacks``: the
+    the clock every wait goes through (default: the wall clock; a clock given here is also
+    the host lease's "now" in fleet mode, else the database's clock is).  ``callbacks``: the
     in-process publishers a ``CallbackSpec`` binding names.  ``environ``: where webhook
     and publisher secrets come from (default ``os.environ``).  ``dry_run``: decide on a
     copy of the store and deliver nothing.  ``rng``: every random draw (fence nonces,
@@ -490,9 +540,16 @@ async def open_app(
     env = os.environ if environ is None else environ
     bus = EventBus()
     bus.subscribe(EventLogger())  # the app's log lines are written from its events
+    url = config.store.url if store is None else None
+    if url is not None and dry_run:
+        raise StoreError(DRY_RUN_NEEDS_SQLITE)
     async with contextlib.AsyncExitStack() as stack:
         if store is None:
             await anyio.to_thread.run_sync(_private_state, state)
+        host: HostLease | None = None
+        if url is not None:
+            # Fleet mode: the local lock, the work store and the host lease.
+            store, host = await _open_fleet(stack, config, state, url, the_clock, clock)
         path = store_path(state)
         if dry_run and store is None:
             tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="cw-dry-")))
@@ -535,7 +592,11 @@ async def open_app(
             )
             # The wake reads the bindings from one snapshot, reloaded when the registry
             # version moves (issue 26): a look no longer decodes every worker's record.
-            source = book = await anyio.to_thread.run_sync(RegistryBook, registry)
+            # In fleet mode it also keeps the local registry cache ``inbox take`` reads.
+            on_load = None if host is None else functools.partial(_write_cache, state)
+            source = book = await anyio.to_thread.run_sync(
+                functools.partial(RegistryBook, registry, on_load=on_load)
+            )
         else:
             source = bindings
         wake = CommentWake(
@@ -599,9 +660,72 @@ async def open_app(
             dry_run=dry_run,
             environ=env,
             book=book,
+            host=host,
         )
         stack.callback(bus.close)
         yield app
+
+
+DRY_RUN_NEEDS_SQLITE = (
+    "a dry run needs the SQLite store for now: it decides on a copy of the store, and a "
+    "copy of a shared PostgreSQL store is not taken (run it without [store] url, on a "
+    "copy of this host's state directory)"
+)
+"""Why ``open_app(dry_run=True)`` (``run --dry-run``) refuses a ``[store] url``."""
+
+
+async def _open_fleet(
+    stack: contextlib.AsyncExitStack,
+    config: AppConfig,
+    state: Path,
+    url: str,
+    clock: Clock,
+    given_clock: Clock | None,
+) -> tuple[Store, HostLease]:
+    """Fleet mode's opening, each part closed by ``stack``: the local lock on the state
+    directory (beside where ``state.db`` would be), the work store on ``url`` (its own
+    connection), and this host's lease on a second one (``StoreLockedError`` when another
+    daemon holds it).  The lease's "now" is the database's clock, or the clock the caller
+    gave (tests on virtual time)."""
+    local = await anyio.to_thread.run_sync(Lease.acquire, store_path(state))
+    stack.callback(local.release)
+    work = await anyio.to_thread.run_sync(functools.partial(open_store, url, clock=clock))
+    stack.callback(work.close)
+    await anyio.to_thread.run_sync(work.sync.check_writable)
+    leases = Store(
+        await anyio.to_thread.run_sync(functools.partial(SyncStore.open, url, clock=clock))
+    )
+    stack.callback(leases.close)
+    identity = await anyio.to_thread.run_sync(host_identity, state, config.fleet.host_id)
+    now: LeaseNow = database_now if given_clock is None else (lambda _tx: clock.now())
+    host = await open_host_lease(leases, identity, config.fleet, clock=clock, now=now)
+    stack.push_async_callback(_shielded, host.release)
+    _log.info(
+        "fleet mode: store %s, host_id %s, host lease term %d (instance %s)",
+        work.sync.where,
+        identity.host_id,
+        host.term or 0,
+        host.instance,
+    )
+    return work, host
+
+
+def _write_cache(state: Path, snapshot: RegistrySnapshot) -> None:
+    """The registry cache for ``inbox take``; a failed write is logged, never a stop (the
+    next registry change writes it again)."""
+    try:
+        write_registry_cache(state, snapshot)
+    except OSError as exc:
+        _log.warning(
+            "the registry cache in %s was not written (%s); `inbox take` reads the last one",
+            state,
+            exc.strerror or type(exc).__name__,
+        )
+
+
+async def _shielded(fn: Callable[[], Awaitable[None]]) -> None:
+    with anyio.CancelScope(shield=True):
+        await fn()
 
 
 @contextlib.asynccontextmanager

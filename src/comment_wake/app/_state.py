@@ -25,11 +25,18 @@ __all__ = [
     "PollFigures",
     "PrStates",
     "StatusTracker",
+    "daemon_state_key",
     "pr_key",
 ]
 
 DAEMON_STATE_KEY = "comment-wake/daemon"
 """The store's key-value entry the running app keeps current for ``comment-wake status``."""
+
+
+def daemon_state_key(host_id: str | None = None) -> str:
+    """The entry of ``host_id``'s daemon (fleet mode: the hosts share one store, each
+    keeps its own); ``DAEMON_STATE_KEY`` without one (the SQLite store)."""
+    return DAEMON_STATE_KEY if host_id is None else f"{DAEMON_STATE_KEY}/{host_id}"
 
 
 class PollFigures(msgspec.Struct, frozen=True):

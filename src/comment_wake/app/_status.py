@@ -12,6 +12,7 @@ import msgspec
 
 from comment_wake._paths import inbox_root
 from comment_wake.delivery import backlog
+from comment_wake.fleet import host_lease_name
 from comment_wake.registry import InboxSpec, PublisherSpec, Registry
 from comment_wake.service import (
     LISTENER_NAME,
@@ -32,18 +33,20 @@ from comment_wake.store import (
 )
 from comment_wake.wake import FloodGap, MarkError, WakeConfig, decode_mark
 from review_monitor import PrRef, format_duration
-from review_monitor.store import SyncStore
+from review_monitor.store import SyncStore, read_lease
 from untrusted_fence import one_line
 
-from ._state import DAEMON_STATE_KEY, DaemonState, FaultLine, pr_key
+from ._state import DaemonState, FaultLine, daemon_state_key, pr_key
 
 __all__ = [
     "CommentLine",
+    "HostLeaseLine",
     "InboxLine",
     "ParkedLine",
     "PrStatusLine",
     "QueueLine",
     "StatusReport",
+    "read_host_lease",
     "read_status",
     "render_status",
 ]
@@ -133,6 +136,18 @@ class PrStatusLine(msgspec.Struct, frozen=True, kw_only=True):
     gaps: tuple[FloodGap, ...] = ()
 
 
+class HostLeaseLine(msgspec.Struct, frozen=True, kw_only=True):
+    """Fleet mode: this host and its lease as the store holds it (``holder`` and the rest
+    None when no daemon of this host ever took it)."""
+
+    host_id: str | None  # None: not configured, and the state directory has none yet
+    lease: str | None = None  # host:<host_id>
+    holder: str | None = None  # the holding daemon start's instance id
+    term: int | None = None
+    expires_at: datetime | None = None
+    live: bool = False  # not expired at the report's time
+
+
 class StatusReport(msgspec.Struct, frozen=True, kw_only=True):
     """Everything ``comment-wake status --json`` prints (docs/embedding.md lists the
     fields)."""
@@ -146,6 +161,8 @@ class StatusReport(msgspec.Struct, frozen=True, kw_only=True):
     reactions_pending: int
     inboxes: tuple[InboxLine, ...] = ()
     parked: tuple[ParkedLine, ...] = ()
+    engine: str = "sqlite"  # or "postgresql" (fleet mode)
+    fleet: HostLeaseLine | None = None
 
 
 def _alive(pid: int) -> bool:
@@ -158,10 +175,11 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def read_daemon_state(store: SyncStore) -> DaemonState | None:
-    """The running (or last) daemon's own figures as it wrote them; None when no daemon
-    ever ran on ``store`` or the entry cannot be read (another build's)."""
-    raw = store.get_state(DAEMON_STATE_KEY)
+def read_daemon_state(store: SyncStore, host_id: str | None = None) -> DaemonState | None:
+    """The running (or last) daemon's own figures as it wrote them (fleet mode: the
+    daemon of ``host_id``); None when no daemon ever ran on ``store`` or the entry cannot
+    be read (another build's)."""
+    raw = store.get_state(daemon_state_key(host_id))
     if raw is None:
         return None
     try:
@@ -170,12 +188,37 @@ def read_daemon_state(store: SyncStore) -> DaemonState | None:
         return None
 
 
+def read_host_lease(store: SyncStore, host_id: str | None, now: datetime) -> HostLeaseLine:
+    """``host_id``'s lease as ``store`` holds it at ``now``."""
+    if host_id is None:
+        return HostLeaseLine(host_id=None)
+    name = host_lease_name(host_id)
+    with store.read() as tx:
+        row = read_lease(tx, name)
+    if row is None:
+        return HostLeaseLine(host_id=host_id, lease=name)
+    return HostLeaseLine(
+        host_id=host_id,
+        lease=name,
+        holder=row.holder,
+        term=row.term,
+        expires_at=row.expires_at,
+        live=row.expires_at > now,
+    )
+
+
 def read_status(
-    store: SyncStore, wake: WakeConfig, now: datetime, *, inbox: Path | None = None
+    store: SyncStore,
+    wake: WakeConfig,
+    now: datetime,
+    *,
+    inbox: Path | None = None,
+    host_id: str | None = None,
 ) -> StatusReport:
     """Everything ``status`` shows, from ``store`` at ``now``; ``inbox`` is the default
-    inbox root (the store's directory's ``inbox``)."""
-    daemon = read_daemon_state(store)
+    inbox root (the store's directory's ``inbox``; give it for a PostgreSQL store).
+    ``host_id``: this host's, in fleet mode (a PostgreSQL store), whose lease is shown."""
+    daemon = read_daemon_state(store, host_id if store.dialect == "postgresql" else None)
     running = daemon is not None and daemon.stopped_at is None and _alive(daemon.pid)
     by_pr: dict[PrRef, list[str]] = defaultdict(list)
     for w in store.watches():
@@ -209,15 +252,18 @@ def read_status(
         QueueLine(w, pending.get(w, 0), parked.get(w, 0), oldest.get(w))
         for w in sorted({*pending, *parked})
     )
+    fleet = read_host_lease(store, host_id, now) if store.dialect == "postgresql" else None
     return StatusReport(
-        store=str(store.path),
+        store=store.where,
+        engine=store.dialect,
+        fleet=fleet,
         at=now,
         daemon_running=running,
         daemon=daemon,
         prs=prs,
         queues=queue_lines,
         reactions_pending=len(reactions(store, statuses=("pending",))),
-        inboxes=_inboxes(store, inbox or inbox_root(Path(store.path).parent)),
+        inboxes=_inboxes(store, inbox or inbox_root(store.path.parent)),
         parked=tuple(parked_lines),
     )
 
@@ -417,10 +463,30 @@ def _pr_lines(pr: PrStatusLine, now: datetime) -> list[str]:
     return lines
 
 
+def _fleet_lines(report: StatusReport) -> list[str]:
+    f = report.fleet
+    if f is None:
+        return []
+    if f.host_id is None:
+        return ["host: no host_id yet (the daemon's first start makes one)"]
+    if f.holder is None:
+        return [f"host: {f.host_id}; its lease was never taken"]
+    state = "held" if f.live else "lapsed"
+    return [
+        f"host: {f.host_id}; lease {state} by instance {f.holder}, term {f.term}, "
+        f"expires {_t(f.expires_at, report.at)}"
+    ]
+
+
 def render_status(report: StatusReport) -> str:
     """The report for a person at a terminal."""
     now = report.at
-    lines = [f"store: {report.store}", *_daemon_lines(report), ""]
+    lines = [
+        f"store: {report.store} ({report.engine})",
+        *_fleet_lines(report),
+        *_daemon_lines(report),
+        "",
+    ]
     if not report.prs:
         lines.append("no pull request is watched (bind a worker: comment-wake bind --help)")
     for pr in report.prs:

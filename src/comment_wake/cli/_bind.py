@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from comment_wake._paths import resolve_state_dir, store_path
+from comment_wake._paths import resolve_state_dir
 from comment_wake.cli._common import (
     add_location_options,
     load_location,
@@ -258,9 +258,13 @@ def _run_light(
     # ``list`` open a store that binds one PR under two spellings: they are how it is fixed.
     def handler(args: argparse.Namespace) -> int:
         try:
-            state_dir = state_location(args)
+            where = state_location(args)
             with open_registry(
-                None, state_dir, create=False, check_spellings=check_spellings
+                None,
+                where.state_dir,
+                store_url=where.store_url,
+                create=False,
+                check_spellings=check_spellings,
             ) as registry:
                 return fn(args, registry)
         except (_Usage, ConfigError, RegistryError) as exc:
@@ -367,7 +371,7 @@ def _bind(args: argparse.Namespace, registry: Registry, config: AppConfig) -> in
     for warning in _transcript_warnings(record.transcripts):
         print(f"comment-wake bind: warning: {warning}", file=sys.stderr)
     state_dir = resolve_state_dir(args.state_dir, config.state_dir)
-    print(f"  store: {store_path(state_dir)}")
+    print(f"  store: {registry.store.where}")
     print(f"  publisher: {_describe_publisher(record.publisher)}")
     print(f"  transcripts: {_describe_transcripts(record.transcripts)}")
     print(mcp_instructions(record.worker, state_dir, args.config, post_tools=record.post_tools))

@@ -8,10 +8,11 @@ import argparse
 import functools
 import math
 from collections.abc import Collection
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from comment_wake._paths import resolve_state_dir
+from comment_wake._paths import resolve_state_dir, store_target
 from comment_wake.cli._errors import CliError
 from comment_wake.config import find_config, read_location
 from review_monitor import parse_duration
@@ -21,8 +22,8 @@ if TYPE_CHECKING:
     from comment_wake.registry import OrchestratorRecord, Registry, WorkerRecord
 
 __all__ = [
+    "Location",
     "add_location_options",
-    "light_location",
     "load_location",
     "open_registry",
     "registered",
@@ -58,17 +59,33 @@ def load_location(args: argparse.Namespace) -> tuple[AppConfig, Path]:
     return config, _directory(resolve_state_dir(args.state_dir, config.state_dir))
 
 
-def state_location(args: argparse.Namespace) -> Path:
-    """The state directory the options name, for a command that needs nothing else of the
-    configuration (a hook's ``inbox take``, ``list``): of the file only ``state_dir`` is
-    read, so the command starts as fast as Python does."""
-    return light_location(args)[0]
+@dataclass(frozen=True)
+class Location:
+    """Where a light command works: the state directory (the local lock, the inboxes, the
+    host id, the caches), the store's ``[store] url`` (None: SQLite in the state
+    directory) and the file's GitHub host (None: the default)."""
+
+    state_dir: Path
+    store_url: str | None = None
+    github_host: str | None = None
+
+    @property
+    def store(self) -> Path | str:
+        """The store's target: the url, else ``STATE_DIR/state.db``."""
+        return store_target(self.state_dir, self.store_url)
 
 
-def light_location(args: argparse.Namespace) -> tuple[Path, str | None]:
-    """``state_location`` and the file's GitHub host (None: the default)."""
+def state_location(args: argparse.Namespace) -> Location:
+    """Where the options say the state and the store are, for a command that needs nothing
+    else of the configuration (a hook's ``inbox take``, ``list``): of the file only
+    ``state_dir``, ``[github] host`` and ``[store] url`` are read, so the command starts
+    as fast as Python does."""
     found = read_location(find_config(args.config))
-    return _directory(resolve_state_dir(args.state_dir, found.state_dir)), found.github_host
+    return Location(
+        _directory(resolve_state_dir(args.state_dir, found.state_dir)),
+        found.store_url,
+        found.github_host,
+    )
 
 
 def _directory(state_dir: Path) -> Path:
@@ -86,19 +103,23 @@ def open_registry(
     state_dir: Path,
     *,
     create: bool,
+    store_url: str | None = None,
     check_spellings: bool = True,
     daemon_secrets: Collection[str] = (),
 ) -> Registry:
-    """The registry over ``state_dir``'s store.  Only a command that creates state (bind,
-    orchestrator add, run) passes ``create``; for any other a missing store raises
+    """The registry over the store: ``config``'s ``[store] url`` (or ``store_url``), else
+    ``state_dir``'s SQLite file.  Only a command that creates state (bind, orchestrator
+    add, run) passes ``create``; for any other a missing store raises
     ``StoreMissingError`` (one line at the command line), so a mistyped ``--state-dir``
     never makes a new, empty store.  ``config`` None: a command that builds no publisher
     (``state_location``'s), with the default publisher timeout."""
     from comment_wake.registry import Registry
 
+    url = config.store.url if config is not None else store_url
     open_ = functools.partial(
         Registry.open,
         state_dir,
+        store=url,
         create=create,
         check_spellings=check_spellings,
         daemon_secrets=daemon_secrets,

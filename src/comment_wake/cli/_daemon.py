@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from comment_wake._paths import inbox_root, store_path
+from comment_wake._paths import inbox_root, store_target
 from comment_wake.cli._common import (
     add_location_options,
     load_location,
@@ -128,6 +128,11 @@ def _run(args: argparse.Namespace) -> int:
     if loaded is None:
         return 2
     config, state_dir = loaded
+    if args.dry_run and config.store.url:
+        from comment_wake.app import DRY_RUN_NEEDS_SQLITE
+
+        print(f"comment-wake run: {DRY_RUN_NEEDS_SQLITE}", file=sys.stderr)
+        return 2
     import anyio
 
     from comment_wake._logging import configure_logging
@@ -155,11 +160,11 @@ def _run(args: argparse.Namespace) -> int:
     return anyio.run(daemon.serve)
 
 
-def _open_store(state_dir: Path) -> SyncStore:
+def _open_store(config: AppConfig, state_dir: Path) -> SyncStore:
     # Never creates a store: a missing one is ``StoreMissingError``, one line from ``main``.
     from comment_wake.store import open_sync_store
 
-    return open_sync_store(store_path(state_dir), create=False)
+    return open_sync_store(store_target(state_dir, config.store.url), create=False)
 
 
 def _status(args: argparse.Namespace) -> int:
@@ -168,10 +173,17 @@ def _status(args: argparse.Namespace) -> int:
         return 2
     config, state_dir = loaded
     from comment_wake.app._status import read_status, render_status
+    from comment_wake.fleet import known_host_id
 
-    store = _open_store(state_dir)
+    store = _open_store(config, state_dir)
     try:
-        report = read_status(store, config.wake, datetime.now(UTC), inbox=inbox_root(state_dir))
+        report = read_status(
+            store,
+            config.wake,
+            datetime.now(UTC),
+            inbox=inbox_root(state_dir),
+            host_id=known_host_id(state_dir, config.fleet.host_id),
+        )
     finally:
         store.close()
     if args.json:
@@ -185,10 +197,10 @@ def _unpark(args: argparse.Namespace) -> int:
     loaded = _load(args, "unpark")
     if loaded is None:
         return 2
-    _, state_dir = loaded
+    config, state_dir = loaded
     from comment_wake.registry import Registry
 
-    store = _open_store(state_dir)
+    store = _open_store(config, state_dir)
     try:
         registered(Registry(store, inbox_root=inbox_root(state_dir)), args.worker, state_dir)
         count = store.unpark(args.worker, at=datetime.now(UTC))
@@ -212,7 +224,7 @@ def _explain(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"comment-wake explain: {exc}", file=sys.stderr)
         return 2
-    store = _open_store(state_dir)
+    store = _open_store(config, state_dir)
     try:
         records = find_records(store, pr, comment)
         ids = {r.comment for r in records}
@@ -276,6 +288,7 @@ def _doctor(args: argparse.Namespace) -> int:
         print(f"FAIL  state store: {found[0] if found else describe_fault(exc)}")
         return 1
     try:
+        store_lines = _store_lines(registry.store, config, state_dir)
         checks = anyio.run(
             functools.partial(
                 run_checks,
@@ -288,7 +301,35 @@ def _doctor(args: argparse.Namespace) -> int:
         )
     finally:
         registry.close()
-    print(f"ok    state store: {store_path(state_dir)}")
+    for line in store_lines:
+        print(line)
     for c in checks:
         print(f"{c.status:<5} {c.name}: {c.message}")
     return 1 if any(c.status == "FAIL" for c in checks) else 0
+
+
+def _store_lines(store: SyncStore, config: AppConfig, state_dir: Path) -> list[str]:
+    """``doctor``'s lines on the store: its engine and where it is; in fleet mode this
+    host's id and its lease's holder, term and expiry."""
+    from comment_wake.app._status import read_host_lease
+    from comment_wake.fleet import known_host_id
+
+    lines = [f"ok    state store: {store.where} ({store.dialect})"]
+    if store.dialect != "postgresql":
+        return lines
+    now = datetime.now(UTC)
+    lease = read_host_lease(store, known_host_id(state_dir, config.fleet.host_id), now)
+    if lease.host_id is None:
+        lines.append(
+            "ok    fleet host: no host_id yet; the daemon's first start makes one in the "
+            "state directory (or set [fleet] host_id)"
+        )
+    elif lease.holder is None or lease.expires_at is None:
+        lines.append(f"ok    fleet host: {lease.host_id}; its lease was never taken")
+    else:
+        state = "held" if lease.live else "lapsed"
+        lines.append(
+            f"ok    fleet host: {lease.host_id}; lease {state} by instance {lease.holder}, "
+            f"term {lease.term}, expires {lease.expires_at.isoformat(timespec='seconds')}"
+        )
+    return lines

@@ -18,6 +18,7 @@ from comment_wake.cli._common import (
     registered,
     state_location,
 )
+from comment_wake.cli._errors import CliError
 from comment_wake.delivery import take
 from comment_wake.registry import InboxSpec, OrchestratorRecord, WorkerRecord
 from review_monitor import Notice
@@ -73,26 +74,62 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     take_p.set_defaults(handler=_take)
 
 
-def _root(args: argparse.Namespace, record: Registered, state_dir: Path) -> Path:
-    """``--root``, else ``$COMMENT_WAKE_INBOX``, else the root the id's inbox binding names,
-    else ``STATE_DIR/inbox``: where the daemon writes this id's notices."""
+def _root(args: argparse.Namespace, bound_root: str | None, state_dir: Path) -> Path:
+    """``--root``, else ``$COMMENT_WAKE_INBOX``, else the root the id's inbox binding names
+    (``bound_root``), else ``STATE_DIR/inbox``: where the daemon writes this id's
+    notices."""
     if args.root is not None:
         return Path(args.root)
     explicit = os.environ.get(INBOX_ENV)
     if explicit:
         return Path(explicit).expanduser()
-    if isinstance(record.publisher, InboxSpec) and record.publisher.root:
-        return Path(record.publisher.root)
+    if bound_root:
+        return Path(bound_root)
     return inbox_root(state_dir)
+
+
+def _bound_root(record: Registered) -> str | None:
+    spec = record.publisher
+    return str(spec.root) if isinstance(spec, InboxSpec) and spec.root else None
+
+
+def _cached_root(worker: str, state_dir: Path) -> str | None:
+    """Fleet mode: the id's inbox root from the registry cache the daemon keeps in the
+    state directory; the store (a PostgreSQL server) is never opened, so the hook stays
+    fast and works while the server is away."""
+    from comment_wake.registry import read_registry_cache
+
+    try:
+        cache = read_registry_cache(state_dir)
+    except (ValueError, OSError) as exc:
+        raise CliError(str(exc)) from None
+    if cache is None:
+        raise CliError(
+            f"no registry cache in {state_dir}: with [store] url set, `inbox take` reads "
+            "the registry cache the daemon writes there; start the daemon on this host "
+            "(comment-wake run) with the same --state-dir"
+        )
+    found = cache.ids.get(worker)
+    if found is None:
+        raise CliError(
+            f"no worker or orchestrator {worker!r} is registered (as of the daemon's "
+            f"registry cache in {state_dir}); see `comment-wake list` (and check --state-dir)",
+            2,
+        )
+    return found.inbox_root
 
 
 def _take(args: argparse.Namespace) -> int:
     # The id must be registered in the store the location options name (a typo in a hook
     # is exit 2, not silence); the store is only read, never created.
-    state_dir = state_location(args)
-    with open_registry(None, state_dir, create=False) as registry:
-        record = registered(registry, args.worker, state_dir)
-    root = _root(args, record, state_dir)
+    where = state_location(args)
+    state_dir = where.state_dir
+    if where.store_url is not None:
+        bound = _cached_root(args.worker, state_dir)
+    else:
+        with open_registry(None, state_dir, create=False) as registry:
+            bound = _bound_root(registered(registry, args.worker, state_dir))
+    root = _root(args, bound, state_dir)
     hook = bool(args.text or args.stop_hook)
 
     def too_long(notice: Notice) -> None:

@@ -14,7 +14,7 @@ import argparse
 from datetime import UTC, datetime
 from typing import Any
 
-from comment_wake._paths import store_path
+from comment_wake._paths import store_target
 from comment_wake.cli._common import add_location_options, load_location
 from comment_wake.cli._errors import CliError
 from review_monitor import PrRef
@@ -49,7 +49,7 @@ def _poll(args: argparse.Namespace) -> int:
         pr = PrRef.parse(args.pr, host=config.github.host.lower())
     except ValueError as exc:
         raise CliError(str(exc), 2) from None
-    store = open_sync_store(store_path(state_dir), create=False)
+    store = open_sync_store(store_target(state_dir, config.store.url), create=False)
     try:
         watched = matching_watch(pr, {w.pr for w in store.watches()})
         if watched is None:

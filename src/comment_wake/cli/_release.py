@@ -13,10 +13,10 @@ from __future__ import annotations
 import argparse
 import sys
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
-from comment_wake._paths import store_path
-from comment_wake.cli._common import add_location_options, light_location
+from comment_wake.cli._common import add_location_options, state_location
 from comment_wake.config import ConfigError
 from review_monitor import PrRef
 
@@ -44,19 +44,20 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 def _release(args: argparse.Namespace) -> int:
     try:
-        state_dir, host = light_location(args)
+        where = state_location(args)
     except ConfigError as exc:
         print(f"{_NAME}: {exc}", file=sys.stderr)
         return 2
     try:
+        host = where.github_host
         pr = PrRef.parse(args.pr, **({} if host is None else {"host": host.lower()}))
     except ValueError as exc:
         print(f"{_NAME}: {exc}", file=sys.stderr)
         return 2
-    path = store_path(state_dir)
-    if not path.exists():
+    target = where.store
+    if isinstance(target, Path) and not target.exists():
         print(
-            f"{_NAME}: no state store at {path}; nothing is held (pass --state-dir if the "
+            f"{_NAME}: no state store at {target}; nothing is held (pass --state-dir if the "
             "daemon keeps its state elsewhere)",
             file=sys.stderr,
         )
@@ -66,7 +67,7 @@ def _release(args: argparse.Namespace) -> int:
     from comment_wake.store import open_sync_store, request_release
     from comment_wake.wake import MarkError, decode_mark
 
-    store = open_sync_store(path)
+    store = open_sync_store(target, create=not isinstance(target, str))
     try:
         stored = store.load_mark(pr, LISTENER_NAME)
         try:

@@ -21,6 +21,7 @@ __all__ = [
     "parse_toml",
     "read_location",
     "read_toml",
+    "store_url_problem",
 ]
 
 CONFIG_ENV = "COMMENT_WAKE_CONFIG"
@@ -102,24 +103,28 @@ def parse_toml(text: str, *, source: str) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class FileLocation:
-    """What a light command reads of the file: where the state is and which GitHub host
-    (None: not set there)."""
+    """What a light command reads of the file: where the state is, which GitHub host and
+    where the store is (None: not set there)."""
 
     state_dir: Path | None = None
     github_host: str | None = None
+    store_url: str | None = None
 
 
 def read_location(path: Path | None) -> FileLocation:
-    """The file's top-level ``state_dir`` and its ``[github] host``, read without
-    validating the rest (no file: neither).  The same keys ``AppConfig`` reads, with the
-    same check: a string each."""
+    """The file's top-level ``state_dir``, its ``[github] host`` and its ``[store] url``,
+    read without validating the rest (no file: none).  The same keys ``AppConfig`` reads,
+    with a string's check each; a store url that is not PostgreSQL's, or that holds a
+    password, is refused as ``AppConfig`` refuses it."""
     if path is None:
         return FileLocation()
     data = read_toml(path)
     github = data.get("github")
+    store = data.get("store")
     found = {
         "`state_dir` at the top level": data.get("state_dir"),
         "`host` in [github]": github.get("host") if isinstance(github, dict) else None,
+        "`url` in [store]": store.get("url") if isinstance(store, dict) else None,
     }
     wrong = [
         f"{key}: write it as a string"
@@ -128,5 +133,33 @@ def read_location(path: Path | None) -> FileLocation:
     ]
     if wrong:
         raise ConfigError(str(path), wrong)
-    state_dir, host = found.values()
-    return FileLocation(None if state_dir is None else Path(state_dir), host)
+    state_dir, host, url = found.values()
+    if url is not None:
+        problem = store_url_problem(url)
+        if problem is not None:
+            raise ConfigError(str(path), [f"`url` in [store]: {problem}"])
+    return FileLocation(None if state_dir is None else Path(state_dir), host, url)
+
+
+STORE_URL_SCHEMES = ("postgresql://", "postgres://")
+
+
+def store_url_problem(url: str) -> str | None:
+    """What is wrong with ``[store] url`` (None: nothing): it must be PostgreSQL's, and
+    hold no password (the configuration file is never the place for one).  The message
+    never quotes the url."""
+    from urllib.parse import parse_qs, urlsplit
+
+    if not url.startswith(STORE_URL_SCHEMES):
+        return (
+            "url must be a PostgreSQL URL such as postgresql://comment-wake@db.internal/"
+            "comment_wake?sslmode=verify-full (leave it unset for the SQLite store)"
+        )
+    split = urlsplit(url)
+    if split.password or "password" in parse_qs(split.query):
+        return (
+            "the store url holds a password, and the configuration file is never the "
+            "place for one: remove it from the url and put it in $PGPASSWORD, a "
+            "~/.pgpass file or a libpq service file (PGSERVICEFILE)"
+        )
+    return None

@@ -12,15 +12,27 @@ from comment_wake._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from ._config import FleetConfig, StoreConfig
-    from ._host import HOST_ID_FILE, HostIdentity, host_identity
+    from ._host import HOST_ID_FILE, HostIdentity, host_identity, known_host_id
+    from ._lease import HostLease, host_lease_name, open_host_lease
 
-__all__ = ["HOST_ID_FILE", "FleetConfig", "HostIdentity", "StoreConfig", "host_identity"]
+__all__ = [
+    "HOST_ID_FILE",
+    "FleetConfig",
+    "HostIdentity",
+    "HostLease",
+    "StoreConfig",
+    "host_identity",
+    "host_lease_name",
+    "known_host_id",
+    "open_host_lease",
+]
 
 __getattr__, __dir__ = lazy_exports(
     __name__,
     globals(),
     {
         "._config": ("FleetConfig", "StoreConfig"),
-        "._host": ("HOST_ID_FILE", "HostIdentity", "host_identity"),
+        "._host": ("HOST_ID_FILE", "HostIdentity", "host_identity", "known_host_id"),
+        "._lease": ("HostLease", "host_lease_name", "open_host_lease"),
     },
 )

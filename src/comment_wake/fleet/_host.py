@@ -19,7 +19,7 @@ import msgspec
 
 from comment_wake._paths import PRIVATE_FILE_MODE
 
-__all__ = ["HOST_ID_FILE", "HostIdentity", "host_identity"]
+__all__ = ["HOST_ID_FILE", "HostIdentity", "host_identity", "known_host_id"]
 
 HOST_ID_FILE = "host_id"
 """The file in the state directory that keeps its UUID."""
@@ -56,3 +56,15 @@ def host_identity(state_dir: Path, configured: str | None = None) -> HostIdentit
         with os.fdopen(fd, "w", encoding="ascii") as f:
             f.write(claim + "\n")
     return HostIdentity(configured or claim, claim)
+
+
+def known_host_id(state_dir: Path, configured: str | None = None) -> str | None:
+    """The host id ``host_identity`` gives, without making the state directory's UUID:
+    None when none is configured and the directory has none yet (a read-only command's
+    view: ``status``, ``doctor``)."""
+    if configured:
+        return configured
+    try:
+        return _read(state_dir / HOST_ID_FILE)
+    except (FileNotFoundError, NotADirectoryError):
+        return None

@@ -16,6 +16,13 @@ from typing import TYPE_CHECKING
 from comment_wake._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from ._cache import (
+        REGISTRY_CACHE,
+        CachedId,
+        RegistryCache,
+        read_registry_cache,
+        write_registry_cache,
+    )
     from ._errors import RefusedInputError, RegistryError, UnknownWorkerError
     from ._model import (
         CallbackSpec,
@@ -37,8 +44,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ORCHESTRATORS",
+    "REGISTRY_CACHE",
     "WORKERS",
     "AgentHomes",
+    "CachedId",
     "CallbackSpec",
     "ClaudeSession",
     "CodexThread",
@@ -49,6 +58,7 @@ __all__ = [
     "RefusedInputError",
     "Registry",
     "RegistryBook",
+    "RegistryCache",
     "RegistryError",
     "RegistrySnapshot",
     "TranscriptPath",
@@ -59,13 +69,22 @@ __all__ = [
     "WorkerRecord",
     "claude_project_name",
     "id_problem",
+    "read_registry_cache",
     "resolve_transcript",
+    "write_registry_cache",
 ]
 
 __getattr__, __dir__ = lazy_exports(
     __name__,
     globals(),
     {
+        "._cache": (
+            "REGISTRY_CACHE",
+            "CachedId",
+            "RegistryCache",
+            "read_registry_cache",
+            "write_registry_cache",
+        ),
         "._errors": ("RefusedInputError", "RegistryError", "UnknownWorkerError"),
         "._model": (
             "CallbackSpec",

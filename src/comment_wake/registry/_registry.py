@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from comment_wake._paths import inbox_root as default_inbox_root
-from comment_wake._paths import private_dir, store_path
+from comment_wake._paths import private_dir, store_target
 from comment_wake.delivery import WITHHELD_ENV
 from comment_wake.ownpost import TranscriptSource
 from comment_wake.store import (
@@ -214,6 +214,7 @@ class Registry:
         state_dir: Path,
         *,
         inbox_root: Path | None = None,
+        store: str | None = None,
         clock: Clock | None = None,
         homes: AgentHomes | None = None,
         callbacks: Mapping[str, NoticeCallback] | None = None,
@@ -223,16 +224,20 @@ class Registry:
         check_spellings: bool = True,
         daemon_secrets: Collection[str] = (),
     ) -> Registry:
-        """Open (creating unless not ``create``, and migrating) ``state_dir/state.db``; the
-        default inbox root is ``state_dir/inbox``.  ``close`` closes the store it opened.
+        """Open (creating unless not ``create``, and migrating) the store: ``store``, a
+        ``postgresql://`` URL (``[store] url``), else ``state_dir/state.db``; the default
+        inbox root is ``state_dir/inbox``.  ``close`` closes the store it opened.
         A store that binds one PR under two spellings is refused (``TwoSpellingsError``)
         unless ``check_spellings`` is False (unbind, archive and list open it to fix it)."""
         folder = private_dir(state_dir) if create else state_dir
-        store = open_sync_store(
-            store_path(folder), clock=clock, create=create, check_spellings=check_spellings
+        db = open_sync_store(
+            store_target(folder, store),
+            clock=clock,
+            create=create,
+            check_spellings=check_spellings,
         )
         registry = cls(
-            store,
+            db,
             inbox_root=inbox_root or default_inbox_root(state_dir),
             clock=clock,
             homes=homes,
@@ -241,7 +246,7 @@ class Registry:
             environ=environ,
             daemon_secrets=daemon_secrets,
         )
-        registry._owned = store
+        registry._owned = db
         return registry
 
     @property

@@ -14,7 +14,7 @@ with its one-minute cache), so a new compaction file or a moved session is found
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Literal
 
@@ -104,6 +104,13 @@ class RegistrySnapshot:
     def worker(self, worker: str) -> WorkerRecord | None:
         return self._workers.get(worker)
 
+    def workers(self) -> tuple[WorkerRecord, ...]:
+        """Every worker, archived ones too, sorted by id."""
+        return tuple(self._workers.values())
+
+    def orchestrators(self) -> tuple[OrchestratorRecord, ...]:
+        return tuple(self._orchestrators.values())
+
     def transcript_groups(self, worker: str) -> tuple[SpecGroup, ...]:
         """The transcript specs to read for ``worker``'s own posts: its own (role
         ``worker``), its orchestrator's and its siblings'; () for an unknown worker."""
@@ -130,11 +137,21 @@ class RegistryBook:
     """The registry as the daemon reads it: a ``RegistrySnapshot`` kept in memory and
     reloaded when the registry version moved (``refresh``: one read of the version when
     it did not).  It is the wake's ``BindingSource``; ``version`` is the registry version
-    its answers hold as of, which the wake's commit checks inside its transaction."""
+    its answers hold as of, which the wake's commit checks inside its transaction.
+    ``on_load`` is called with each snapshot it loads, the first one included (the
+    daemon's registry cache, in fleet mode)."""
 
-    def __init__(self, registry: Registry) -> None:
+    def __init__(
+        self,
+        registry: Registry,
+        *,
+        on_load: Callable[[RegistrySnapshot], None] | None = None,
+    ) -> None:
         self._registry = registry
+        self._on_load = on_load
         self._snapshot = registry.snapshot()
+        if on_load is not None:
+            on_load(self._snapshot)
 
     @property
     def snapshot(self) -> RegistrySnapshot:
@@ -146,6 +163,8 @@ class RegistryBook:
         if self._registry.version() == self._snapshot.version:
             return frozenset()
         before, self._snapshot = self._snapshot, self._registry.snapshot()
+        if self._on_load is not None:
+            self._on_load(self._snapshot)
         return self._snapshot.moved_since(before)
 
     def version(self) -> int:

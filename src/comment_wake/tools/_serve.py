@@ -8,8 +8,9 @@ from pathlib import Path
 
 import anyio.to_thread
 
-from comment_wake._paths import inbox_root, store_path
+from comment_wake._paths import inbox_root, store_target
 from comment_wake.config import AppConfig
+from comment_wake.fleet import known_host_id
 from comment_wake.registry import Registry
 from comment_wake.store import open_sync_store
 from review_monitor import Clock, StoreError, SystemClock
@@ -24,12 +25,16 @@ __all__ = ["serve", "worker_tools"]
 def worker_tools(
     worker: str, config: AppConfig, state_dir: Path, *, clock: Clock | None = None
 ) -> Iterator[Tools]:
-    """``WorkerTools`` for ``worker`` over ``state_dir``'s store (opened without the
-    daemon's lease: the tools write short transactions beside it; never created here).
+    """``WorkerTools`` for ``worker`` over the store (``[store] url``, else ``state_dir``'s
+    SQLite file; opened without the daemon's lease: the tools write short transactions
+    beside it; never created here).  On PostgreSQL the server holds one connection (the
+    engine's pool has one), for as long as it runs.
     A store that cannot be opened gives ``UnavailableTools`` saying why."""
     clock = clock or SystemClock()
     try:
-        store = open_sync_store(store_path(state_dir), clock=clock, create=False)
+        store = open_sync_store(
+            store_target(state_dir, config.store.url), clock=clock, create=False
+        )
     except StoreError as exc:
         yield UnavailableTools(worker, f"{exc}; start the server with the daemon's --state-dir")
         return
@@ -43,6 +48,7 @@ def worker_tools(
             wake=config.wake,
             pickup_reaction=config.delivery.reaction,
             done_reaction=config.delivery.done_reaction,
+            host_id=known_host_id(state_dir, config.fleet.host_id),
             limits=ToolLimits(
                 messages_per_hour=config.delivery.worker_messages_per_hour,
                 posts_per_hour=config.delivery.posts_per_hour,

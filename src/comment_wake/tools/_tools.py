@@ -151,8 +151,10 @@ class WorkerTools:
         done_reaction: str = "+1",
         limits: ToolLimits = ToolLimits(),
         rng: random.Random | None = None,
+        host_id: str | None = None,
     ) -> None:
         self.worker = worker
+        self._host_id = host_id  # fleet mode: whose daemon's figures this host reads
         self._store = store
         self._registry = registry
         self._clock = clock
@@ -398,7 +400,8 @@ class WorkerTools:
 
     def _pr_head(self, record: WorkerRecord) -> str | None:
         """The PR's head as the daemon's last badge of it gave it; None before one."""
-        daemon = read_daemon_state(self._store)
+        fleet = self._store.dialect == "postgresql"
+        daemon = read_daemon_state(self._store, self._host_id if fleet else None)
         return None if daemon is None else daemon.pr_heads.get(state_key(record.pr))
 
     def _address(
@@ -531,7 +534,13 @@ class WorkerTools:
 
     def _status(self, record: WorkerRecord) -> dict[str, Any]:
         now = self._clock.now()
-        report = read_status(self._store, self._wake, now, inbox=self._registry.inbox_root)
+        report = read_status(
+            self._store,
+            self._wake,
+            now,
+            inbox=self._registry.inbox_root,
+            host_id=self._host_id,
+        )
         line = next((p for p in report.prs if self.worker in p.workers), None)
         rows = outcomes(self._store, worker=self.worker, pr=record.pr)
         summary = outcome_summary(rows)
