@@ -11,21 +11,15 @@ import re
 from collections.abc import Mapping, MutableMapping
 from datetime import timedelta
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
+from comment_wake.config._file import store_url_problem
 from review_monitor import Duration
 
 __all__ = ["FleetConfig", "StoreConfig"]
 
-_SCHEMES = ("postgresql://", "postgres://")
 _HOST_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
-
-
-def _has_password(url: str) -> bool:
-    split = urlsplit(url)
-    return bool(split.password) or "password" in parse_qs(split.query)
 
 
 class StoreConfig(BaseModel):
@@ -38,27 +32,14 @@ class StoreConfig(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _no_password_in_the_file(cls, data: Any) -> Any:
+    def _a_postgresql_url_without_password(cls, data: Any) -> Any:
         url = data.get("url") if isinstance(data, Mapping) else None
-        if isinstance(url, str) and _has_password(url):
+        problem = store_url_problem(url) if isinstance(url, str) else None
+        if problem is not None:
             if isinstance(data, MutableMapping):
                 data["url"] = "(not shown)"  # no message may carry it
-            raise ValueError(
-                "the store url holds a password, and the configuration file is never the "
-                "place for one: remove it from the url and put it in $PGPASSWORD, a "
-                "~/.pgpass file or a libpq service file (PGSERVICEFILE)"
-            )
+            raise ValueError(problem)
         return data
-
-    @field_validator("url")
-    @classmethod
-    def _a_postgresql_url(cls, value: str | None) -> str | None:
-        if value is not None and not value.startswith(_SCHEMES):
-            raise ValueError(
-                "url must be a PostgreSQL URL such as postgresql://comment-wake@db.internal/"
-                "comment_wake?sslmode=verify-full (leave it unset for the SQLite store)"
-            )
-        return value
 
 
 class FleetConfig(BaseModel):
