@@ -83,6 +83,9 @@ TOOLS = "src/comment_wake/tools/_tools.py"
 CONTENT = "src/comment_wake/store/_content.py"
 SERVICE = "src/comment_wake/service/_service.py"
 SYNC_STORE = "monitor/src/review_monitor/_store/_sync.py"
+APP_ROOT = "src/comment_wake/app/_root.py"
+MONITOR = "monitor/src/review_monitor/_monitor.py"
+FLEET = "monitor/src/review_monitor/_fleet.py"
 LEASES = "monitor/src/review_monitor/_store/_leases.py"
 OWNERS = "monitor/src/review_monitor/_store/_owners.py"
 
@@ -895,6 +898,30 @@ MUTATIONS: tuple[Mutation, ...] = (
         "    if before is not None and (",
         "    before = read_owner(tx, pr)\n    if before is not None and (",
         ("tests/monitor/store/test_owners.py",),
+    ),
+    Mutation(
+        "fleet-delivery-serves-everyone",
+        "issue 28: a host delivers only to the workers and orchestrators bound on it",
+        APP_ROOT,
+        "            recipients = None if host is None else registry.recipients\n",
+        "            recipients = None\n",
+        ("tests/fleet/test_fleet_daemons.py",),
+    ),
+    Mutation(
+        "every-host-reads",
+        "issue 28: one host per identity holds the reader lease and polls for the fleet",
+        MONITOR,
+        "            if isinstance(outcome, LeaseHeld):\n",
+        "            if False:\n",
+        ("tests/fleet/test_fleet_monitor.py",),
+    ),
+    Mutation(
+        "owners-follow-every-pr",
+        "issue 28: a host follows the stream's items of the PRs it owns only",
+        FLEET,
+        "            return cursor, follow_stream(tx, self._identity, cursor, self._host_id)\n",
+        "            return cursor, follow_stream(tx, self._identity, cursor, None)\n",
+        ("tests/fleet/test_fleet_monitor.py",),
     ),
 )
 

@@ -837,6 +837,13 @@ class Monitor:
             return
         self.poller.request_poll(pr)
 
+    def requested(self, pr: PrRef) -> bool:
+        """Whether a poll request of ``pr`` waits for a round here (``Poller.requested``);
+        in fleet mode a request went through the store to the reader: never waiting here."""
+        if self._fleet is not None:
+            return False
+        return self.poller.requested(pr)
+
     def retry_times(self) -> dict[PrRef, datetime]:
         """Each PR GitHub answered NOT_FOUND, with when it is read again."""
         return self.poller.retry_times() if self._poller is not None else {}

@@ -72,7 +72,15 @@ from comment_wake.store import (
     refuse_two_spellings,
     release_requests,
 )
-from review_monitor import Clock, Monitor, PrRef, StoreError, SystemClock, sleep_until_or
+from review_monitor import (
+    Clock,
+    FleetMode,
+    Monitor,
+    PrRef,
+    StoreError,
+    SystemClock,
+    sleep_until_or,
+)
 from review_monitor.github import RetryPolicy
 from review_monitor.store import (
     Lease,
@@ -426,7 +434,7 @@ class App:
         handed = 0
         for pr, request in pending.items():
             match = matching_watch(pr, self._watched)
-            served = pr in self._polls and not self.monitor.poller.requested(match or pr)
+            served = pr in self._polls and not self.monitor.requested(match or pr)
             if match is None or served:
                 self._polls.pop(pr, None)
                 try:
@@ -547,9 +555,10 @@ async def open_app(
         if store is None:
             await anyio.to_thread.run_sync(_private_state, state)
         host: HostLease | None = None
+        fleet: FleetMode | None = None
         if url is not None:
             # Fleet mode: the local lock, the work store and the host lease.
-            store, host = await _open_fleet(stack, config, state, url, the_clock, clock)
+            store, host, fleet = await _open_fleet(stack, config, state, url, the_clock, clock)
         path = store_path(state)
         if dry_run and store is None:
             tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="cw-dry-")))
@@ -572,6 +581,7 @@ async def open_app(
             lease=not dry_run,
             on_event=bus.publish,
             rng=rng,
+            fleet=fleet,
         )
         await stack.enter_async_context(monitor)
         # One PR bound to two live workers under two spellings (an earlier build's store):
@@ -589,6 +599,7 @@ async def open_app(
                 publisher_timeout=c.delivery.publisher_timeout,
                 environ=env,
                 daemon_secrets=(c.webhook.secret_env,),
+                host_id=None if host is None else host.host_id,
             )
             # The wake reads the bindings from one snapshot, reloaded when the registry
             # version moves (issue 26): a look no longer decodes every worker's record.
@@ -612,10 +623,13 @@ async def open_app(
             details=monitor.read_details,
             interval=lambda: monitor.poll_interval,
             observations=monitor.observations,
+            host_id=None if host is None else host.host_id,
         )
         monitor.add_listener(wake, run=wake.run)
         delivery: DeliveryLoop | None = None
         if deliver and registry is not None:
+            # Fleet mode: this host serves the workers and orchestrators bound on it.
+            recipients = None if host is None else registry.recipients
             secret_names = (*sorted(WITHHELD_ENV), c.webhook.secret_env)
 
             def secrets() -> tuple[str, ...]:
@@ -634,6 +648,7 @@ async def open_app(
                 content=c.delivery.content_limits,
                 backoff=c.delivery.reaction_backoff(),
                 rng=rng or random.Random(),
+                recipients=recipients,
             )
             delivery = DeliveryLoop(
                 monitor.store,
@@ -647,6 +662,7 @@ async def open_app(
                 posts=posts,
                 dry_run=dry_run,
                 on_event=bus.publish,
+                recipients=recipients,
             )
         app = App(
             config=c,
@@ -681,12 +697,13 @@ async def _open_fleet(
     url: str,
     clock: Clock,
     given_clock: Clock | None,
-) -> tuple[Store, HostLease]:
+) -> tuple[Store, HostLease, FleetMode]:
     """Fleet mode's opening, each part closed by ``stack``: the local lock on the state
     directory (beside where ``state.db`` would be), the work store on ``url`` (its own
     connection), and this host's lease on a second one (``StoreLockedError`` when another
-    daemon holds it).  The lease's "now" is the database's clock, or the clock the caller
-    gave (tests on virtual time)."""
+    daemon holds it); and the monitor's fleet roles on that lease connection.  The
+    leases' "now" is the database's clock, or the clock the caller gave (tests on
+    virtual time)."""
     local = await anyio.to_thread.run_sync(Lease.acquire, store_path(state))
     stack.callback(local.release)
     work = await anyio.to_thread.run_sync(functools.partial(open_store, url, clock=clock))
@@ -707,7 +724,15 @@ async def _open_fleet(
         host.term or 0,
         host.instance,
     )
-    return work, host
+    fleet = FleetMode(
+        host_id=identity.host_id,
+        holder=host.instance,
+        lease_store=leases,
+        lease_ttl=config.fleet.lease_ttl,
+        lease_renew=config.fleet.lease_renew,
+        lease_now=now,
+    )
+    return work, host, fleet
 
 
 def _write_cache(state: Path, snapshot: RegistrySnapshot) -> None:
@@ -757,6 +782,7 @@ def _monitor(
     retry: RetryPolicy | None = None,
     on_event: Callable[[Event], None] | None = None,
     rng: random.Random | None = None,
+    fleet: FleetMode | None = None,
 ) -> Monitor:
     """The one place a ``Monitor`` is built: the configuration's GitHub and monitor tables,
     the app's store parts, the hint delay and the notice bound."""
@@ -775,4 +801,5 @@ def _monitor(
         on_event=on_event,
         rng=rng,
         notice_text_limit=NOTICE_BUILD_LIMIT,
+        fleet=fleet,
     )

@@ -325,6 +325,21 @@ def _transcripts(args: argparse.Namespace) -> tuple[TranscriptSpec, ...]:
     return ()
 
 
+def _orchestrator_elsewhere(registry: Registry, orchestrator: str) -> str | None:
+    """Fleet mode: the warning for an orchestrator added on another host than this bind's
+    (its transcripts are there, so its own posts on this PR are recognised only when made
+    through the posting tools); None when it is here."""
+    record = registry.orchestrator(orchestrator)
+    if record is None or record.host_id == registry.host_id:
+        return None
+    return (
+        f"orchestrator {orchestrator} was added on host {record.host_id or '(a single host)'}, "
+        f"not on this host ({registry.host_id}): its transcripts are there, so its own posts "
+        "on this PR are told apart only when made through the posting tools (by id); a post "
+        "it makes any other way may wake this worker"
+    )
+
+
 def _bind(args: argparse.Namespace, registry: Registry, config: AppConfig) -> int:
     publisher = _publisher(args)
     if isinstance(publisher, CommandSpec):
@@ -370,6 +385,9 @@ def _bind(args: argparse.Namespace, registry: Registry, config: AppConfig) -> in
         print(f"{before.pr} is no longer watched: {record.worker} moved to {record.pr}")
     for warning in _transcript_warnings(record.transcripts):
         print(f"comment-wake bind: warning: {warning}", file=sys.stderr)
+    elsewhere = _orchestrator_elsewhere(registry, record.orchestrator)
+    if elsewhere is not None:
+        print(f"comment-wake bind: warning: {elsewhere}", file=sys.stderr)
     state_dir = resolve_state_dir(args.state_dir, config.state_dir)
     print(f"  store: {registry.store.where}")
     print(f"  publisher: {_describe_publisher(record.publisher)}")

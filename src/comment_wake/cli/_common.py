@@ -126,7 +126,15 @@ def open_registry(
     )
     if config is None:
         return open_()
-    return open_(publisher_timeout=config.delivery.publisher_timeout)
+    host_id = None
+    if url is not None and create:
+        # Fleet mode: what this command binds, it binds on this host (its daemon reads the
+        # worker's transcripts and decides its PR).
+        from comment_wake._paths import private_dir
+        from comment_wake.fleet import host_identity
+
+        host_id = host_identity(private_dir(state_dir), config.fleet.host_id).host_id
+    return open_(publisher_timeout=config.delivery.publisher_timeout, host_id=host_id)
 
 
 def registered(

@@ -223,10 +223,12 @@ class Registry:
         create: bool = True,
         check_spellings: bool = True,
         daemon_secrets: Collection[str] = (),
+        host_id: str | None = None,
     ) -> Registry:
         """Open (creating unless not ``create``, and migrating) the store: ``store``, a
         ``postgresql://`` URL (``[store] url``), else ``state_dir/state.db``; the default
         inbox root is ``state_dir/inbox``.  ``close`` closes the store it opened.
+        ``host_id``: the fleet host it binds on (fleet mode).
         A store that binds one PR under two spellings is refused (``TwoSpellingsError``)
         unless ``check_spellings`` is False (unbind, archive and list open it to fix it)."""
         folder = private_dir(state_dir) if create else state_dir
@@ -245,6 +247,7 @@ class Registry:
             publisher_timeout=publisher_timeout,
             environ=environ,
             daemon_secrets=daemon_secrets,
+            host_id=host_id,
         )
         registry._owned = db
         return registry

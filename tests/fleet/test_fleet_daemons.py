@@ -1,0 +1,193 @@
+"""Two fleet daemons, in process, on one PostgreSQL store and one FakeGitHub (issue 28,
+"A multi-daemon test"): each writer's comment wakes its worker exactly once, on the host
+where the worker is bound; the fleet reads GitHub as one daemon would; stopping the
+reader's host hands its lease over within the expiry and no comment is missed.
+
+Leases are the conftest's: 1 s, renewed every 0.3 s, on the virtual clock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from datetime import timedelta
+from pathlib import Path
+
+import anyio
+import pytest
+
+from comment_wake.app import App, open_app
+from comment_wake.registry import CallbackSpec
+from review_monitor import (
+    NOTICE_VERSION,
+    Delivered,
+    Notice,
+    NoticeItem,
+    NoticePr,
+    PrRef,
+    notice_key,
+)
+from review_monitor.store import read_lease
+
+from .conftest import TOKEN, Fleet, fleet_config
+
+pytestmark = pytest.mark.anyio
+
+MINUTE = timedelta(minutes=1)
+IDENTITY = "reader:github.com:octo-worker"
+
+
+class Inboxes:
+    """Every notice each host's callback was handed, by host."""
+
+    def __init__(self) -> None:
+        self.by_host: dict[str, list[Notice]] = {"h1": [], "h2": []}
+
+    def callback(self, host: str) -> object:
+        def deliver(notice: Notice) -> Delivered:
+            self.by_host[host].append(notice)
+            return Delivered()
+
+        return deliver
+
+    def authors(self, host: str) -> list[tuple[str, str]]:
+        return [(n.worker, i.author) for n in self.by_host[host] for i in n.items]
+
+
+@asynccontextmanager
+async def daemon(fleet: Fleet, host: str, inboxes: Inboxes) -> AsyncIterator[App]:
+    async with open_app(
+        fleet_config(fleet.url, host),
+        state_dir=fleet.state(f"state-{host}"),
+        token=TOKEN,
+        transport=fleet.fake.transport(),
+        clock=fleet.clock,
+        callbacks={"inbox": inboxes.callback(host)},  # type: ignore[dict-item]
+    ) as app:
+        yield app
+
+
+def _bind(app: App, worker: str, pr: PrRef) -> None:
+    assert app.registry is not None
+    app.registry.add_orchestrator(f"o-{worker}", CallbackSpec("inbox"))
+    app.registry.bind(worker, pr, orchestrator=f"o-{worker}", publisher=CallbackSpec("inbox"))
+
+
+async def _run(fleet: Fleet, span: timedelta) -> None:
+    """Let the daemons run ``span`` of virtual time, a second at a time (each step lets
+    the store's threads and the loops settle)."""
+    end = fleet.clock.now() + span
+    while fleet.clock.now() < end:
+        await fleet.clock.advance(timedelta(seconds=1))
+
+
+def _reader(fleet: Fleet) -> str | None:
+    from comment_wake.store import open_sync_store
+
+    with open_sync_store(fleet.url) as db, db.read() as tx:
+        row = read_lease(tx, IDENTITY)
+    return None if row is None or row.expires_at <= fleet.clock.now() else row.holder
+
+
+@pytest.fixture
+def prs(fleet: Fleet) -> tuple[PrRef, PrRef]:
+    b = fleet.fake.add_pr("octo/repo", 2, title="Tidy the docs")
+    return PrRef("octo", "repo", 1), b
+
+
+async def test_each_writers_comment_wakes_its_worker_once_on_its_own_host(
+    fleet: Fleet, prs: tuple[PrRef, PrRef]
+) -> None:
+    a, b = prs
+    inboxes = Inboxes()
+    async with (
+        daemon(fleet, "h1", inboxes) as one,
+        daemon(fleet, "h2", inboxes) as two,
+        anyio.create_task_group() as tg,
+    ):
+        _bind(one, "w1", a)
+        _bind(two, "w2", b)
+        tg.start_soon(one.run)
+        tg.start_soon(two.run)
+        await _run(fleet, 2 * MINUTE)  # the baseline
+        fleet.fake.post_comment(a, "alice", "Please rebase onto main.")
+        fleet.fake.post_comment(b, "alice", "Please fix the typo.")
+        await _run(fleet, 3 * MINUTE)
+        tg.cancel_scope.cancel()
+    assert ([("w1", "alice")], [("w2", "alice")]) == (inboxes.authors("h1"), inboxes.authors("h2"))
+
+
+async def test_a_host_never_delivers_a_notice_for_another_hosts_worker(
+    fleet: Fleet, prs: tuple[PrRef, PrRef]
+) -> None:
+    a, b = prs
+    inboxes = Inboxes()
+    async with daemon(fleet, "h1", inboxes) as one:
+        async with daemon(fleet, "h2", inboxes) as two:
+            _bind(one, "w1", a)
+            _bind(two, "w2", b)  # h2 is not running: its worker's notices wait for it
+        notice = Notice(
+            version=NOTICE_VERSION,
+            kind="comment-wake",
+            key=notice_key("w2", b, "comment-wake", ("IC_9",)),
+            worker="w2",
+            pr=NoticePr(host=b.host, repo=b.repo, number=b.number, url="u", title="t"),
+            items=(NoticeItem("IC_9", 9, "u", "alice", "comment"),),
+            text="hello",
+            created_at=fleet.clock.now(),
+        )
+        one.monitor.store.sync.enqueue([notice], at=fleet.clock.now())
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(one.run)
+            await _run(fleet, MINUTE)
+            tg.cancel_scope.cancel()
+        pending = [e.worker for e in one.monitor.store.sync.entries()]
+    assert ([], ["w2"]) == (inboxes.authors("h1"), pending)
+
+
+async def test_the_fleet_reads_github_as_one_daemon_does(
+    fleet: Fleet, prs: tuple[PrRef, PrRef], tmp_path: Path
+) -> None:
+    a, b = prs
+    inboxes = Inboxes()
+    async with AsyncExitStack() as stack:
+        one = await stack.enter_async_context(daemon(fleet, "h1", inboxes))
+        two = await stack.enter_async_context(daemon(fleet, "h2", inboxes))
+        _bind(one, "w1", a)
+        _bind(two, "w2", b)
+        tg = await stack.enter_async_context(anyio.create_task_group())
+        tg.start_soon(one.run)
+        tg.start_soon(two.run)
+        await _run(fleet, 10 * MINUTE)
+        tg.cancel_scope.cancel()
+    badges = [r for r in fleet.fake.requests if r.kind == "badge"]
+    # Two PRs are one batch: one badge query a round, ten rounds (one daemon alone
+    # watching both PRs sends the same); two pollers would send twenty.
+    assert len(badges) <= 11
+
+
+async def test_a_stopped_readers_host_hands_the_lease_over_and_no_comment_is_missed(
+    fleet: Fleet, prs: tuple[PrRef, PrRef]
+) -> None:
+    a, b = prs
+    inboxes = Inboxes()
+    async with daemon(fleet, "h2", inboxes) as two, anyio.create_task_group() as outer:
+        async with daemon(fleet, "h1", inboxes) as one, anyio.create_task_group() as inner:
+            _bind(one, "w1", a)
+            _bind(two, "w2", b)
+            inner.start_soon(one.run)
+            await _run(fleet, 10 * timedelta(seconds=1))  # h1 campaigns first: it reads
+            outer.start_soon(two.run)
+            await _run(fleet, 2 * MINUTE)
+            first = _reader(fleet)
+            inner.cancel_scope.cancel()  # h1 stops
+        fleet.fake.post_comment(b, "alice", "Still there after the failover?")
+        await _run(fleet, 5 * timedelta(seconds=1))  # more than the 1 s expiry
+        second = _reader(fleet)
+        await _run(fleet, 3 * MINUTE)
+        outer.cancel_scope.cancel()
+    assert (True, True, [("w2", "alice")]) == (
+        first is not None and first != second,
+        second is not None,
+        inboxes.authors("h2"),
+    )
