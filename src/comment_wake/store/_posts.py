@@ -36,6 +36,8 @@ from review_monitor.store import (
     store_time,
 )
 
+from ._hosts import of_workers
+
 __all__ = [
     "POSTS",
     "Post",
@@ -292,7 +294,7 @@ def due_posts(
 ) -> tuple[Post, ...]:
     """Posts to send, look for or edit now, oldest first; ``workers``: only theirs (fleet
     mode: the workers bound on this host)."""
-    mine, args = _of_workers(workers)
+    mine, args = of_workers(workers, "worker")
     with db.read() as tx:
         return _select(
             tx,
@@ -306,7 +308,7 @@ def due_posts(
 def next_post_at(db: SyncStore, *, workers: Collection[str] | None = None) -> datetime | None:
     """When the next post falls due; None with nothing to send.  ``workers`` as in
     ``due_posts``."""
-    mine, args = _of_workers(workers)
+    mine, args = of_workers(workers, "worker")
     with db.read() as tx:
         row = tx.execute(
             "SELECT min(next_attempt_at) FROM posts "
@@ -314,16 +316,6 @@ def next_post_at(db: SyncStore, *, workers: Collection[str] | None = None) -> da
             args,
         ).fetchone()
     return None if row[0] is None else parse_store_time(row[0])
-
-
-def _of_workers(workers: Collection[str] | None) -> tuple[str, tuple[str, ...]]:
-    """The condition that keeps ``workers``' rows (none: every row), and its arguments."""
-    if workers is None:
-        return "", ()
-    ids = tuple(sorted(workers))
-    if not ids:
-        return " AND false", ()
-    return f" AND worker IN ({', '.join('?' for _ in ids)})", ids
 
 
 def post_by_key(tx: ReadTx, key: str) -> Post | None:

@@ -16,6 +16,8 @@ import msgspec
 
 from review_monitor.store import Migration, SyncStore, Tables, WriteTx, parse_store_time, store_time
 
+from ._hosts import of_workers
+
 __all__ = [
     "REACTIONS",
     "ReactionEntry",
@@ -111,12 +113,21 @@ def owing(
     return owe
 
 
+def _owed_for(workers: Collection[str] | None) -> tuple[str, tuple[str, ...]]:
+    """The condition that keeps the reactions owed for ``workers``' deliveries (their
+    outbox entries), and its arguments."""
+    if workers is None:
+        return "", ()
+    mine, args = of_workers(workers, "worker")
+    return f" AND seq IN (SELECT seq FROM outbox WHERE true{mine})", args
+
+
 def due_reactions(
     db: SyncStore, now: datetime, *, limit: int = 90, workers: Collection[str] | None = None
 ) -> tuple[ReactionEntry, ...]:
     """Pending reactions whose ``next_attempt_at`` has come, oldest first; ``workers``:
     only those owed for their deliveries (fleet mode: the workers bound on this host)."""
-    mine, args = _of_workers(workers)
+    mine, args = _owed_for(workers)
     with db.read() as tx:
         rows = tx.execute(
             f"SELECT {_COLUMNS} FROM reactions WHERE status = 'pending' "
@@ -130,24 +141,12 @@ def due_reactions(
 def next_reaction_at(db: SyncStore, *, workers: Collection[str] | None = None) -> datetime | None:
     """When the earliest pending reaction is due (may be past); None when none is owed.
     ``workers`` as in ``due_reactions``."""
-    mine, args = _of_workers(workers)
+    mine, args = _owed_for(workers)
     with db.read() as tx:
         row = tx.execute(
             f"SELECT MIN(next_attempt_at) FROM reactions WHERE status = 'pending'{mine}", args
         ).fetchone()
     return None if row[0] is None else parse_store_time(row[0])
-
-
-def _of_workers(workers: Collection[str] | None) -> tuple[str, tuple[str, ...]]:
-    """The condition that keeps the reactions owed for ``workers``' deliveries (none:
-    every reaction), and its arguments."""
-    if workers is None:
-        return "", ()
-    ids = tuple(sorted(workers))
-    if not ids:
-        return " AND false", ()
-    marks = ", ".join("?" for _ in ids)
-    return f" AND seq IN (SELECT seq FROM outbox WHERE worker IN ({marks}))", ids
 
 
 def reactions(
