@@ -191,3 +191,30 @@ async def test_a_stopped_readers_host_hands_the_lease_over_and_no_comment_is_mis
         second is not None,
         inboxes.authors("h2"),
     )
+
+
+async def test_status_on_any_host_shows_the_reader_the_live_hosts_and_the_budget(
+    fleet: Fleet, prs: tuple[PrRef, PrRef]
+) -> None:
+    a, b = prs
+    inboxes = Inboxes()
+    async with (
+        daemon(fleet, "h1", inboxes) as one,
+        daemon(fleet, "h2", inboxes) as two,
+        anyio.create_task_group() as tg,
+    ):
+        _bind(one, "w1", a)
+        _bind(two, "w2", b)
+        tg.start_soon(one.run)
+        tg.start_soon(two.run)
+        await _run(fleet, 2 * MINUTE)
+        report = await two.status()
+        tg.cancel_scope.cancel()
+    readers = [x for x in report.leases if x.name == IDENTITY and x.live]
+    hosts = sorted(x.name for x in report.leases if x.name.startswith("host:") and x.live)
+    budget = [(x.identity, x.resource) for x in report.budget]
+    assert (1, ["host:h1", "host:h2"], True) == (
+        len(readers),
+        hosts,
+        ("github.com:octo-worker", "graphql") in budget,
+    )

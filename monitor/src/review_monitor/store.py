@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from ._lease import Lease
     from ._lease_keeper import LeaseKeeper, LeaseLostError, LeaseNow
     from ._store._async import Executor, Store, run_in_thread, run_inline
-    from ._store._budget import read_budget, record_budget
+    from ._store._budget import read_budget, read_budgets, record_budget
     from ._store._db import ReadTx, WriteTx, parse_store_time, store_time
     from ._store._faults import describe_fault
     from ._store._leases import (
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
         acquire_lease,
         database_now,
         read_lease,
+        read_leases,
         release_lease,
         renew_lease,
     )
@@ -94,7 +95,9 @@ __all__ = [
     "parse_store_time",
     "pr_lock",
     "read_budget",
+    "read_budgets",
     "read_lease",
+    "read_leases",
     "read_owner",
     "read_registry_version",
     "read_watch_starts",
@@ -116,7 +119,7 @@ __getattr__, __dir__ = lazy_exports(
         "._lease": ("Lease",),
         "._lease_keeper": ("LeaseKeeper", "LeaseLostError", "LeaseNow"),
         "._store._async": ("Executor", "Store", "run_in_thread", "run_inline"),
-        "._store._budget": ("read_budget", "record_budget"),
+        "._store._budget": ("read_budget", "read_budgets", "record_budget"),
         "._store._db": ("ReadTx", "WriteTx", "parse_store_time", "store_time"),
         "._store._faults": ("describe_fault",),
         "._store._leases": (
@@ -126,6 +129,7 @@ __getattr__, __dir__ = lazy_exports(
             "acquire_lease",
             "database_now",
             "read_lease",
+            "read_leases",
             "release_lease",
             "renew_lease",
         ),

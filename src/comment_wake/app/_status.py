@@ -33,15 +33,17 @@ from comment_wake.store import (
 )
 from comment_wake.wake import FloodGap, MarkError, WakeConfig, decode_mark
 from review_monitor import PrRef, format_duration
-from review_monitor.store import SyncStore, read_lease
+from review_monitor.store import SyncStore, read_budgets, read_lease, read_leases
 from untrusted_fence import one_line
 
 from ._state import DaemonState, FaultLine, daemon_state_key, pr_key
 
 __all__ = [
+    "BudgetLine",
     "CommentLine",
     "HostLeaseLine",
     "InboxLine",
+    "LeaseLine",
     "ParkedLine",
     "PrStatusLine",
     "QueueLine",
@@ -148,6 +150,26 @@ class HostLeaseLine(msgspec.Struct, frozen=True, kw_only=True):
     live: bool = False  # not expired at the report's time
 
 
+class LeaseLine(msgspec.Struct, frozen=True, kw_only=True):
+    """Fleet mode: one role's lease (a host's, an identity's reader) as the store holds it."""
+
+    name: str  # host:<host_id>, reader:<github_host>:<login>
+    holder: str
+    term: int
+    expires_at: datetime
+    live: bool
+
+
+class BudgetLine(msgspec.Struct, frozen=True, kw_only=True):
+    """Fleet mode: what the fleet last heard of an identity's rate limit."""
+
+    identity: str  # github_host:login
+    resource: str  # graphql, core
+    remaining: int
+    limit: int | None
+    reset_at: datetime | None
+
+
 class StatusReport(msgspec.Struct, frozen=True, kw_only=True):
     """Everything ``comment-wake status --json`` prints (docs/embedding.md lists the
     fields)."""
@@ -163,6 +185,9 @@ class StatusReport(msgspec.Struct, frozen=True, kw_only=True):
     parked: tuple[ParkedLine, ...] = ()
     engine: str = "sqlite"  # or "postgresql" (fleet mode)
     fleet: HostLeaseLine | None = None
+    # Fleet mode, the whole fleet's view from any host: every role's lease and budget.
+    leases: tuple[LeaseLine, ...] = ()
+    budget: tuple[BudgetLine, ...] = ()
 
 
 def _alive(pid: int) -> bool:
@@ -205,6 +230,36 @@ def read_host_lease(store: SyncStore, host_id: str | None, now: datetime) -> Hos
         expires_at=row.expires_at,
         live=row.expires_at > now,
     )
+
+
+def _fleet_view(
+    store: SyncStore, now: datetime
+) -> tuple[tuple[LeaseLine, ...], tuple[BudgetLine, ...]]:
+    """Every role's lease and every identity's budget, from one read."""
+    with store.read() as tx:
+        rows, budgets = read_leases(tx), read_budgets(tx)
+    leases = tuple(
+        LeaseLine(
+            name=r.name,
+            holder=r.holder,
+            term=r.term,
+            expires_at=r.expires_at,
+            live=r.expires_at > now,
+        )
+        for r in rows
+    )
+    budget = tuple(
+        BudgetLine(
+            identity=identity,
+            resource=limit.resource,
+            remaining=limit.remaining if limit.remaining is not None else 0,
+            limit=limit.limit,
+            reset_at=limit.reset_at,
+        )
+        for identity, by_resource in budgets.items()
+        for limit in by_resource.values()
+    )
+    return leases, budget
 
 
 def read_status(
@@ -253,10 +308,13 @@ def read_status(
         for w in sorted({*pending, *parked})
     )
     fleet = read_host_lease(store, host_id, now) if store.dialect == "postgresql" else None
+    leases, budget = _fleet_view(store, now) if fleet is not None else ((), ())
     return StatusReport(
         store=store.where,
         engine=store.dialect,
         fleet=fleet,
+        leases=leases,
+        budget=budget,
         at=now,
         daemon_running=running,
         daemon=daemon,
@@ -472,10 +530,25 @@ def _fleet_lines(report: StatusReport) -> list[str]:
     if f.holder is None:
         return [f"host: {f.host_id}; its lease was never taken"]
     state = "held" if f.live else "lapsed"
-    return [
+    lines = [
         f"host: {f.host_id}; lease {state} by instance {f.holder}, term {f.term}, "
         f"expires {_t(f.expires_at, report.at)}"
     ]
+    for lease in report.leases:
+        if lease.name.startswith("reader:"):
+            live = "held" if lease.live else "lapsed"
+            lines.append(f"reader {lease.name[7:]}: {live} by {lease.holder}, term {lease.term}")
+    hosts = [x for x in report.leases if x.name.startswith("host:")]
+    if hosts:
+        alive = sum(1 for x in hosts if x.live)
+        lines.append(f"fleet: {alive} of {len(hosts)} hosts live")
+    for b in report.budget:
+        of = f" of {b.limit}" if b.limit is not None else ""
+        lines.append(
+            f"budget {b.identity} {b.resource}: {b.remaining}{of} left, "
+            f"resets {_t(b.reset_at, report.at) if b.reset_at else 'unknown'}"
+        )
+    return lines
 
 
 def render_status(report: StatusReport) -> str:

@@ -25,7 +25,7 @@ from review_monitor._ratelimit import RateLimit
 from ._db import ReadTx, WriteTx, opt_dt, parse_store_time, store_time
 from ._schema import Migration, Tables
 
-__all__ = ["BUDGET", "WINDOW_SKEW", "read_budget", "record_budget"]
+__all__ = ["BUDGET", "WINDOW_SKEW", "read_budget", "read_budgets", "record_budget"]
 
 _V1 = (
     """CREATE TABLE budget (
@@ -79,18 +79,23 @@ def record_budget(tx: WriteTx, identity: str, limits: Iterable[RateLimit]) -> No
 
 def read_budget(tx: ReadTx, identity: str) -> dict[str, RateLimit]:
     """``identity``'s rows by resource, as of ``tx``."""
+    return read_budgets(tx).get(identity, {})
+
+
+def read_budgets(tx: ReadTx) -> dict[str, dict[str, RateLimit]]:
+    """Every identity's rows, by identity and resource, as of ``tx``."""
     rows = tx.execute(
-        "SELECT resource, lim, remaining, reset_at, observed_at FROM budget WHERE identity = ?",
-        (identity,),
+        "SELECT identity, resource, lim, remaining, reset_at, observed_at FROM budget "
+        "ORDER BY identity, resource"
     ).fetchall()
-    return {
-        str(r[0]): RateLimit(
-            resource=str(r[0]),
-            limit=None if r[1] is None else int(r[1]),
-            remaining=int(r[2]),
+    out: dict[str, dict[str, RateLimit]] = {}
+    for identity, resource, lim, remaining, reset_at, observed_at in rows:
+        out.setdefault(str(identity), {})[str(resource)] = RateLimit(
+            resource=str(resource),
+            limit=None if lim is None else int(lim),
+            remaining=int(remaining),
             used=None,
-            reset_at=opt_dt(r[3]),
-            observed_at=parse_store_time(r[4]),
+            reset_at=opt_dt(reset_at),
+            observed_at=parse_store_time(observed_at),
         )
-        for r in rows
-    }
+    return out

@@ -36,6 +36,7 @@ __all__ = [
     "acquire_lease",
     "database_now",
     "read_lease",
+    "read_leases",
     "release_lease",
     "renew_lease",
 ]
@@ -90,22 +91,31 @@ def database_now(tx: ReadTx) -> datetime:
     return datetime.now(UTC)
 
 
+_LEASE_COLUMNS = "name, holder, claim, term, expires_at, renewed_at"
+
+
+def _lease_row(row: tuple[object, ...]) -> LeaseRow:
+    name, holder, claim, term, expires_at, renewed_at = row
+    return LeaseRow(
+        str(name),
+        str(holder),
+        str(claim),
+        int(str(term)),
+        parse_store_time(str(expires_at)),
+        parse_store_time(str(renewed_at)),
+    )
+
+
 def read_lease(tx: ReadTx, name: str) -> LeaseRow | None:
     """The lease ``name`` as of ``tx``; None when nobody ever took it."""
-    row = tx.execute(
-        "SELECT name, holder, claim, term, expires_at, renewed_at FROM leases WHERE name = ?",
-        (name,),
-    ).fetchone()
-    if row is None:
-        return None
-    return LeaseRow(
-        str(row[0]),
-        str(row[1]),
-        str(row[2]),
-        int(row[3]),
-        parse_store_time(row[4]),
-        parse_store_time(row[5]),
-    )
+    row = tx.execute(f"SELECT {_LEASE_COLUMNS} FROM leases WHERE name = ?", (name,)).fetchone()
+    return None if row is None else _lease_row(row)
+
+
+def read_leases(tx: ReadTx) -> list[LeaseRow]:
+    """Every lease ever taken, by name, as of ``tx`` (``status``' view of the fleet)."""
+    rows = tx.execute(f"SELECT {_LEASE_COLUMNS} FROM leases ORDER BY name").fetchall()
+    return [_lease_row(r) for r in rows]
 
 
 def acquire_lease(
