@@ -53,7 +53,7 @@ from ._store._budget import read_budget, record_budget
 from ._store._faults import describe_fault
 from ._store._leases import LeaseHeld
 from ._store._poll_requests import RequestKind, put_requests, take_requests
-from ._store._stream import latest_observations, reader_lease_name
+from ._store._stream import latest_observations, prune_bodies, prune_stream, reader_lease_name
 from ._sweep import read_sweep
 from ._token import find_token
 from .store import Store, SyncStore, Tables
@@ -69,6 +69,10 @@ TokenSource = str | Callable[[], str]
 
 # How often a fleet host passes its poll requests on, and the reader drains them.
 _REQUESTS_EVERY = timedelta(seconds=1)
+# The stream's prefetched bodies are kept ten minutes; a PR's rows a day after its last
+# read (a watched PR is read at least every full_badge_interval).
+_BODIES_KEPT = timedelta(minutes=10)
+_ROWS_KEPT = timedelta(days=1)
 Task = Callable[[], Coroutine[Any, Any, None]]
 
 
@@ -288,6 +292,12 @@ def _swap_requests(
     with db.write(at=now) as tx:
         put_requests(tx, identity, asked)
         return take_requests(tx, identity) if reading else []
+
+
+def _prune_stream_rows(db: SyncStore, identity: str, now: datetime) -> None:
+    with db.write(at=now) as tx:
+        prune_bodies(tx, identity, now - _BODIES_KEPT)
+        prune_stream(tx, identity, now - _ROWS_KEPT)
 
 
 def _record_budget(
@@ -791,9 +801,21 @@ class Monitor:
         async with anyio.create_task_group() as tg:
             tg.start_soon(poller.run)
             tg.start_soon(keeper.keep)
+            tg.start_soon(self._prune_stream, identity)
             await shipper.deposed.wait()
             tg.cancel_scope.cancel()
         raise LeaseLostError(f"another reader took {reader_lease_name(identity)}; reading stops")
+
+    async def _prune_stream(self, identity: str) -> None:
+        """The reader's housekeeping of the stream, every ten minutes: prefetched bodies
+        older than ten minutes (a cache: an owner that misses one reads it), and the rows
+        of PRs no longer read (none for a day)."""
+        while True:
+            await self.clock.sleep_until(self.clock.now() + _BODIES_KEPT)
+            try:
+                await self.store.call(_prune_stream_rows, identity, self.clock.now())
+            except Exception as exc:  # a store fault: the next pass prunes
+                _log.warning("the observation stream was not pruned: %s", describe_fault(exc))
 
     async def poll_round(self) -> None:
         """Poll every watched PR once, back to back (a one-shot poll)."""
