@@ -86,6 +86,7 @@ SYNC_STORE = "monitor/src/review_monitor/_store/_sync.py"
 APP_ROOT = "src/comment_wake/app/_root.py"
 MONITOR = "monitor/src/review_monitor/_monitor.py"
 FLEET = "monitor/src/review_monitor/_fleet.py"
+JANITOR = "src/comment_wake/fleet/_janitor.py"
 LEASES = "monitor/src/review_monitor/_store/_leases.py"
 OWNERS = "monitor/src/review_monitor/_store/_owners.py"
 
@@ -922,6 +923,22 @@ MUTATIONS: tuple[Mutation, ...] = (
         "            return cursor, follow_stream(tx, self._identity, cursor, self._host_id)\n",
         "            return cursor, follow_stream(tx, self._identity, cursor, None)\n",
         ("tests/fleet/test_fleet_monitor.py",),
+    ),
+    Mutation(
+        "janitor-judges-at-once",
+        "issue 28: the janitor judges only after holding its lease two lives without a break",
+        JANITOR,
+        "    if held_since is None or now - held_since < 2 * ttl:\n",
+        "    if held_since is None:\n",
+        ("tests/fleet/test_janitor.py",),
+    ),
+    Mutation(
+        "janitor-hands-off-after-one-life",
+        "issue 28: a host is lost only after its lease expired three lives ago",
+        JANITOR,
+        "    return frozenset(h for h, expires in expiries.items() if expires + 3 * ttl <= now)\n",
+        "    return frozenset(h for h, expires in expiries.items() if expires + ttl <= now)\n",
+        ("tests/fleet/test_janitor.py",),
     ),
 )
 

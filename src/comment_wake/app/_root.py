@@ -50,7 +50,7 @@ from comment_wake.events import (
     PollRound,
     Subscriber,
 )
-from comment_wake.fleet import HostLease, host_identity, open_host_lease
+from comment_wake.fleet import HOST_LOST, HostLease, Janitor, host_identity, open_host_lease
 from comment_wake.hints import HintListener, load_secret, matching_watch
 from comment_wake.registry import (
     Registry,
@@ -135,9 +135,11 @@ class App:
         environ: Mapping[str, str],
         book: RegistryBook | None = None,
         host: HostLease | None = None,
+        janitor: Janitor | None = None,
     ) -> None:
         self.config = config
         self.host = host
+        self.janitor = janitor
         self.state_dir = state_dir
         self.clock = clock
         self.monitor = monitor
@@ -290,6 +292,8 @@ class App:
                 tg.start_soon(self.monitor.run)
                 if self.host is not None:
                     tg.start_soon(self._keep_host)
+                if self.janitor is not None:
+                    tg.start_soon(self.janitor.run)
                 self.ready.set()
         finally:
             self._running = None
@@ -664,6 +668,23 @@ async def open_app(
                 on_event=bus.publish,
                 recipients=recipients,
             )
+        janitor = None
+        if host is not None and fleet is not None and registry is not None and not dry_run:
+            # A host back takes its notices the janitor parked while it was lost.
+            await anyio.to_thread.run_sync(
+                _take_back, monitor.store.sync, registry, the_clock.now()
+            )
+            janitor = Janitor(
+                monitor.store,
+                fleet.lease_store,
+                registry,
+                github_host=c.github.host,
+                holder=host.instance,
+                clock=the_clock,
+                ttl=c.fleet.lease_ttl,
+                renew_every=c.fleet.lease_renew,
+                now=fleet.lease_now,
+            )
         app = App(
             config=c,
             state_dir=state,
@@ -677,6 +698,7 @@ async def open_app(
             environ=env,
             book=book,
             host=host,
+            janitor=janitor,
         )
         stack.callback(bus.close)
         yield app
@@ -733,6 +755,13 @@ async def _open_fleet(
         lease_now=now,
     )
     return work, host, fleet
+
+
+def _take_back(store: SyncStore, registry: Registry, now: datetime) -> None:
+    """Put this host's recipients' ``host-lost`` notices back in their queues."""
+    back = sum(store.unpark(r, at=now, reason=HOST_LOST) for r in registry.recipients())
+    if back:
+        _log.info("took back %d notice(s) parked while this host was lost", back)
 
 
 def _write_cache(state: Path, snapshot: RegistrySnapshot) -> None:

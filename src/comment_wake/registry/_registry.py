@@ -296,6 +296,16 @@ class Registry:
             + [o.id for o in orchestrators if o.host_id == self.host_id]
         )
 
+    def hosts_and_orchestrators(self) -> tuple[dict[str, str | None], dict[str, str]]:
+        """Each worker's and orchestrator's fleet host (None: a single host's record), and
+        each worker's orchestrator, from one read (the janitor's view)."""
+        with self._store.read() as tx:
+            workers = [_decode_worker(b) for _, b in record_items(tx, WORKERS)]
+            orchestrators = [_decode_orchestrator(b) for _, b in record_items(tx, ORCHESTRATORS)]
+        hosts: dict[str, str | None] = {o.id: o.host_id for o in orchestrators}
+        hosts.update({w.worker: w.host_id for w in workers})
+        return hosts, {w.worker: w.orchestrator for w in workers}
+
     def spelled(self, pr: PrRef) -> PrRef:
         """``pr`` as GitHub spells it once a poll has read it (its watch takes
         ``nameWithOwner``); as given while unwatched or not polled yet."""

@@ -359,14 +359,20 @@ class OutboxPart(Database):
             _log(tx, seq, "refused", detail)
             tx.execute("UPDATE outbox SET status = 'parked' WHERE seq = ?", (seq,))
 
-    def unpark(self, worker: str, *, at: datetime) -> int:
+    def unpark(self, worker: str, *, at: datetime, reason: str | None = None) -> int:
         """Put a worker's parked entries back in its queue, due at ``at`` (after its
-        configuration was fixed); returns how many."""
+        configuration was fixed); ``reason``: only those parked for a reason that begins
+        so (a fleet host back takes its ``host-lost`` notices).  Returns how many."""
+        only, args = (
+            ("", ())
+            if reason is None
+            else (" AND substr(last_detail, 1, ?) = ?", (len(reason), reason))
+        )
         with self.write(at=at) as tx:
             cur = tx.execute(
                 "UPDATE outbox SET status = 'pending', next_attempt_at = ?, updated_at = ? "
-                "WHERE worker = ? AND status = 'parked'",
-                (tx.stamp, tx.stamp, worker),
+                f"WHERE worker = ? AND status = 'parked'{only}",
+                (tx.stamp, tx.stamp, worker, *args),
             )
             return cur.rowcount
 
