@@ -4,7 +4,8 @@ leases of 1 s renewed every 0.3 s (so a lapse takes a second of virtual time).""
 
 from __future__ import annotations
 
-from contextlib import AbstractAsyncContextManager
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -14,7 +15,7 @@ import pytest
 
 from comment_wake.app import App, open_app
 from comment_wake.config import AppConfig
-from review_monitor import PrRef
+from review_monitor import Delivered, Notice, PrRef
 from review_monitor.testing import FakeGitHub, VirtualClock
 
 TOKEN = "ghp_FleetTestSentinel0123456789abcdefghij"
@@ -23,9 +24,17 @@ RENEW = timedelta(seconds=0.3)
 PR = PrRef("octo", "repo", 1)
 
 
-def fleet_config(url: str, host_id: str | None = "h1", **extra: Any) -> AppConfig:
-    """A configuration in fleet mode on ``url``, with the tests' short leases."""
-    fleet: dict[str, Any] = {"lease_ttl": TTL, "lease_renew": RENEW}
+def fleet_config(
+    url: str,
+    host_id: str | None = "h1",
+    *,
+    ttl: timedelta = TTL,
+    renew: timedelta = RENEW,
+    **extra: Any,
+) -> AppConfig:
+    """A configuration in fleet mode on ``url``, with the tests' short leases (or the
+    ``ttl`` and ``renew`` given)."""
+    fleet: dict[str, Any] = {"lease_ttl": ttl, "lease_renew": renew}
     if host_id is not None:
         fleet["host_id"] = host_id
     return AppConfig.model_validate({"store": {"url": url}, "fleet": fleet, **extra})
@@ -54,6 +63,42 @@ class Fleet:
             clock=self.clock,
             **kwargs,
         )
+
+
+class Inboxes:
+    """The notices each host's in-process publisher (the callback ``inbox``) was handed,
+    by host."""
+
+    def __init__(self) -> None:
+        self.by_host: dict[str, list[Notice]] = {"h1": [], "h2": []}
+
+    def callback(self, host: str) -> Callable[[Notice], Delivered]:
+        def deliver(notice: Notice) -> Delivered:
+            self.by_host[host].append(notice)
+            return Delivered()
+
+        return deliver
+
+    def authors(self, host: str) -> list[tuple[str, str]]:
+        """``(worker, author)`` of each item handed to ``host``."""
+        return [(n.worker, i.author) for n in self.by_host[host] for i in n.items]
+
+
+@asynccontextmanager
+async def daemon(
+    fleet: Fleet, host: str, inboxes: Inboxes, *, ttl: timedelta = TTL
+) -> AsyncIterator[App]:
+    """Host ``host``'s daemon (``open_app``), its state directory ``state-<host>``, its
+    notices to ``inboxes``; its leases last ``ttl``, renewed at a third of it."""
+    async with open_app(
+        fleet_config(fleet.url, host, ttl=ttl, renew=ttl * 0.3),
+        state_dir=fleet.state(f"state-{host}"),
+        token=TOKEN,
+        transport=fleet.fake.transport(),
+        clock=fleet.clock,
+        callbacks={"inbox": inboxes.callback(host)},
+    ) as app:
+        yield app
 
 
 @pytest.fixture

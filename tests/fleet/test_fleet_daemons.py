@@ -9,18 +9,16 @@ Leases are the conftest's: 1 s, renewed every 0.3 s, on the virtual clock.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import asynccontextmanager
 from datetime import timedelta
-from pathlib import Path
 
 import anyio
 import pytest
 
-from comment_wake.app import App, open_app
+from comment_wake.app import App
 from comment_wake.registry import CallbackSpec
 from review_monitor import (
     NOTICE_VERSION,
-    Delivered,
     Notice,
     NoticeItem,
     NoticePr,
@@ -29,42 +27,32 @@ from review_monitor import (
 )
 from review_monitor.store import read_lease
 
-from .conftest import TOKEN, Fleet, fleet_config
+from .conftest import Fleet, Inboxes, daemon
 
 pytestmark = pytest.mark.anyio
 
 MINUTE = timedelta(minutes=1)
+LIFE = timedelta(seconds=30)
 IDENTITY = "reader:github.com:octo-worker"
 
 
-class Inboxes:
-    """Every notice each host's callback was handed, by host."""
-
-    def __init__(self) -> None:
-        self.by_host: dict[str, list[Notice]] = {"h1": [], "h2": []}
-
-    def callback(self, host: str) -> object:
-        def deliver(notice: Notice) -> Delivered:
-            self.by_host[host].append(notice)
-            return Delivered()
-
-        return deliver
-
-    def authors(self, host: str) -> list[tuple[str, str]]:
-        return [(n.worker, i.author) for n in self.by_host[host] for i in n.items]
-
-
 @asynccontextmanager
-async def daemon(fleet: Fleet, host: str, inboxes: Inboxes) -> AsyncIterator[App]:
-    async with open_app(
-        fleet_config(fleet.url, host),
-        state_dir=fleet.state(f"state-{host}"),
-        token=TOKEN,
-        transport=fleet.fake.transport(),
-        clock=fleet.clock,
-        callbacks={"inbox": inboxes.callback(host)},  # type: ignore[dict-item]
-    ) as app:
-        yield app
+async def _both(
+    fleet: Fleet, prs: tuple[PrRef, PrRef], inboxes: Inboxes
+) -> AsyncIterator[tuple[App, App]]:
+    """h1 with w1 on the first PR and h2 with w2 on the second, both running, with the
+    default leases' life (these tests lose no host: a short life only costs renewals)."""
+    async with (
+        daemon(fleet, "h1", inboxes, ttl=LIFE) as one,
+        daemon(fleet, "h2", inboxes, ttl=LIFE) as two,
+        anyio.create_task_group() as tg,
+    ):
+        _bind(one, "w1", prs[0])
+        _bind(two, "w2", prs[1])
+        tg.start_soon(one.run)
+        tg.start_soon(two.run)
+        yield one, two
+        tg.cancel_scope.cancel()
 
 
 def _bind(app: App, worker: str, pr: PrRef) -> None:
@@ -74,11 +62,12 @@ def _bind(app: App, worker: str, pr: PrRef) -> None:
 
 
 async def _run(fleet: Fleet, span: timedelta) -> None:
-    """Let the daemons run ``span`` of virtual time, a second at a time (each step lets
-    the store's threads and the loops settle)."""
+    """Let the daemons run ``span`` of virtual time, one deadline at a time (each step
+    lets the store's threads and the loops settle)."""
     end = fleet.clock.now() + span
     while fleet.clock.now() < end:
-        await fleet.clock.advance(timedelta(seconds=1))
+        due = fleet.clock.next_deadline()
+        await fleet.clock.advance_to(min(end, due) if due is not None else end)
 
 
 def _reader(fleet: Fleet) -> str | None:
@@ -100,20 +89,11 @@ async def test_each_writers_comment_wakes_its_worker_once_on_its_own_host(
 ) -> None:
     a, b = prs
     inboxes = Inboxes()
-    async with (
-        daemon(fleet, "h1", inboxes) as one,
-        daemon(fleet, "h2", inboxes) as two,
-        anyio.create_task_group() as tg,
-    ):
-        _bind(one, "w1", a)
-        _bind(two, "w2", b)
-        tg.start_soon(one.run)
-        tg.start_soon(two.run)
+    async with _both(fleet, prs, inboxes):
         await _run(fleet, 2 * MINUTE)  # the baseline
         fleet.fake.post_comment(a, "alice", "Please rebase onto main.")
         fleet.fake.post_comment(b, "alice", "Please fix the typo.")
         await _run(fleet, 3 * MINUTE)
-        tg.cancel_scope.cancel()
     assert ([("w1", "alice")], [("w2", "alice")]) == (inboxes.authors("h1"), inboxes.authors("h2"))
 
 
@@ -151,24 +131,14 @@ async def test_a_host_never_delivers_a_notice_for_another_hosts_worker(
 
 
 async def test_the_fleet_reads_github_as_one_daemon_does(
-    fleet: Fleet, prs: tuple[PrRef, PrRef], tmp_path: Path
+    fleet: Fleet, prs: tuple[PrRef, PrRef]
 ) -> None:
-    a, b = prs
-    inboxes = Inboxes()
-    async with AsyncExitStack() as stack:
-        one = await stack.enter_async_context(daemon(fleet, "h1", inboxes))
-        two = await stack.enter_async_context(daemon(fleet, "h2", inboxes))
-        _bind(one, "w1", a)
-        _bind(two, "w2", b)
-        tg = await stack.enter_async_context(anyio.create_task_group())
-        tg.start_soon(one.run)
-        tg.start_soon(two.run)
-        await _run(fleet, 10 * MINUTE)
-        tg.cancel_scope.cancel()
+    async with _both(fleet, prs, Inboxes()):
+        await _run(fleet, 5 * MINUTE)
     badges = [r for r in fleet.fake.requests if r.kind == "badge"]
-    # Two PRs are one batch: one badge query a round, ten rounds (one daemon alone
-    # watching both PRs sends the same); two pollers would send twenty.
-    assert len(badges) <= 11
+    # Two PRs are one batch: one badge query a round, five rounds and the first (one
+    # daemon alone watching both PRs sends the same); two pollers would send twelve.
+    assert len(badges) <= 6
 
 
 async def test_a_stopped_readers_host_hands_the_lease_over_and_no_comment_is_missed(
@@ -201,20 +171,9 @@ async def test_a_stopped_readers_host_hands_the_lease_over_and_no_comment_is_mis
 async def test_status_on_any_host_shows_the_reader_the_live_hosts_and_the_budget(
     fleet: Fleet, prs: tuple[PrRef, PrRef]
 ) -> None:
-    a, b = prs
-    inboxes = Inboxes()
-    async with (
-        daemon(fleet, "h1", inboxes) as one,
-        daemon(fleet, "h2", inboxes) as two,
-        anyio.create_task_group() as tg,
-    ):
-        _bind(one, "w1", a)
-        _bind(two, "w2", b)
-        tg.start_soon(one.run)
-        tg.start_soon(two.run)
+    async with _both(fleet, prs, Inboxes()) as (_, two):
         await _run(fleet, 2 * MINUTE)
         report = await two.status()
-        tg.cancel_scope.cancel()
     readers = [x for x in report.leases if x.name == IDENTITY and x.live]
     hosts = sorted(x.name for x in report.leases if x.name.startswith("host:") and x.live)
     budget = [(x.identity, x.resource) for x in report.budget]

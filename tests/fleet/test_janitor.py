@@ -5,19 +5,16 @@ a host that comes back takes its parked notices back."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 
 import anyio
 import pytest
 
-from comment_wake.app import App, open_app
+from comment_wake.app import App
 from comment_wake.fleet import HOST_LOST, janitor_moves, lost_hosts
 from comment_wake.registry import CallbackSpec
 from review_monitor import (
     NOTICE_VERSION,
-    Delivered,
     Notice,
     NoticeItem,
     NoticePr,
@@ -26,7 +23,7 @@ from review_monitor import (
 )
 from review_monitor.store import OutboxEntry
 
-from .conftest import TOKEN, TTL, Fleet, fleet_config
+from .conftest import TTL, Fleet, Inboxes, daemon
 
 T0 = datetime(2026, 12, 4, 9, 0, tzinfo=UTC)
 LIFE = timedelta(seconds=30)
@@ -119,31 +116,6 @@ def test_a_live_hosts_notices_do_not_move() -> None:
 # -- two daemons -------------------------------------------------------------------------
 
 
-class Inboxes:
-    def __init__(self) -> None:
-        self.keys: dict[str, list[str]] = {"h1": [], "h2": []}
-
-    def callback(self, host: str) -> object:
-        def deliver(notice: Notice) -> Delivered:
-            self.keys[host].append(notice.worker)
-            return Delivered()
-
-        return deliver
-
-
-@asynccontextmanager
-async def daemon(fleet: Fleet, host: str, inboxes: Inboxes) -> AsyncIterator[App]:
-    async with open_app(
-        fleet_config(fleet.url, host),
-        state_dir=fleet.state(f"state-{host}"),
-        token=TOKEN,
-        transport=fleet.fake.transport(),
-        clock=fleet.clock,
-        callbacks={"inbox": inboxes.callback(host)},  # type: ignore[dict-item]
-    ) as app:
-        yield app
-
-
 async def _run(fleet: Fleet, span: timedelta) -> None:
     end = fleet.clock.now() + span
     while fleet.clock.now() < end:
@@ -190,4 +162,4 @@ async def test_a_lost_hosts_notice_is_parked_after_the_janitors_delay_and_taken_
         tg.start_soon(back.run)
         await _run(fleet, TTL)
         tg.cancel_scope.cancel()
-    assert ["w2"] == inboxes.keys["h2"]
+    assert ["w2"] == [n.worker for n in inboxes.by_host["h2"]]
