@@ -258,3 +258,11 @@ def test_a_copy_leaves_the_local_store_as_it_was(state_dir: Path, postgres_url: 
     before = store_path(state_dir).read_bytes()
     _copy(state_dir, postgres_url)
     assert before == store_path(state_dir).read_bytes()
+
+
+def test_a_url_with_a_password_is_refused_without_showing_it(
+    state_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status = _copy(state_dir, "postgresql://cw:s3cret-pw@127.0.0.1:1/postgres")
+    said = capsys.readouterr().err
+    assert (2, True, False) == (status, "PGPASSWORD" in said, "s3cret-pw" in said)

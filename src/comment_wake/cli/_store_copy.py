@@ -135,8 +135,7 @@ def _copy(args: argparse.Namespace) -> int:
     from review_monitor.store import Lease
 
     config, state_dir = load_location(args)
-    if not args.to.startswith(("postgresql://", "postgres://")):
-        raise CliError("--to must be a postgresql:// URL", 2)
+    _check_url(args.to)
     path = store_path(state_dir)
     if not path.exists():
         raise CliError(f"no state store at {path}: nothing to copy (check --state-dir)", 2)
@@ -166,6 +165,22 @@ def _copy(args: argparse.Namespace) -> int:
     print(f"host id stamped: {host_id}")
     print("the local store is left as it was: point [store] url at the server and start the daemon")
     return 0
+
+
+def _check_url(url: str) -> None:
+    """A PostgreSQL URL without a password (never quoted back: it may hold one)."""
+    from urllib.parse import parse_qs, urlsplit
+
+    if not url.startswith(("postgresql://", "postgres://")):
+        raise CliError("--to must be a PostgreSQL URL (postgresql://...)", 2)
+    split = urlsplit(url)
+    if split.password or "password" in parse_qs(split.query):
+        raise CliError(
+            "--to holds a password, and a command line is seen by every process on the "
+            "host: remove it from the URL and put it in $PGPASSWORD, ~/.pgpass or a libpq "
+            "service file",
+            2,
+        )
 
 
 @dataclass
