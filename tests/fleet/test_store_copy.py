@@ -26,6 +26,7 @@ from comment_wake.store import (
 from review_monitor import NOTICE_VERSION, Notice, NoticeItem, NoticePr, PrRef
 from review_monitor.store import (
     Lease,
+    OutboxStatus,
     PrOwner,
     SyncStore,
     acquire_lease,
@@ -39,6 +40,7 @@ HOST = "laptop-7"
 PR = PrRef("octo", "repo", 7)
 OLD_PR = PrRef("octo", "other", 3)
 DECISIONS = "comment-wake/decisions/github.com/octo/repo#7"
+ALL_STATUSES: tuple[OutboxStatus, ...] = ("pending", "delivered", "parked", "handed-off", "merged")
 
 
 def _item(n: int) -> NoticeItem:
@@ -98,10 +100,14 @@ def _copy(state_dir: Path, url: str, *more: str) -> int:
     return main([*words, "--host-id", HOST, *more])
 
 
+def _keys(store: SyncStore) -> dict[int, str]:
+    return {e.seq: e.key for e in store.entries(statuses=ALL_STATUSES)}
+
+
 def _outbox(store: SyncStore) -> list[tuple[Any, ...]]:
     """The outbox by key: worker, status, where it was routed (by key), its attempts."""
-    entries = store.entries(statuses=("pending", "delivered", "parked", "handed-off", "merged"))
-    keys = {e.seq: e.key for e in entries}
+    entries = store.entries(statuses=ALL_STATUSES)
+    keys = _keys(store)
     return sorted(
         (
             e.key,
@@ -121,7 +127,10 @@ def _contents(store: SyncStore, tmp_path: Path) -> dict[str, Any]:
         "outbox": _outbox(store),
         "mark": store.load_mark(PR, "comment-wake"),
         "decisions": records_under(store, "comment-wake/decisions/"),
-        "outcomes": [(o.subject_id, o.worker, o.outcome) for o in outcomes(store, worker="w1")],
+        "outcomes": [
+            (o.subject_id, o.worker, o.outcome, _keys(store).get(o.seq))
+            for o in outcomes(store, worker="w1")
+        ],
         "posts": [(p.key, p.worker, p.status) for p in posts(store)],
         "owner": None if owner is None else owner.worker,
     }
@@ -266,3 +275,36 @@ def test_a_url_with_a_password_is_refused_without_showing_it(
     status = _copy(state_dir, "postgresql://cw:s3cret-pw@127.0.0.1:1/postgres")
     said = capsys.readouterr().err
     assert (2, True, False) == (status, "PGPASSWORD" in said, "s3cret-pw" in said)
+
+
+def test_outbox_seqs_are_new_in_the_target_and_what_points_at_them_follows(
+    state_dir: Path, postgres_url: str, tmp_path: Path
+) -> None:
+    target = open_sync_store(postgres_url)
+    target.enqueue([_notice("elsewhere", 99)], at=T0)  # the target's seqs are taken
+    _copy(state_dir, postgres_url)
+    source = open_sync_store(store_path(state_dir))
+    try:
+        theirs = _contents(target, tmp_path)
+        theirs["outbox"] = [e for e in _outbox(target) if e[0] != "comment-wake-99"]
+        assert _contents(source, tmp_path) == theirs
+    finally:
+        source.close()
+        target.close()
+
+
+def test_a_copy_is_refused_when_an_id_is_in_the_target_with_other_values(
+    state_dir: Path, postgres_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = open_sync_store(postgres_url)
+    try:
+        _registry(target, tmp_path).add_orchestrator("lead", InboxSpec(root="/elsewhere"))
+        status = _copy(state_dir, postgres_url)
+        said = capsys.readouterr().err
+        assert (2, True, ()) == (
+            status,
+            "app_records comment-wake/orchestrators/lead is in the target" in said,
+            _registry(target, tmp_path).list(),
+        )
+    finally:
+        target.close()
