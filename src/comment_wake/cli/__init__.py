@@ -31,6 +31,7 @@ _COMMANDS: tuple[str, ...] = (
     "comment_wake.cli._poll",
     "comment_wake.cli._demo",
     "comment_wake.cli._mcp",
+    "comment_wake.cli._store_copy",
 )
 
 
