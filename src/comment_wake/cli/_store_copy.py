@@ -169,18 +169,11 @@ def _copy(args: argparse.Namespace) -> int:
 
 def _check_url(url: str) -> None:
     """A PostgreSQL URL without a password (never quoted back: it may hold one)."""
-    from urllib.parse import parse_qs, urlsplit
+    from comment_wake.config._file import store_url_problem
 
-    if not url.startswith(("postgresql://", "postgres://")):
-        raise CliError("--to must be a PostgreSQL URL (postgresql://...)", 2)
-    split = urlsplit(url)
-    if split.password or "password" in parse_qs(split.query):
-        raise CliError(
-            "--to holds a password, and a command line is seen by every process on the "
-            "host: remove it from the URL and put it in $PGPASSWORD, ~/.pgpass or a libpq "
-            "service file",
-            2,
-        )
+    problem = store_url_problem(url, source="a command line (every process on the host sees it)")
+    if problem is not None:
+        raise CliError(f"--to: {problem}", 2)
 
 
 @dataclass

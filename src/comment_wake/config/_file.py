@@ -144,10 +144,10 @@ def read_location(path: Path | None) -> FileLocation:
 STORE_URL_SCHEMES = ("postgresql://", "postgres://")
 
 
-def store_url_problem(url: str) -> str | None:
-    """What is wrong with ``[store] url`` (None: nothing): it must be PostgreSQL's, and
-    hold no password (the configuration file is never the place for one).  The message
-    never quotes the url."""
+def store_url_problem(url: str, *, source: str = "the configuration file") -> str | None:
+    """What is wrong with a store url (None: nothing): it must be PostgreSQL's, and hold
+    no password (``source``, where it was given, is never the place for one).  The
+    message never quotes the url."""
     from urllib.parse import parse_qs, urlsplit
 
     if not url.startswith(STORE_URL_SCHEMES):
@@ -158,8 +158,8 @@ def store_url_problem(url: str) -> str | None:
     split = urlsplit(url)
     if split.password or "password" in parse_qs(split.query):
         return (
-            "the store url holds a password, and the configuration file is never the "
-            "place for one: remove it from the url and put it in $PGPASSWORD, a "
-            "~/.pgpass file or a libpq service file (PGSERVICEFILE)"
+            f"the store url holds a password, and {source} is never the place for one: "
+            "remove it from the url and put it in $PGPASSWORD, a ~/.pgpass file or a "
+            "libpq service file (PGSERVICEFILE)"
         )
     return None
