@@ -220,13 +220,10 @@ class _Prefetch:
         self._checks: dict[PrRef, tuple[CheckFailure, ...]] = {}
 
     async def after_read(self, result: BadgeBatch) -> None:
-        """Read the new items' bodies and the newly failing checks of a batch just read,
-        before it is published."""
+        """Read the new items' bodies of a batch just read, before it is published."""
         self._bodies = {}
-        self._checks = {}
         fresh: list[str] = []
         others: set[str] = set()
-        failing: list[PrRef] = []
         for pr, status in result.statuses.items():
             items = (*status.comments, *status.reviews)
             others.update(i.id for i in items if not i.viewer_did_author)
@@ -234,17 +231,6 @@ class _Prefetch:
             if latest is not None:
                 before = {i.id for i in (*latest.badge.comments, *latest.badge.reviews)}
                 fresh.extend(i.id for i in items if i.id not in before)
-            moved = latest is None or (latest.badge.head_ref_oid, latest.badge.check_state) != (
-                status.head_ref_oid,
-                status.check_state,
-            )
-            if status.is_open and status.check_state in FAILING_STATES and moved:
-                failing.append(pr)
-        if failing:
-            try:
-                self._checks = await read_failing_checks_batch(self._client, failing)
-            except GitHubError:
-                self._checks = {}
         if not fresh:
             return
         c = self._config
@@ -258,6 +244,25 @@ class _Prefetch:
             )
         except GitHubError:
             self._bodies = {}
+
+    async def read_checks(self, result: BadgeBatch) -> None:
+        """Read the newly failing checks of a batch just read, before it is published."""
+        self._checks = {}
+        failing: list[PrRef] = []
+        for pr, status in result.statuses.items():
+            latest = self._observations.latest(pr)
+            moved = latest is None or (latest.badge.head_ref_oid, latest.badge.check_state) != (
+                status.head_ref_oid,
+                status.check_state,
+            )
+            if status.is_open and status.check_state in FAILING_STATES and moved:
+                failing.append(pr)
+        if not failing:
+            return
+        try:
+            self._checks = await read_failing_checks_batch(self._client, failing)
+        except GitHubError:
+            self._checks = {}
 
     def bodies_for(self, observation: Observation) -> dict[str, ItemDetail] | None:
         """The bodies this batch's prefetch read for ``observation``'s items (the reader
@@ -643,10 +648,16 @@ class Monitor:
             reviews_window=c.reviews_window,
         )
         splitter = self._splitter
+        # Bodies: this host's prefetch, as before fleet mode (a fleet reader shipping every
+        # new item's body cost more than its owners reading the few they want: see
+        # tests/bench/fleet_cost.py).  Failing checks: the poller's own prefetch, which
+        # knows the latest observation of every PR this poller reads.
+        bodies = self._prefetch
 
         async def read(batch: Sequence[PrRef]) -> BadgeBatch:
             result = await splitter.read(reader, batch)
-            await prefetch.after_read(result)
+            await bodies.after_read(result)
+            await prefetch.read_checks(result)
             return result
 
         return Poller(
