@@ -37,10 +37,13 @@ class Seen:
 
     def __init__(self) -> None:
         self.prs: list[PrRef] = []
+        self.checks: dict[PrRef, list[str]] = {}  # the failing checks that came, by PR
 
     async def observe(self, item: Observed, now: datetime) -> None:
         if isinstance(item, Observation):
             self.prs.append(item.pr)
+            if item.failing_checks is not None:
+                self.checks[item.pr] = [f.id for f in item.failing_checks]
 
 
 class Fleet:
@@ -152,6 +155,23 @@ async def test_one_host_reads_for_the_fleet(fleet: Fleet) -> None:
     # One badge query a minute (four PRs are one batch): six rounds in five and a half
     # minutes, as one monitor alone sends; two readers would send twelve.
     assert 6 == len(badge_reads)
+
+
+async def test_newly_failing_checks_reach_their_owners_for_one_checks_query(
+    fleet: Fleet,
+) -> None:
+    prs = [fleet.fake.add_pr("octo-org/app", n) for n in range(1, 5)]
+    fleet.setup({pr: f"h{pr.number % 2}" for pr in prs})
+    async with fleet.host("h0") as m0, fleet.host("h1") as m1, anyio.create_task_group() as tg:
+        tg.start_soon(m0.run)
+        tg.start_soon(m1.run)
+        await fleet.run_for(90 * S)
+        runs = {pr: [fleet.fake.add_check_run(pr, "tests")] for pr in prs}
+        await fleet.run_for(2 * M)
+        tg.cancel_scope.cancel()
+    came = {**fleet.seen["h0"].checks, **fleet.seen["h1"].checks}
+    # One batched read by the fleet's reader; the owners' notices use what came.
+    assert (runs, 1) == (came, fleet.fake.count("checks"))
 
 
 async def test_a_stopped_readers_lease_passes_to_another_host_within_its_expiry(

@@ -31,11 +31,13 @@ from ._model import (
 )
 from ._queries import (
     MAX_BADGE_PRS,
+    MAX_CHECK_PRS,
     MAX_REACTIONS,
     add_reactions_query,
     badge_layout,
     badge_query,
     detail_query,
+    failing_checks_batch_query,
     failing_checks_query,
     gap_query,
     inline_page_query,
@@ -52,6 +54,7 @@ __all__ = [
     "read_badges",
     "read_details",
     "read_failing_checks",
+    "read_failing_checks_batch",
     "read_gap",
 ]
 
@@ -551,28 +554,71 @@ def parse_failing_checks(nodes: Sequence[object]) -> list[CheckFailure]:
     return out
 
 
-async def read_failing_checks(api: GitHubApi, pr: PrRef) -> tuple[CheckFailure, ...]:
-    """The failing checks on a PR's current head commit (the contexts, paginated)."""
+def _contexts(pull: object) -> Mapping[str, Any] | None:
+    """``statusCheckRollup.contexts`` of a ``pullRequest`` answer (None: no rollup)."""
+    rollup = pull.get("statusCheckRollup") if isinstance(pull, Mapping) else None
+    conn = rollup.get("contexts") if isinstance(rollup, Mapping) else None
+    return conn if isinstance(conn, Mapping) else None
+
+
+def _next_cursor(conn: Mapping[str, Any]) -> str | None:
+    info = conn.get("pageInfo")
+    if not (isinstance(info, Mapping) and info.get("hasNextPage") is True):
+        return None
+    return _str(info.get("endCursor"))
+
+
+async def read_failing_checks(
+    api: GitHubApi, pr: PrRef, *, after: str | None = None, pages: int = MAX_CHECK_PAGES
+) -> tuple[CheckFailure, ...]:
+    """The failing checks on a PR's current head commit (the contexts, paginated), from
+    the page after ``after`` on, at most ``pages`` pages."""
     failures: list[CheckFailure] = []
-    after: str | None = None
-    for _ in range(MAX_CHECK_PAGES):
+    for _ in range(pages):
         document, variables = failing_checks_query(pr, after=after)
         result = await graphql_answer(api, document, variables)
         root = result.data if isinstance(result.data, Mapping) else {}
         repo = root.get("repository")
-        node = repo.get("pullRequest") if isinstance(repo, Mapping) else None
-        rollup = node.get("statusCheckRollup") if isinstance(node, Mapping) else None
-        conn = rollup.get("contexts") if isinstance(rollup, Mapping) else None
-        if not isinstance(conn, Mapping):
+        conn = _contexts(repo.get("pullRequest") if isinstance(repo, Mapping) else None)
+        if conn is None:
             break
         failures.extend(parse_failing_checks(conn.get("nodes") or ()))
-        info = conn.get("pageInfo")
-        if not (isinstance(info, Mapping) and info.get("hasNextPage") is True):
-            break
-        after = _str(info.get("endCursor"))
+        after = _next_cursor(conn)
         if after is None:
             break
     return tuple(failures)
+
+
+async def read_failing_checks_batch(
+    api: GitHubApi, prs: Sequence[PrRef]
+) -> dict[PrRef, tuple[CheckFailure, ...]]:
+    """The failing checks on the head commits of ``prs``: the first page of each PR's
+    contexts in one query per ``MAX_CHECK_PRS`` PRs, and a PR whose contexts go on read to
+    their end with ``read_failing_checks``.  A PR GitHub did not answer (gone, or no
+    access) is left out."""
+    unique = list(dict.fromkeys(prs))
+    found: dict[PrRef, tuple[CheckFailure, ...]] = {}
+    for start in range(0, len(unique), MAX_CHECK_PRS):
+        chunk = unique[start : start + MAX_CHECK_PRS]
+        document, variables = failing_checks_batch_query(chunk)
+        result = await graphql_answer(api, document, variables)
+        root = result.data if isinstance(result.data, Mapping) else {}
+        for k, pr in enumerate(chunk):
+            repo = root.get(f"c{k}")
+            pull = repo.get("pullRequest") if isinstance(repo, Mapping) else None
+            if not isinstance(pull, Mapping):
+                continue
+            conn = _contexts(pull)
+            if conn is None:  # no checks on the head commit
+                found[pr] = ()
+                continue
+            failures = parse_failing_checks(conn.get("nodes") or ())
+            after = _next_cursor(conn)
+            if after is not None:
+                more = await read_failing_checks(api, pr, after=after, pages=MAX_CHECK_PAGES - 1)
+                failures.extend(more)
+            found[pr] = tuple(failures)
+    return found
 
 
 async def add_reactions(

@@ -31,7 +31,13 @@ import anyio
 import anyio.to_thread
 import msgspec
 
-from ._badge import read_badges, read_details, read_failing_checks
+from ._badge import (
+    FAILING_STATES,
+    read_badges,
+    read_details,
+    read_failing_checks,
+    read_failing_checks_batch,
+)
 from ._clock import Clock, SystemClock
 from ._config import GitHubConfig, MonitorConfig
 from ._duration import format_duration
@@ -42,7 +48,7 @@ from ._github import GitHubClient, RetryPolicy
 from ._governor import BudgetGovernor, Pace
 from ._lease_keeper import LeaseKeeper, LeaseLostError
 from ._listener import Listener, Watch
-from ._model import BadgeBatch, ItemDetail, PrRef
+from ._model import BadgeBatch, CheckFailure, ItemDetail, PrRef
 from ._notices import MonitorNotices
 from ._observations import Dispatcher, InMemoryObservations, Observation, ObservationSource
 from ._permissions import Permissions, is_valid_login
@@ -190,7 +196,8 @@ class _Tally:
 
 
 class _Prefetch:
-    """Bodies of a batch's new items, read in one detail query before its listeners run.
+    """Bodies of a batch's new items, read in one detail query before its listeners run,
+    and the failing checks of its PRs whose checks newly fail, in one checks query.
 
     Listeners are called one PR at a time, so a listener that reads bodies itself sends one
     detail query per busy PR.  Right after a badge batch is read, the monitor reads the
@@ -200,6 +207,11 @@ class _Prefetch:
     Reviews the token's login did not write are read to their first page of inline
     comments only (``read_details``' ``first_page_only``): a stranger's long review costs
     one page until a listener has decided it wants the rest.
+
+    The failing checks are read for each open PR of the batch whose check state fails and
+    whose (head, check state) differs from its latest observation's (or that has none):
+    one batched query, whose answers ride on the PRs' observations (``checks_for``) and
+    so reach fleet owners too.  A failed read is dropped the same way.
     """
 
     def __init__(
@@ -209,6 +221,7 @@ class _Prefetch:
         self._config = config
         self._observations = observations
         self._bodies: dict[str, ItemDetail] = {}
+        self._checks: dict[PrRef, tuple[CheckFailure, ...]] = {}
 
     async def after_read(self, result: BadgeBatch) -> None:
         """Read the new items' bodies of a batch just read, before it is published."""
@@ -236,6 +249,25 @@ class _Prefetch:
         except GitHubError:
             self._bodies = {}
 
+    async def read_checks(self, result: BadgeBatch) -> None:
+        """Read the newly failing checks of a batch just read, before it is published."""
+        self._checks = {}
+        failing: list[PrRef] = []
+        for pr, status in result.statuses.items():
+            latest = self._observations.latest(pr)
+            moved = latest is None or (latest.badge.head_ref_oid, latest.badge.check_state) != (
+                status.head_ref_oid,
+                status.check_state,
+            )
+            if status.is_open and status.check_state in FAILING_STATES and moved:
+                failing.append(pr)
+        if not failing:
+            return
+        try:
+            self._checks = await read_failing_checks_batch(self._client, failing)
+        except GitHubError:
+            self._checks = {}
+
     def bodies_for(self, observation: Observation) -> dict[str, ItemDetail] | None:
         """The bodies this batch's prefetch read for ``observation``'s items (the reader
         ships them with it)."""
@@ -246,6 +278,10 @@ class _Prefetch:
             if (body := self._bodies.get(i.id)) is not None
         }
         return found or None
+
+    def checks_for(self, pr: PrRef) -> tuple[CheckFailure, ...] | None:
+        """The failing checks this batch's prefetch read for ``pr`` (None: not read)."""
+        return self._checks.get(pr)
 
     def offer(self, bodies: dict[str, ItemDetail]) -> None:
         """Bodies the fleet's reader read, served like this monitor's own (an owner
@@ -621,12 +657,17 @@ class Monitor:
             comments_window=c.comments_window,
             reviews_window=c.reviews_window,
         )
-        prefetch = self._prefetch
         splitter = self._splitter
+        # Bodies: this host's prefetch, as before fleet mode (a fleet reader shipping every
+        # new item's body cost more than its owners reading the few they want: see
+        # tests/bench/fleet_cost.py).  Failing checks: the poller's own prefetch, which
+        # knows the latest observation of every PR this poller reads.
+        bodies = self._prefetch
 
         async def read(batch: Sequence[PrRef]) -> BadgeBatch:
             result = await splitter.read(reader, batch)
-            await prefetch.after_read(result)
+            await bodies.after_read(result)
+            await prefetch.read_checks(result)
             return result
 
         return Poller(
@@ -644,6 +685,7 @@ class Monitor:
             hint_delay=self._hint_delay,
             observer=self._tally,
             observations=observations,
+            failing_checks=prefetch.checks_for,
         )
 
     # -- running -----------------------------------------------------------------------

@@ -216,7 +216,7 @@ class MonitorNotices:
 
     async def observe(self, item: Observed, now: datetime) -> None:
         if isinstance(item, Observation):
-            await self.look(item.watches, item.badge, now)
+            await self.look(item.watches, item.badge, now, checks=item.failing_checks)
         elif isinstance(item, RoundDone) and self._failed:
             for pr in self._failed:
                 self._due[pr] = min(now, self._due.get(pr, now))
@@ -257,23 +257,39 @@ class MonitorNotices:
             self._due[pr] = due
             self._changed.set()
 
-    async def look(self, watches: Sequence[Watch], new: PrStatus, now: datetime) -> None:
+    async def look(
+        self,
+        watches: Sequence[Watch],
+        new: PrStatus,
+        now: datetime,
+        *,
+        checks: tuple[CheckFailure, ...] | None = None,
+    ) -> None:
         """Decide what ``new`` holds for ``watches`` (every watch of its PR) and commit the
-        mark with the notices it queues."""
+        mark with the notices it queues.  ``checks``: the failing checks on ``new``'s head
+        when the poller read them with it (None: read here if needed)."""
+        reader = self._read_checks
+        if checks is not None:
+            known = checks
+
+            async def reader(pr: PrRef) -> tuple[CheckFailure, ...]:
+                del pr
+                return known
+
         threads = tuple(w.thread_id for w in watches)
         stored, since = await self._store.call(_load, new.pr, self.name, threads)
         drafts: list[_Draft] = []
         if stored is None or stored.version != MARK_VERSION:
             # No mark, or one this build cannot read: a first look, which announces only
             # the reviews submitted since the watch began.
-            mark = await self._baseline(new, since)
+            mark = await self._baseline(new, since, reader)
             if mark.reviews_floor is not None:
                 mark, drafts = await self._reviews(mark, new, now)
         else:
             mark = _MARK_DECODER.decode(stored.blob)
             if since is not None and mark.watched_since not in (None, since):
                 mark = _watched_again(mark, since)
-            mark, drafts = await self._changes(mark, new, now)
+            mark, drafts = await self._changes(mark, new, now, reader)
             if since is not None and mark.watched_since is None:
                 mark = msgspec.structs.replace(mark, watched_since=since)
             if stored.blob == msgspec.msgpack.encode(mark) and not drafts:
@@ -292,13 +308,15 @@ class MonitorNotices:
 
     # -- the first look -------------------------------------------------------------
 
-    async def _baseline(self, new: PrStatus, since: datetime | None) -> NoticesMark:
+    async def _baseline(
+        self, new: PrStatus, since: datetime | None, read_checks: CheckReader
+    ) -> NoticesMark:
         """The mark of a first look: failing checks and the PR's end recorded; reviews up
         to ``history_until(since)`` are old (the floor), or all listed ones when no watch
         start is known."""
         checks: tuple[str, ...] = ()
         if new.is_open and new.check_state in _FAILING:
-            checks = tuple(f.id for f in await self._read_checks(new.pr))
+            checks = tuple(f.id for f in await read_checks(new.pr))
         cutoff = history_until(since)
         reviews: tuple[Seen, ...] = ()
         if cutoff is None:
@@ -316,7 +334,7 @@ class MonitorNotices:
     # -- a later look ---------------------------------------------------------------
 
     async def _changes(
-        self, mark: NoticesMark, new: PrStatus, now: datetime
+        self, mark: NoticesMark, new: PrStatus, now: datetime, read_checks: CheckReader
     ) -> tuple[NoticesMark, list[_Draft]]:
         drafts: list[_Draft] = []
         mark, review_drafts = await self._reviews(mark, new, now)
@@ -324,7 +342,7 @@ class MonitorNotices:
         if new.is_open:
             if mark.ended is not None:
                 mark = msgspec.structs.replace(mark, ended=None)  # reopened
-            mark, check_drafts = await self._checks(mark, new)
+            mark, check_drafts = await self._checks(mark, new, read_checks)
             drafts += check_drafts
         elif mark.ended != (ending := _ending(new)):
             mark = msgspec.structs.replace(mark, ended=ending)
@@ -363,14 +381,16 @@ class MonitorNotices:
             ]
         return step.mark, drafts
 
-    async def _checks(self, mark: NoticesMark, new: PrStatus) -> tuple[NoticesMark, list[_Draft]]:
+    async def _checks(
+        self, mark: NoticesMark, new: PrStatus, read_checks: CheckReader
+    ) -> tuple[NoticesMark, list[_Draft]]:
         head, state = new.head_ref_oid, new.check_state
         handled = mark.checks if mark.checks_head == head else ()
         if state not in _FAILING or (mark.checks_head, mark.checks_state) == (head, state):
             return msgspec.structs.replace(
                 mark, checks_head=head, checks_state=state, checks=handled
             ), []
-        failures = await self._read_checks(new.pr)
+        failures = await read_checks(new.pr)
         fresh = [f for f in failures if f.id not in handled]
         drafts = [_check_draft(new, f, self._text_limit) for f in fresh]
         return msgspec.structs.replace(

@@ -31,7 +31,7 @@ import msgspec
 
 from ._events import PollRound
 from ._listener import Listener, LookAgain, Watch
-from ._model import ItemDetail, PrRef, PrStatus
+from ._model import CheckFailure, ItemDetail, PrRef, PrStatus
 from ._store._faults import describe_fault
 
 __all__ = [
@@ -61,6 +61,10 @@ class Observation(msgspec.Struct, frozen=True, kw_only=True, tag="observation"):
     # Bodies of the items new in this badge, when the poller read them (a cache: a
     # consumer that finds an item missing reads it itself).
     bodies: dict[str, ItemDetail] | None = None
+    # The failing checks on the badge's head commit, when the poller read them (a cache,
+    # read for a failing PR whose head or check state moved: None means not read, and a
+    # consumer that wants them reads them itself).
+    failing_checks: tuple[CheckFailure, ...] | None = None
 
 
 class PrGone(msgspec.Struct, frozen=True, kw_only=True, tag="pr-gone"):

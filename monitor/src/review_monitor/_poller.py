@@ -38,7 +38,7 @@ from ._events import PollObserver
 from ._governor import BudgetGovernor
 from ._listener import Listener, Watch
 from ._missing import Missing, missed
-from ._model import BadgeBatch, PrRef, SweepEntry
+from ._model import BadgeBatch, CheckFailure, PrRef, SweepEntry
 from ._observations import (
     Dispatcher,
     InMemoryObservations,
@@ -55,6 +55,9 @@ __all__ = ["BadgeReader", "Poller", "WatchSource"]
 
 BadgeReader = Callable[[Sequence[PrRef]], Awaitable[BadgeBatch]]
 """Reads the badges of up to ``batch_size`` PRs in one query (``read_badges`` bound to an api)."""
+
+ChecksFor = Callable[[PrRef], tuple[CheckFailure, ...] | None]
+"""The failing checks read beside the batch just read, for one of its PRs (None: not read)."""
 
 _log = logging.getLogger("review_monitor.poller")
 
@@ -95,8 +98,10 @@ class Poller:
         observer: PollObserver | None = None,
         read_sweep: SweepRead | None = None,
         observations: InMemoryObservations | None = None,
+        failing_checks: ChecksFor | None = None,
     ) -> None:
         self._source = watches
+        self._checks_for = failing_checks
         self.observations = observations or InMemoryObservations()
         self._read = read_badges
         self._listeners = tuple(listeners)
@@ -426,9 +431,15 @@ class Poller:
                 self._log.info("%s is readable again", pr)
             watches = by_pr.get(pr)
             if watches:
+                checks = None if self._checks_for is None else self._checks_for(pr)
                 published(
                     Observation(
-                        pr=pr, read_at=now, badge=status, watches=watches, interval=self._interval
+                        pr=pr,
+                        read_at=now,
+                        badge=status,
+                        watches=watches,
+                        interval=self._interval,
+                        failing_checks=checks,
                     )
                 )
         return None if result.cost is None else float(result.cost)

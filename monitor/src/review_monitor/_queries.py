@@ -16,6 +16,7 @@ from ._model import PrRef
 __all__ = [
     "BADGE_REVIEW_STATES",
     "MAX_BADGE_PRS",
+    "MAX_CHECK_PRS",
     "MAX_DETAIL_IDS",
     "MAX_REACTIONS",
     "MAX_SWEEP_IDS",
@@ -28,6 +29,7 @@ __all__ = [
     "badge_layout",
     "badge_query",
     "detail_query",
+    "failing_checks_batch_query",
     "failing_checks_query",
     "gap_query",
     "inline_page_query",
@@ -38,6 +40,10 @@ Variables = dict[str, Any]
 
 MAX_BADGE_PRS: Final = 100
 MAX_DETAIL_IDS: Final = 100
+# Each PR of a batched failing-checks query asks one connection of up to 50 contexts with
+# their output (each summary and text up to 65,535 characters on GitHub): one point for
+# the whole batch, and an answer kept to a size GitHub serves in time.
+MAX_CHECK_PRS: Final = 25
 MAX_REACTIONS: Final = 30
 # ``nodes(ids:)`` refuses more than 100 ids (the whole request, no data at all); a sweep
 # document asks at most ten such fields, so GitHub's warning about queries for thousands
@@ -61,6 +67,7 @@ OPERATION_KINDS: Final[dict[str, str]] = {
     "GapComments": "gap",
     "GapReviews": "gap",
     "FailingChecks": "checks",
+    "FailingChecksBatch": "checks",
     "AddReactions": "reaction",
 }
 
@@ -276,6 +283,19 @@ query {name}($o: String!, $n: String!, $number: Int!, $before: String!) {{
     return doc, {"o": pr.owner, "n": pr.name, "number": int(pr.number), "before": before}
 
 
+_CHECK_CONTEXTS = """\
+contexts(first: $first{after}) {{
+          pageInfo {{ hasNextPage endCursor }}
+          nodes {{
+            __typename
+            ... on CheckRun {{
+              id name status conclusion title summary text detailsUrl url
+            }}
+            ... on StatusContext {{ id context state description targetUrl }}
+          }}
+        }}"""
+
+
 def failing_checks_query(
     pr: PrRef, *, first: int = 50, after: str | None = None
 ) -> tuple[str, Variables]:
@@ -289,21 +309,12 @@ query FailingChecks($o: String!, $n: String!, $number: Int!, $first: Int!, $afte
       statusCheckRollup {
         state
         commit { oid }
-        contexts(first: $first, after: $after) {
-          pageInfo { hasNextPage endCursor }
-          nodes {
-            __typename
-            ... on CheckRun {
-              id name status conclusion title summary text detailsUrl url
-            }
-            ... on StatusContext { id context state description targetUrl }
-          }
-        }
+        CONTEXTS
       }
     }
   }
   rateLimit { cost remaining resetAt limit }
-}"""
+}""".replace("CONTEXTS", _CHECK_CONTEXTS.format(after=", after: $after"))
     variables: Variables = {
         "o": pr.owner,
         "n": pr.name,
@@ -311,6 +322,46 @@ query FailingChecks($o: String!, $n: String!, $number: Int!, $first: Int!, $afte
         "first": first,
         "after": after,
     }
+    return doc, variables
+
+
+def failing_checks_batch_query(prs: Sequence[PrRef], *, first: int = 50) -> tuple[str, Variables]:
+    """The first page of check runs and status contexts of up to ``MAX_CHECK_PRS`` PRs'
+    head commits, with their output, one ``repository`` alias per PR (``c0``, ``c1``...,
+    in the order given); a PR whose contexts have a next page goes on with
+    ``failing_checks_query``."""
+    if not prs:
+        raise ValueError("a batched failing-checks query needs at least one pull request")
+    if len(prs) > MAX_CHECK_PRS:
+        raise ValueError(
+            f"a batched failing-checks query reads at most {MAX_CHECK_PRS} PRs, not {len(prs)}"
+        )
+    _check_window("first", first)
+    declared = ["$first: Int!"]
+    variables: Variables = {"first": first}
+    blocks: list[str] = []
+    for k, pr in enumerate(prs):
+        declared += [f"$o{k}: String!", f"$n{k}: String!", f"$p{k}: Int!"]
+        variables.update({f"o{k}": pr.owner, f"n{k}": pr.name, f"p{k}": int(pr.number)})
+        blocks.append(
+            f"  c{k}: repository(owner: $o{k}, name: $n{k}) {{\n"
+            f"    pullRequest(number: $p{k}) {{ ...ChecksPr }}\n  }}"
+        )
+    body = "\n".join(blocks)
+    contexts = _CHECK_CONTEXTS.format(after="")
+    doc = f"""\
+query FailingChecksBatch({", ".join(declared)}) {{
+{body}
+  {_RATE_LIMIT}
+}}
+fragment ChecksPr on PullRequest {{
+  headRefOid
+  statusCheckRollup {{
+    state
+    commit {{ oid }}
+    {contexts}
+  }}
+}}"""
     return doc, variables
 
 
@@ -352,6 +403,7 @@ def all_documents() -> list[tuple[str, str]]:
         ("gap-comments", gap_query(prs[0], "comments", "Y3Vyc29yOnYyOpK5")[0]),
         ("gap-reviews", gap_query(prs[0], "reviews", "Y3Vyc29yOnYyOpK5")[0]),
         ("failing-checks", failing_checks_query(prs[0])[0]),
+        ("failing-checks-batch", failing_checks_batch_query(prs)[0]),
         ("add-reactions", add_reactions_query(ids[:2], "EYES")[0]),
     ]
 

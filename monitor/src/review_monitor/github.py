@@ -25,6 +25,7 @@ if TYPE_CHECKING:
         read_badges,
         read_details,
         read_failing_checks,
+        read_failing_checks_batch,
         read_gap,
     )
     from ._github import GitHubClient, RetryPolicy, route_template
@@ -86,6 +87,7 @@ __all__ = [
     "read_badges",
     "read_details",
     "read_failing_checks",
+    "read_failing_checks_batch",
     "read_gap",
     "reply_to_review_comment",
     "route_template",
@@ -105,6 +107,7 @@ __getattr__, __dir__ = lazy_exports(
             "read_badges",
             "read_details",
             "read_failing_checks",
+            "read_failing_checks_batch",
             "read_gap",
         ),
         "._github": ("GitHubClient", "RetryPolicy", "route_template"),

@@ -249,3 +249,20 @@ async def test_new_bodies_of_one_batch_are_read_in_one_detail_query(world: World
         world.fake.count("detail"),
         [f"BODY-{n}" in t for n, t in zip((1, 2, 3), texts, strict=True)],
     )
+
+
+@pytest.mark.anyio
+async def test_newly_failing_checks_of_one_batch_are_read_in_one_checks_query(
+    world: World,
+) -> None:
+    prs = await prs_in(world, 3)
+    async with world.monitor() as monitor, world.running(monitor):
+        await world.run_for(30 * S)
+        for pr in prs:
+            world.fake.add_check_run(pr, "tests", summary=f"OUTPUT-{pr.number}")
+        await world.run_for(M)
+    texts = sorted(e.notice.text for e in world.entries())
+    assert (1, [True, True, True]) == (
+        world.fake.count("checks"),
+        [f"OUTPUT-{n}" in t for n, t in zip((1, 2, 3), texts, strict=True)],
+    )

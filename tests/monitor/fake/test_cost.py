@@ -9,7 +9,12 @@ from typing import Any
 import pytest
 
 from review_monitor import PrRef
-from review_monitor._queries import badge_query, detail_query
+from review_monitor._queries import (
+    MAX_CHECK_PRS,
+    badge_query,
+    detail_query,
+    failing_checks_batch_query,
+)
 from review_monitor.testing import FakeGitHub, FixedClock, query_cost
 
 # The documentation's worked example (rate limits and query limits for the GraphQL API).
@@ -72,6 +77,30 @@ def test_a_badge_of_100_prs_costs_two_points() -> None:
 def test_a_detail_read_of_30_items_costs_one_point() -> None:
     doc, variables = detail_query([f"id{i}" for i in range(30)])
     assert (30, 1) == (query_cost(doc, variables).requests, query_cost(doc, variables).points)
+
+
+def test_a_batched_failing_checks_read_of_the_most_prs_costs_one_point() -> None:
+    prs = [PrRef("o", f"r{i % 5}", i + 1) for i in range(MAX_CHECK_PRS)]
+    doc, variables = failing_checks_batch_query(prs)
+    assert (MAX_CHECK_PRS, 1) == (
+        query_cost(doc, variables).requests,
+        query_cost(doc, variables).points,
+    )
+
+
+def test_fake_answers_a_batched_failing_checks_read_per_pr(fake: FakeGitHub) -> None:
+    one, two = fake.add_pr("octo/a", 1), fake.add_pr("octo/b", 2)
+    run = fake.add_check_run(two, "tests", conclusion="FAILURE")
+    doc, variables = failing_checks_batch_query([one, two])
+    status, payload, _ = _post(fake, doc, variables)
+    data = payload["data"]
+    assert (200, None, [run], fake.head(two), 1) == (
+        status,
+        data["c0"]["pullRequest"]["statusCheckRollup"],
+        [n["id"] for n in data["c1"]["pullRequest"]["statusCheckRollup"]["contexts"]["nodes"]],
+        data["c1"]["pullRequest"]["statusCheckRollup"]["commit"]["oid"],
+        data["rateLimit"]["cost"],
+    )
 
 
 def _post(fake: FakeGitHub, query: str, variables: dict[str, Any] | None = None) -> Any:

@@ -127,10 +127,20 @@ class World:
         )
 
     async def poll(
-        self, new: PrStatus, now: datetime = T0, watches: Sequence[Watch] = (WATCH,)
+        self,
+        new: PrStatus,
+        now: datetime = T0,
+        watches: Sequence[Watch] = (WATCH,),
+        *,
+        checks: tuple[CheckFailure, ...] | None = None,
     ) -> None:
         observed = Observation(
-            pr=new.pr, read_at=now, badge=new, watches=tuple(watches), interval=timedelta(minutes=1)
+            pr=new.pr,
+            read_at=now,
+            badge=new,
+            watches=tuple(watches),
+            interval=timedelta(minutes=1),
+            failing_checks=checks,
         )
         await self.listener.observe(observed, now)
 
@@ -392,6 +402,48 @@ async def test_a_failing_check_is_announced_once_per_head_and_check(world: World
     assert [f"check:{HEAD}:c1", f"check:{HEAD}:c2", f"check:{'b' * 40}:c3"] == [
         n.items[0].id for n in await world.notices()
     ]
+
+
+@pytest.mark.anyio
+async def test_checks_that_came_with_the_observation_are_not_read_again(world: World) -> None:
+    await world.poll(status(check="PENDING"))
+    await world.poll(status(check="FAILURE"), T0 + M, checks=(failure("c1"),))
+    assert (0, ["check-failed"]) == (world.checks.calls, await world.kinds())
+
+
+@pytest.mark.anyio
+async def test_a_check_notice_is_the_same_whether_its_checks_came_or_were_read(
+    tmp_path: Path,
+) -> None:
+    async def notices(came: bool) -> list[tuple[str, str, str, bool]]:
+        own = Store.open(tmp_path / f"came-{came}.db")
+        try:
+            world = World(own)
+            world.checks.failures = () if came else (failure("c1", "AssertionError"),)
+            await world.poll(status(check="SUCCESS"))
+            sent = (failure("c1", "AssertionError"),) if came else None
+            await world.poll(status(check="FAILURE"), T0 + M, checks=sent)
+            # The fence's marker is random: the heading and the quoted output are compared.
+            return [
+                (n.key, n.kind, n.text.split("\n\n")[0], "AssertionError" in n.text)
+                for n in await world.notices()
+            ]
+        finally:
+            own.close()
+
+    assert await notices(came=False) == await notices(came=True)
+
+
+@pytest.mark.anyio
+async def test_a_first_look_takes_its_failing_checks_from_the_observation(world: World) -> None:
+    await world.poll(status(check="FAILURE"), checks=(failure("c1"),))
+    world.checks.failures = (failure("c1"), failure("c2"))
+    await world.poll(status(check="ERROR"), T0 + M)
+    assert (1, ["check-failed"], [f"check:{HEAD}:c2"]) == (
+        world.checks.calls,
+        await world.kinds(),
+        [i.id for n in await world.notices() for i in n.items],
+    )
 
 
 @pytest.mark.anyio

@@ -14,6 +14,7 @@ from review_monitor.github import (
     read_badges,
     read_details,
     read_failing_checks,
+    read_failing_checks_batch,
     read_gap,
 )
 from review_monitor.testing import FakeGitHub, FixedClock
@@ -249,6 +250,63 @@ async def test_read_failing_checks_reads_runs_and_statuses_of_the_head(
 async def test_no_checks_means_no_failures(fake: FakeGitHub, api: GitHubApi) -> None:
     pr = fake.add_pr("octo-org/octo-repo", 1)
     assert () == await read_failing_checks(api, pr)
+
+
+async def test_read_failing_checks_batch_reads_several_prs_in_one_query(
+    fake: FakeGitHub, api: GitHubApi
+) -> None:
+    one, two = fake.add_pr("octo-org/octo-repo", 1), fake.add_pr("octo-org/other-repo", 2)
+    run = fake.add_check_run(one, "tests", conclusion="FAILURE")
+    status = fake.add_status(two, "ci/legacy", "ERROR")
+    fake.add_check_run(two, "lint", conclusion="SUCCESS")
+    fake.clear_requests()
+    found = await read_failing_checks_batch(api, [one, two])
+    assert ({one: [run], two: [status]}, 1) == (
+        {pr: [f.id for f in failures] for pr, failures in found.items()},
+        fake.count("checks"),
+    )
+
+
+async def test_read_failing_checks_batch_finds_what_the_per_pr_read_finds(
+    fake: FakeGitHub, api: GitHubApi
+) -> None:
+    pr = fake.add_pr("octo-org/octo-repo", 1)
+    fake.add_check_run(pr, "tests", conclusion="FAILURE", title="2 failed", summary="x")
+    fake.add_status(pr, "ci/legacy", "ERROR", description="boom")
+    assert (await read_failing_checks(api, pr),) == tuple(
+        (await read_failing_checks_batch(api, [pr])).values()
+    )
+
+
+async def test_read_failing_checks_batch_reads_a_long_pr_to_its_end(
+    fake: FakeGitHub, api: GitHubApi
+) -> None:
+    long, short = fake.add_pr("octo-org/octo-repo", 1), fake.add_pr("octo-org/octo-repo", 2)
+    runs = [fake.add_check_run(long, f"job{i}", conclusion="FAILURE") for i in range(120)]
+    fake.add_check_run(short, "tests", conclusion="FAILURE")
+    fake.clear_requests()
+    found = await read_failing_checks_batch(api, [long, short])
+    assert (runs, ["FailingChecksBatch", "FailingChecks", "FailingChecks"]) == (
+        [f.id for f in found[long]],
+        [r.operation for r in fake.requests],
+    )
+
+
+async def test_read_failing_checks_batch_leaves_out_a_gone_pr(
+    fake: FakeGitHub, api: GitHubApi
+) -> None:
+    pr = fake.add_pr("octo-org/octo-repo", 1)
+    run = fake.add_check_run(pr, "tests", conclusion="FAILURE")
+    gone = PrRef("octo-org", "octo-repo", 99)
+    found = await read_failing_checks_batch(api, [gone, pr])
+    assert {pr: [run]} == {p: [f.id for f in failures] for p, failures in found.items()}
+
+
+async def test_read_failing_checks_batch_of_a_pr_without_checks_is_empty(
+    fake: FakeGitHub, api: GitHubApi
+) -> None:
+    pr = fake.add_pr("octo-org/octo-repo", 1)
+    assert {pr: ()} == await read_failing_checks_batch(api, [pr])
 
 
 async def test_add_reactions_reports_success_per_subject(fake: FakeGitHub, api: GitHubApi) -> None:

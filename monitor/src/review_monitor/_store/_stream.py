@@ -12,8 +12,9 @@ write loses on term), and moves the identity's counter in that transaction.  The
 held to the commit, so rows commit in seq order and a follower's snapshot always sees a
 prefix of the stream: a cursor never skips a row that commits later with a lower seq.
 
-Bodies prefetched by the reader ride in their observation, a cache for the owner's look
-(``prune_bodies`` drops them after ten minutes; a missing body is read by the owner).
+Bodies and failing checks prefetched by the reader ride in their observation, a cache for
+the owner's look (``prune_bodies`` drops them after ten minutes; what is missing the owner
+reads itself).
 """
 
 from __future__ import annotations
@@ -152,8 +153,9 @@ def latest_observations(tx: ReadTx, identity: str) -> list[Observation]:
 
 
 def prune_bodies(tx: WriteTx, identity: str, before: datetime) -> int:
-    """Drop the prefetched bodies of observations read before ``before`` (a cache: an
-    owner that finds one missing reads it itself); how many were dropped."""
+    """Drop the prefetched bodies and failing checks of observations read before
+    ``before`` (a cache: an owner that finds one missing reads it itself); how many
+    observations were pruned."""
     rows = tx.execute(
         "SELECT pr_key, item FROM observations WHERE identity = ? AND kind = 'observation' "
         "AND at < ?",
@@ -162,12 +164,14 @@ def prune_bodies(tx: WriteTx, identity: str, before: datetime) -> int:
     dropped = 0
     for key, blob in rows:
         item = _DECODER.decode(bytes(blob))
-        if isinstance(item, Observation) and item.bodies:
+        if isinstance(item, Observation) and (item.bodies or item.failing_checks is not None):
             tx.execute(
                 "UPDATE observations SET item = ? WHERE identity = ? AND kind = 'observation' "
                 "AND pr_key = ? AND seq = ?",
                 (
-                    _ENCODER.encode(msgspec.structs.replace(item, bodies=None)),
+                    _ENCODER.encode(
+                        msgspec.structs.replace(item, bodies=None, failing_checks=None)
+                    ),
                     identity,
                     key,
                     item.seq,
