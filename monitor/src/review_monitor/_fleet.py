@@ -21,13 +21,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 import anyio
-import msgspec
 
 from ._clock import Clock
 from ._lease_keeper import LeaseNow
 from ._listener import Watch
-from ._model import ItemDetail, PrRef
-from ._observations import Dispatcher, InMemoryObservations, Observation, Observed
+from ._model import PrRef
+from ._observations import Dispatcher, InMemoryObservations, Observed
 from ._store._async import Store
 from ._store._db import ReadTx, store_time
 from ._store._faults import describe_fault
@@ -141,9 +140,12 @@ class StorePermissions:
 
 
 class StreamShipper:
-    """The reader's one listener: each item it is handed goes to the store's stream,
-    with the bodies the reader prefetched for that PR, under the reader lease's term.
-    A write the store refuses (another reader took the lease) sets ``deposed``."""
+    """The reader's one listener: each item it is handed goes to the store's stream (an
+    observation with the failing checks the reader read in its batch's one query), under
+    the reader lease's term.  Bodies are not shipped: the owners read the few their
+    decisions need, which costs fewer points than the reader reading every new item's
+    (tests/bench/fleet_cost.py).  A write the store refuses (another reader took the
+    lease) sets ``deposed``."""
 
     name = SHIPPER_NAME
 
@@ -153,13 +155,11 @@ class StreamShipper:
         identity: str,
         holder: str,
         term: Callable[[], int],
-        bodies: Callable[[Observation], dict[str, ItemDetail] | None],
     ) -> None:
         self._store = store
         self._identity = identity
         self._holder = holder
         self._term = term
-        self._bodies = bodies
         self.deposed = anyio.Event()
 
     def _ship(self, db: SyncStore, item: Observed, now: datetime) -> bool:
@@ -167,16 +167,8 @@ class StreamShipper:
             return ship(tx, self._identity, self._holder, self._term(), [item])
 
     async def observe(self, item: Observed, now: datetime) -> None:
-        if isinstance(item, Observation):
-            bodies = self._bodies(item)
-            if bodies:
-                item = _with_bodies(item, bodies)
         if not await self._store.call(self._ship, item, now):
             self.deposed.set()
-
-
-def _with_bodies(item: Observation, bodies: dict[str, ItemDetail]) -> Observation:
-    return msgspec.structs.replace(item, bodies=bodies)
 
 
 class StreamFollower:
@@ -193,7 +185,6 @@ class StreamFollower:
         clock: Clock,
         *,
         every: timedelta,
-        offer_bodies: Callable[[dict[str, ItemDetail]], None] | None = None,
     ) -> None:
         self._store = store
         self._identity = identity
@@ -202,7 +193,6 @@ class StreamFollower:
         self._dispatcher = dispatcher
         self._clock = clock
         self._every = every
-        self._offer = offer_bodies
         self._cursor: int | None = None
         self.poked = anyio.Event()
 
@@ -227,8 +217,6 @@ class StreamFollower:
         if not items:
             return 0
         for item in items:
-            if isinstance(item, Observation) and item.bodies and self._offer is not None:
-                self._offer(item.bodies)
             self._observations.publish(item)
         await self._dispatcher.deliver()
         self._cursor = items[-1].seq

@@ -268,25 +268,9 @@ class _Prefetch:
         except GitHubError:
             self._checks = {}
 
-    def bodies_for(self, observation: Observation) -> dict[str, ItemDetail] | None:
-        """The bodies this batch's prefetch read for ``observation``'s items (the reader
-        ships them with it)."""
-        badge = observation.badge
-        found = {
-            i.id: body
-            for i in (*badge.comments, *badge.reviews)
-            if (body := self._bodies.get(i.id)) is not None
-        }
-        return found or None
-
     def checks_for(self, pr: PrRef) -> tuple[CheckFailure, ...] | None:
         """The failing checks this batch's prefetch read for ``pr`` (None: not read)."""
         return self._checks.get(pr)
-
-    def offer(self, bodies: dict[str, ItemDetail]) -> None:
-        """Bodies the fleet's reader read, served like this monitor's own (an owner
-        host's listeners then read only what the reader did not)."""
-        self._bodies = {**self._bodies, **bodies} if len(self._bodies) < 1000 else dict(bodies)
 
     async def read(
         self, ids: Sequence[str], first_page_only: Collection[str] = ()
@@ -732,7 +716,6 @@ class Monitor:
             self._dispatcher,
             self.clock,
             every=fleet.follow_every,
-            offer_bodies=self._prefetch.offer,
         )
         _log.info("monitor started in fleet mode on %s as host %s", identity, fleet.host_id)
         try:
@@ -830,7 +813,7 @@ class Monitor:
         for latest in await self.store.call(_latest_observations, identity):
             seen.publish(latest)  # the sweep book and the listed ids go on from these
         prefetch = _Prefetch(self.client, self.config, seen)
-        shipper = StreamShipper(self.store, identity, fleet.holder, term, prefetch.bodies_for)
+        shipper = StreamShipper(self.store, identity, fleet.holder, term)
         poller = self._new_poller(
             seen, [shipper], prefetch, FleetWatches(self.store, self.client.host, fleet.lease_now)
         )
