@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
 __all__ = ["PostgresEngine", "redact_url"]
 
-# The lock every migration takes; any 64-bit number no other lock's name hashes to.
+# The name of the lock every migration takes (hashed to an advisory lock key).
 _SCHEMA_LOCK = "review_monitor:schema"
 
 
