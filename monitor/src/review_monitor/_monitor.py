@@ -316,7 +316,9 @@ def _swap_requests(
 
 def _prune_stream_rows(db: SyncStore, identity: str, now: datetime) -> None:
     with db.write(at=now) as tx:
-        prune_bodies(tx, identity, now - _BODIES_KEPT)
+        # A pass every _BODIES_KEPT: the rows of the last two windows cover what the
+        # previous pass had not reached yet.
+        prune_bodies(tx, identity, now - _BODIES_KEPT, since=now - 3 * _BODIES_KEPT)
         prune_stream(tx, identity, now - _ROWS_KEPT)
 
 

@@ -117,3 +117,12 @@ def test_rows_of_prs_no_longer_read_are_deleted(store: SyncStore) -> None:
     with store.read() as tx:
         kept = [o.pr for o in latest_observations(tx, ID)]
     assert (1, [B]) == (deleted, kept)
+
+
+def test_a_pass_reads_only_the_rows_written_since_the_previous_one(store: SyncStore) -> None:
+    lease = _reader(store, "r1")
+    body = ItemDetail(id="IC_1", kind="comment", body="hello", url="u")
+    _ship(store, lease, _seen(A, T0, {"IC_1": body}))
+    with store.write(at=T0) as tx:
+        dropped = prune_bodies(tx, ID, T0 + timedelta(minutes=40), since=T0 + timedelta(minutes=10))
+    assert 0 == dropped

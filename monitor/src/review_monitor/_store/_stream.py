@@ -152,14 +152,18 @@ def latest_observations(tx: ReadTx, identity: str) -> list[Observation]:
     return [o for o in out if isinstance(o, Observation)]
 
 
-def prune_bodies(tx: WriteTx, identity: str, before: datetime) -> int:
+def prune_bodies(
+    tx: WriteTx, identity: str, before: datetime, *, since: datetime | None = None
+) -> int:
     """Drop the prefetched bodies and failing checks of observations read before
-    ``before`` (a cache: an owner that finds one missing reads it itself); how many
-    observations were pruned."""
+    ``before`` (a cache: an owner that finds one missing reads it itself); ``since``:
+    only those read since then (what the previous pass left), so a pass reads the rows
+    written since, not the whole stream.  How many observations were pruned."""
+    low = "" if since is None else " AND at >= ?"
     rows = tx.execute(
         "SELECT pr_key, item FROM observations WHERE identity = ? AND kind = 'observation' "
-        "AND at < ?",
-        (identity, store_time(before)),
+        f"AND at < ?{low}",
+        (identity, store_time(before), *(() if since is None else (store_time(since),))),
     ).fetchall()
     dropped = 0
     for key, blob in rows:
