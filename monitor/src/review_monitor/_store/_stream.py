@@ -38,7 +38,6 @@ __all__ = [
     "prune_stream",
     "reader_lease_name",
     "ship",
-    "stream_seq",
 ]
 
 _V1 = (
@@ -113,12 +112,6 @@ def ship(tx: WriteTx, identity: str, holder: str, term: int, items: Sequence[Obs
         (identity, n),
     )
     return True
-
-
-def stream_seq(tx: ReadTx, identity: str) -> int:
-    """The last seq written for ``identity`` (0: none yet)."""
-    row = tx.execute("SELECT n FROM observation_seq WHERE identity = ?", (identity,)).fetchone()
-    return 0 if row is None else int(row[0])
 
 
 def follow_stream(
