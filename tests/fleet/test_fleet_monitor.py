@@ -18,7 +18,14 @@ import pytest
 
 from review_monitor import GitHubConfig, Monitor, MonitorConfig, Observation, Observed, PrRef
 from review_monitor.github import RetryPolicy
-from review_monitor.store import ReadTx, Store, acquire_lease, claim_pr, read_lease
+from review_monitor.store import (
+    ReadTx,
+    Store,
+    acquire_lease,
+    claim_pr,
+    read_lease,
+    store_time,
+)
 from review_monitor.testing import FakeGitHub, VirtualClock
 
 pytestmark = pytest.mark.anyio
@@ -216,3 +223,27 @@ async def test_a_hint_on_a_host_that_does_not_read_is_served_by_the_reader(
     hinted = [r.at for r in fleet.fake.requests if r.kind == "badge"][before:]
     assert 1 == len(hinted)
     assert hinted[0] - asked_at <= 4 * S
+
+
+async def test_a_reader_whose_lease_is_taken_stops_reading_and_campaigns_again(
+    fleet: Fleet,
+) -> None:
+    a = fleet.fake.add_pr("octo-org/app", 1)
+    fleet.setup({a: "h1"})
+    async with fleet.host("h1") as m1, anyio.create_task_group() as tg:
+        tg.start_soon(m1.run)
+        await fleet.run_for(20 * S)
+        first = fleet.reader()
+        with Store.open(fleet.url) as store, store.sync.write(at=fleet.clock.now()) as tx:
+            tx.execute(  # another holder takes the lease under the next term
+                "UPDATE leases SET holder = 'thief', claim = 'thief', term = term + 1, "
+                "expires_at = ? "
+                "WHERE name = ?",
+                (store_time(fleet.clock.now() + M), READER),
+            )
+        await fleet.run_for(30 * S)
+        during = fleet.reader()
+        await fleet.run_for(M)
+        after = fleet.reader()
+        tg.cancel_scope.cancel()
+    assert ("h1-instance", "thief", "h1-instance") == (first, during, after)

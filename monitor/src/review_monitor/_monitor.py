@@ -798,8 +798,8 @@ class Monitor:
             _log.info("this host reads for %s (term %d)", identity, outcome.term)
             try:
                 await self._read_for_fleet(fleet, identity, keeper)
-            except LeaseLostError as exc:
-                _log.warning("%s", exc)
+            except* LeaseLostError as lost:  # from the task group too: campaign again
+                _log.warning("%s", lost.exceptions[0])
             finally:
                 self._poller = None
 
