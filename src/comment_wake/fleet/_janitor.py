@@ -165,8 +165,14 @@ class Janitor:
         return held
 
     async def run(self) -> None:
+        """Tick at every renewal until cancelled; a store fault (the server away) is a
+        break in the janitor's hold: it judges again only two lives after it is back."""
         while True:
-            await self.tick()
+            try:
+                await self.tick()
+            except StoreError as exc:
+                self._term, self.held_since = None, None  # the next hold starts afresh
+                _log.warning("the janitor's pass failed: %s", exc)
             await self._clock.sleep_until(self._clock.now() + self._renew)
 
 
