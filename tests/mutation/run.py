@@ -912,7 +912,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "every-host-reads",
         "issue 28: one host per identity holds the reader lease and polls for the fleet",
         MONITOR,
-        "            if isinstance(outcome, LeaseHeld):\n",
+        "            if not isinstance(outcome, HeldLease):\n",
         "            if False:\n",
         ("tests/fleet/test_fleet_monitor.py",),
     ),

@@ -41,7 +41,7 @@ from ._badge import (
 from ._clock import Clock, SystemClock
 from ._config import GitHubConfig, MonitorConfig
 from ._duration import format_duration
-from ._errors import GitHubError
+from ._errors import GitHubError, StoreError
 from ._events import EventSink, Fault, PollRound, fault_of, log_event
 from ._fleet import FleetMode, FleetWatches, StorePermissions, StreamFollower, StreamShipper
 from ._github import GitHubClient, RetryPolicy
@@ -57,7 +57,7 @@ from ._ratelimit import RateLimit
 from ._split import BatchSplitter
 from ._store._budget import read_budget, record_budget
 from ._store._faults import describe_fault
-from ._store._leases import LeaseHeld
+from ._store._leases import HeldLease
 from ._store._poll_requests import RequestKind, put_requests, take_requests
 from ._store._stream import latest_observations, prune_bodies, prune_stream, reader_lease_name
 from ._sweep import read_sweep
@@ -791,8 +791,12 @@ class Monitor:
             now=fleet.lease_now,
         )
         while True:
-            outcome = await keeper.acquire()
-            if isinstance(outcome, LeaseHeld):
+            try:
+                outcome = await keeper.acquire()
+            except StoreError as exc:  # the server away: every host waits, nothing moves
+                _log.warning("the reader lease was not campaigned for: %s", exc)
+                outcome = None
+            if not isinstance(outcome, HeldLease):
                 await self.clock.sleep_until(self.clock.now() + fleet.lease_renew)
                 continue
             _log.info("this host reads for %s (term %d)", identity, outcome.term)
@@ -800,6 +804,8 @@ class Monitor:
                 await self._read_for_fleet(fleet, identity, keeper)
             except* LeaseLostError as lost:  # from the task group too: campaign again
                 _log.warning("%s", lost.exceptions[0])
+            except* StoreError as failed:  # a store fault while reading: campaign again
+                _log.warning("reading for the fleet stopped: %s", failed.exceptions[0])
             finally:
                 self._poller = None
 
