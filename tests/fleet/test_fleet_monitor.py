@@ -247,3 +247,28 @@ async def test_a_reader_whose_lease_is_taken_stops_reading_and_campaigns_again(
         after = fleet.reader()
         tg.cancel_scope.cancel()
     assert ("h1-instance", "thief", "h1-instance") == (first, during, after)
+
+
+async def test_a_store_fault_while_campaigning_makes_the_host_wait_not_stop(
+    fleet: Fleet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from review_monitor import StoreUnavailableError
+    from review_monitor.store import LeaseKeeper
+
+    a = fleet.fake.add_pr("octo-org/app", 1)
+    fleet.setup({a: "h1"})
+    acquire = LeaseKeeper.acquire
+    faults = [StoreUnavailableError("the server is away")]
+
+    async def flaky(self: LeaseKeeper) -> object:
+        if self.name == READER and faults:
+            raise faults.pop()
+        return await acquire(self)
+
+    monkeypatch.setattr(LeaseKeeper, "acquire", flaky)
+    async with fleet.host("h1") as m1, anyio.create_task_group() as tg:
+        tg.start_soon(m1.run)
+        await fleet.run_for(30 * S)
+        reader = fleet.reader()
+        tg.cancel_scope.cancel()
+    assert ([], "h1-instance") == (faults, reader)
