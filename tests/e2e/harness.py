@@ -10,8 +10,12 @@ left; then ``Proof`` says what reached the inboxes.  The kills exactly between a
 effect and its record are the crash test's (``tests/delivery/crash``: named kill points in
 wrappers its driver gives the app).
 
-Loaded by path (``tests/e2e/conftest.py`` and ``tests/bench/e2e_faults.py``): test
-modules cannot import each other.
+With ``Settings.store_url`` (a PostgreSQL URL) the same story runs against a fleet:
+``hosts`` daemons, each with its own state directory and host id, sharing that store, each
+worker bound on one of them, one of them SIGKILLed at random each time.
+
+Loaded by path (``tests/e2e/conftest.py``, ``tests/fleet/conftest.py`` and
+``tests/bench/e2e_faults.py``): test modules cannot import each other.
 """
 
 from __future__ import annotations
@@ -63,6 +67,12 @@ class Settings:
     wakes_per_day: int = 24
     fault_every_s: float = 1.5
     settle_seconds: float = 75.0  # the final run's deadline to deliver what is left
+    # Fleet mode: ``hosts`` daemons sharing the PostgreSQL store at ``store_url``, with
+    # leases of ``lease_ttl_s`` renewed every ``lease_renew_s``.
+    store_url: str | None = None
+    hosts: int = 1
+    lease_ttl_s: float = 1.0
+    lease_renew_s: float = 0.3
 
     @property
     def hour_s(self) -> int:
@@ -86,6 +96,8 @@ class Proof:
     wakes: int = 0
     seconds: float = 0.0
     leaked_token: bool = False
+    killed: Counter[str] = field(default_factory=Counter)  # host id -> SIGKILLs
+    readers: list[str] = field(default_factory=list)  # the hosts that read for a fleet
 
     def figures(self) -> dict[str, int]:
         return {
@@ -98,8 +110,21 @@ class Proof:
         }
 
 
-def config_text(s: Settings, base_url: str) -> str:
-    return f"""\
+def config_text(s: Settings, base_url: str, host_id: str | None = None) -> str:
+    fleet = (
+        ""
+        if s.store_url is None
+        else f"""\
+[store]
+url = "{s.store_url}"
+[fleet]
+host_id = "{host_id}"
+lease_ttl = "{round(s.lease_ttl_s * 1000)}ms"
+lease_renew = "{round(s.lease_renew_s * 1000)}ms"
+"""
+    )
+    return (
+        f"""\
 log_level = "info"
 log_format = "json"
 [github]
@@ -123,6 +148,8 @@ backoff_cap = "2s"
 reaction_backoff_base = "1s"
 reaction_backoff_cap = "2s"
 """
+        + fleet
+    )
 
 
 @dataclass(frozen=True)
@@ -170,13 +197,31 @@ def faults(rng: random.Random, prs: int) -> tuple[str, Fault]:
     return "5xx", Fault.server_error(503, kind="other")
 
 
+@dataclass(frozen=True)
+class Host:
+    """One daemon's files: its state directory, configuration and log."""
+
+    host_id: str
+    state_dir: Path
+    config: Path
+    log: Path
+
+
 class World:
     def __init__(self, s: Settings, workdir: Path) -> None:
         self.s = s
         self.workdir = workdir
-        self.state_dir = workdir / "state"
-        self.config = workdir / "config.toml"
-        self.log = workdir / "daemon.log"
+        if s.store_url is None:
+            self.hosts = [
+                Host("", workdir / "state", workdir / "config.toml", workdir / "daemon.log")
+            ]
+        else:
+            self.hosts = [
+                Host(
+                    f"h{k}", workdir / f"state-h{k}", workdir / f"h{k}.toml", workdir / f"h{k}.log"
+                )
+                for k in range(1, s.hosts + 1)
+            ]
         self.fake = FakeGitHub(viewer=VIEWER, token=TOKEN, hang_seconds=2.5, graphql_limit=100_000)
         self.prs: list[PrRef] = []
         for n in range(1, s.prs + 1):
@@ -193,13 +238,27 @@ class World:
     def worker(self, pr: int) -> str:
         return f"w{pr}"
 
+    def host_of(self, pr: PrRef) -> Host:
+        """The host ``pr``'s worker is bound on: the PRs dealt out in turn."""
+        return self.hosts[(pr.number - 1) % len(self.hosts)]
+
+    def write_configs(self, base_url: str) -> None:
+        for host in self.hosts:
+            host.config.write_text(config_text(self.s, base_url, host.host_id), encoding="utf-8")
+
     def bind(self) -> None:
-        with Registry.open(self.state_dir) as registry:
-            registry.add_orchestrator("lead", InboxSpec())
-            for pr in self.prs:
-                registry.bind(
-                    self.worker(pr.number), pr, orchestrator="lead", publisher=InboxSpec()
-                )
+        fleet = self.s.store_url is not None
+        for host in self.hosts:
+            with Registry.open(
+                host.state_dir, store=self.s.store_url, host_id=host.host_id if fleet else None
+            ) as registry:
+                lead = f"lead-{host.host_id}" if fleet else "lead"
+                registry.add_orchestrator(lead, InboxSpec())
+                for pr in self.prs:
+                    if self.host_of(pr) == host:
+                        registry.bind(
+                            self.worker(pr.number), pr, orchestrator=lead, publisher=InboxSpec()
+                        )
 
     def env(self) -> dict[str, str]:
         dropped = ("GH_TOKEN", "GITHUB_TOKEN", "COMMENT_WAKE_STATE_DIR", "COMMENT_WAKE_CONFIG")
@@ -213,8 +272,8 @@ class World:
         )
         return env
 
-    def start(self) -> subprocess.Popen[bytes]:
-        with self.log.open("ab") as log:
+    def start(self, host: Host) -> subprocess.Popen[bytes]:
+        with host.log.open("ab") as log:
             return subprocess.Popen(
                 [
                     sys.executable,
@@ -222,9 +281,9 @@ class World:
                     "comment_wake",
                     "run",
                     "--config",
-                    str(self.config),
+                    str(host.config),
                     "--state-dir",
-                    str(self.state_dir),
+                    str(host.state_dir),
                 ],
                 env=self.env(),
                 stdin=subprocess.DEVNULL,
@@ -232,11 +291,18 @@ class World:
                 stderr=log,
             )
 
+    def logs(self) -> str:
+        return "".join(
+            h.log.read_text(encoding="utf-8", errors="replace")
+            for h in self.hosts
+            if h.log.exists()
+        )
+
     # -- the worker side: a hook draining every inbox, as a live session would --------
 
     def drain(self) -> None:
-        root = self.state_dir / "inbox"
         for pr in self.prs:
+            root = self.host_of(pr).state_dir / "inbox"
             self.taken.extend(take(root, self.worker(pr.number)))
 
     def drainer(self) -> None:
@@ -284,71 +350,104 @@ def run_proof(s: Settings, workdir: Path, *, log: Any = None) -> Proof:
     events = story(s)
     rng = random.Random(s.seed + 2)
     with world.fake.serve_in_thread() as base_url:
-        world.config.write_text(config_text(s, base_url), encoding="utf-8")
+        world.write_configs(base_url)
         # The first run takes each PR's baseline before the story starts.
-        first = world.start()
-        _wait_for_round(world, first, timeout=30.0)
-        t0 = time.monotonic()
-        poster = threading.Thread(target=world.poster, args=(events, t0, proof), daemon=True)
-        drainer = threading.Thread(target=world.drainer, daemon=True)
-        poster.start()
-        drainer.start()
-        proc: subprocess.Popen[bytes] | None = first
-        kill_every = min(1.4, s.story_seconds / s.kills)
-        while proof.kills < s.kills:
-            if proc is None:
-                proc = world.start()
-            try:
-                # Past the interpreter's start (~0.7 s), then anywhere in a few polls.
-                proc.wait(timeout=rng.uniform(0.7, 0.7 + 2 * kill_every))
-            except subprocess.TimeoutExpired:
-                proc.send_signal(signal.SIGKILL)
-                proc.wait(timeout=30)
-            if proc.returncode == -signal.SIGKILL:
-                proof.kills += 1
-            elif proc.returncode != 0:
-                raise AssertionError(f"the daemon exited {proc.returncode}; see {world.log}")
-            proc = None
-            if log is not None and proof.kills % 10 == 0:
-                log(f"{proof.kills} kills, {time.monotonic() - t0:.0f}s")
-        poster.join()  # the story is over; the last run delivers what is left
-        final = world.start()
-        deadline = time.monotonic() + s.settle_seconds
-        trusted = world.ids["trusted"]
-        while time.monotonic() < deadline:
-            if trusted <= _woken(world):
-                break
-            time.sleep(0.5)
-        time.sleep(2 * s.poll_s + 1)  # a late duplicate would show up now
-        final.send_signal(signal.SIGTERM)
-        code = final.wait(timeout=60)
-        world._stop.set()
-        drainer.join()
-        world.drain()
-        if code != 0:
-            raise AssertionError(f"the final run exited {code}; see {world.log}")
+        procs = {host: world.start(host) for host in world.hosts}
+        try:
+            _play(world, procs, events, rng, proof, log)
+        finally:
+            world._stop.set()
+            for proc in procs.values():
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.wait(timeout=30)
     _judge(world, proof)
-    proof.leaked_token = TOKEN in world.log.read_text(encoding="utf-8", errors="replace")
+    proof.leaked_token = TOKEN in world.logs()
+    proof.readers = [
+        h.host_id for h in world.hosts if "this host reads for" in h.log.read_text(errors="replace")
+    ]
     proof.seconds = round(time.monotonic() - started, 1)
     return proof
 
 
-def _wait_for_round(world: World, proc: subprocess.Popen[bytes], timeout: float) -> None:
+def _play(
+    world: World,
+    procs: dict[Host, subprocess.Popen[bytes]],
+    events: list[_Event],
+    rng: random.Random,
+    proof: Proof,
+    log: Any,
+) -> None:
+    """The story, the kills, then the last runs' delivery and a clean stop."""
+    s = world.s
+    _wait_for_round(world, procs, timeout=30.0)
+    t0 = time.monotonic()
+    poster = threading.Thread(target=world.poster, args=(events, t0, proof), daemon=True)
+    drainer = threading.Thread(target=world.drainer, daemon=True)
+    poster.start()
+    drainer.start()
+    kill_every = min(1.4, s.story_seconds / s.kills)
+    while proof.kills < s.kills:
+        # Past the interpreter's start (~0.7 s), then anywhere in a few polls.
+        pause = rng.uniform(0.7, 0.7 + 2 * kill_every)
+        victim = world.hosts[0] if len(world.hosts) == 1 else rng.choice(world.hosts)
+        _kill(procs, victim, pause)
+        proof.kills += 1
+        proof.killed[victim.host_id] += 1
+        procs[victim] = world.start(victim)
+        if log is not None and proof.kills % 10 == 0:
+            log(f"{proof.kills} kills, {time.monotonic() - t0:.0f}s")
+    poster.join()  # the story is over; the last runs deliver what is left
+    deadline = time.monotonic() + s.settle_seconds
+    trusted = world.ids["trusted"]
+    while time.monotonic() < deadline:
+        if trusted <= _woken(world):
+            break
+        time.sleep(0.5)
+    time.sleep(2 * s.poll_s + 1)  # a late duplicate would show up now
+    for proc in procs.values():
+        proc.send_signal(signal.SIGTERM)
+    codes = [proc.wait(timeout=60) for proc in procs.values()]
+    world._stop.set()
+    drainer.join()
+    world.drain()
+    if any(codes):
+        raise AssertionError(f"the final runs exited {codes}; see the logs in {world.workdir}")
+
+
+def _kill(procs: dict[Host, subprocess.Popen[bytes]], victim: Host, pause: float) -> None:
+    """SIGKILL ``victim``'s daemon after ``pause`` seconds.  A daemon that exits on its own
+    meanwhile fails the proof."""
+    deadline = time.monotonic() + pause
+    while (left := deadline - time.monotonic()) > 0:
+        time.sleep(min(left, 0.1))
+        for host, proc in procs.items():
+            if proc.poll() is not None:
+                raise AssertionError(f"the daemon exited {proc.returncode}; see {host.log}")
+    procs[victim].send_signal(signal.SIGKILL)
+    procs[victim].wait(timeout=30)
+
+
+def _wait_for_round(
+    world: World, procs: dict[Host, subprocess.Popen[bytes]], timeout: float
+) -> None:
+    """Until a daemon (in a fleet, the reader) logs its first poll round."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if b"poll round:" in world.log.read_bytes():
+        if "poll round:" in world.logs():
             return
-        if proc.poll() is not None:
+        if any(proc.poll() is not None for proc in procs.values()):
             break
         time.sleep(0.1)
-    raise AssertionError(f"no first poll round; see {world.log}")
+    raise AssertionError(f"no first poll round; see the logs in {world.workdir}")
 
 
 def _inbox_notices(world: World) -> list[Notice]:
     """Everything the workers took, and whatever is still pending."""
     found = list(world.taken)
-    for path in (world.state_dir / "inbox").glob("*/new/*.json"):
-        found.append(msgspec.json.decode(path.read_bytes(), type=Notice))
+    for host in world.hosts:
+        for path in (host.state_dir / "inbox").glob("*/new/*.json"):
+            found.append(msgspec.json.decode(path.read_bytes(), type=Notice))
     return found
 
 

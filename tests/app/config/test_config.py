@@ -104,7 +104,7 @@ def test_an_unknown_table_lists_the_tables() -> None:
 def test_a_bad_duration_names_table_and_key_and_says_what_to_write() -> None:
     (problem,) = _problems('[wake]\nwake_min_gap = "5 minutes"')
     assert problem.startswith("`wake_min_gap` in [wake]: not a duration")
-    assert "an integer followed by s, m, h or d" in problem
+    assert "an integer followed by ms, s, m, h or d" in problem
 
 
 def test_a_bare_number_is_not_a_duration() -> None:

@@ -33,8 +33,16 @@ def test_parse_duration_reads_integer_and_unit(text: str, seconds: int) -> None:
 
 @pytest.mark.parametrize("text", ["90", "5 m", "1.5h", "-1m", "5w", ""])
 def test_parse_duration_refuses_other_spellings(text: str) -> None:
-    with pytest.raises(ValueError, match="integer followed by s, m, h or d"):
+    with pytest.raises(ValueError, match="integer followed by ms, s, m, h or d"):
         parse_duration(text)
+
+
+def test_parse_duration_reads_milliseconds() -> None:
+    assert timedelta(milliseconds=300) == parse_duration("300ms")
+
+
+def test_format_duration_spells_a_fraction_of_a_second_in_milliseconds() -> None:
+    assert "300ms" == format_duration(timedelta(milliseconds=300))
 
 
 def test_format_duration_picks_the_largest_exact_unit() -> None:
@@ -49,7 +57,7 @@ class _WithDuration(BaseModel):
 
 def test_duration_field_validates_and_names_the_fix() -> None:
     assert timedelta(minutes=1) == _WithDuration(gap="1m").gap  # type: ignore[arg-type]
-    with pytest.raises(ValidationError, match="integer followed by s, m, h or d"):
+    with pytest.raises(ValidationError, match="integer followed by ms, s, m, h or d"):
         _WithDuration(gap="one minute")  # type: ignore[arg-type]
 
 
