@@ -452,6 +452,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         SWEEP_SUITES,
     ),
     Mutation(
+        "sweep-net-slots-off",
+        "issue 28: the safety net's reads are spread over its rounds, no round over 12 points",
+        SWEEP_BOOK,
+        "            now <= net_slot(pr, now + interval, self.full_interval)\n",
+        "            False\n",
+        SWEEP_SUITES,
+    ),
+    Mutation(
         "sweep-fields-ignored",
         "issue: a field the sweep shows changed (a failing check) gets a full badge",
         SWEEP_BOOK,
@@ -758,6 +766,22 @@ MUTATIONS: tuple[Mutation, ...] = (
         "                    self.observations.publish(seen)\n"
         "            await self._end_round()\n",
         ("tests/monitor/e2e/test_sweep_e2e.py", "tests/app/test_quiet_rounds.py"),
+    ),
+    Mutation(
+        "repeats-told-to-deciders",
+        "issue 28: the safety net's read that finds nothing new tells no decider",
+        OBSERVATIONS,
+        "            return  # nothing new to decide on\n",
+        "            pass\n",
+        ("tests/monitor/poller",),
+    ),
+    Mutation(
+        "repeats-kept-from-the-stream",
+        "issue 28: the reader ships repeats, so a new reader's sweep book knows every badge",
+        OBSERVATIONS,
+        '            and not getattr(listener, "keeps_repeats", False)\n',
+        "            and True\n",
+        ("tests/monitor/poller",),
     ),
     Mutation(
         "unsettled-observation-dropped",

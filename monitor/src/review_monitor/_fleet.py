@@ -148,6 +148,10 @@ class StreamShipper:
     lease) sets ``deposed``."""
 
     name = SHIPPER_NAME
+    # Repeats too (the safety net's reads that found nothing new): a reader that takes
+    # over seeds its sweep book from the stream, and would read early every PR whose
+    # last full badge it did not see.
+    keeps_repeats = True
 
     def __init__(
         self,

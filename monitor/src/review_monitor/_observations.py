@@ -11,7 +11,10 @@ stay idempotent (their marks in the store make them so).
 The latest observation of each PR is the one cache of "what the last poll saw": the
 poller asks it whether a PR was ever read, the prefetch which items are new, the comment
 wake which badge its timers look at.  PRs the sweep proved unchanged get no observation,
-so a quiet round tells nobody anything.
+so a quiet round tells nobody anything.  A badge read again that shows nothing new (the
+safety net's read of a quiet PR) is published as a ``repeat``: it moves the PR's last
+full badge in time, and the dispatcher tells it only to a listener that keeps the stream
+(``keeps_repeats``: fleet mode's shipper), never to a decider.
 
 ``Dispatcher`` hands the items to the listeners, each with its own cursor (in memory
 here; fleet mode keeps cursors in the store).  A listener that raises on an observation
@@ -65,6 +68,18 @@ class Observation(msgspec.Struct, frozen=True, kw_only=True, tag="observation"):
     # read for a failing PR whose head or check state moved: None means not read, and a
     # consumer that wants them reads them itself).
     failing_checks: tuple[CheckFailure, ...] | None = None
+    # The badge, watches and failing checks are those of the PR's latest observation: a
+    # read (the safety net's) that found nothing new.
+    repeat: bool = False
+
+    def repeats(self, before: Observation | None) -> bool:
+        """Whether this shows nothing ``before`` (the PR's latest observation) did not."""
+        return (
+            before is not None
+            and self.badge == before.badge
+            and self.watches == before.watches
+            and self.failing_checks == before.failing_checks
+        )
 
 
 class PrGone(msgspec.Struct, frozen=True, kw_only=True, tag="pr-gone"):
@@ -209,6 +224,12 @@ class Dispatcher:
                 await self._tell(listener, latest)
 
     async def _tell(self, listener: Listener, item: Observed) -> None:
+        if (
+            isinstance(item, Observation)
+            and item.repeat
+            and not getattr(listener, "keeps_repeats", False)
+        ):
+            return  # nothing new to decide on
         pr = None if isinstance(item, RoundDone) else item.pr
         try:
             await listener.observe(item, self._now())

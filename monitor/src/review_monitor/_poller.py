@@ -29,6 +29,7 @@ from datetime import datetime, timedelta
 from typing import Protocol
 
 import anyio
+import msgspec
 
 from ._clock import Clock
 from ._config import MonitorConfig
@@ -432,14 +433,15 @@ class Poller:
             watches = by_pr.get(pr)
             if watches:
                 checks = None if self._checks_for is None else self._checks_for(pr)
-                published(
-                    Observation(
-                        pr=pr,
-                        read_at=now,
-                        badge=status,
-                        watches=watches,
-                        interval=self._interval,
-                        failing_checks=checks,
-                    )
+                seen = Observation(
+                    pr=pr,
+                    read_at=now,
+                    badge=status,
+                    watches=watches,
+                    interval=self._interval,
+                    failing_checks=checks,
                 )
+                if seen.repeats(self.observations.latest(pr)):
+                    seen = msgspec.structs.replace(seen, repeat=True)
+                published(seen)
         return None if result.cost is None else float(result.cost)

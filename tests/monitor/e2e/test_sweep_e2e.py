@@ -1,14 +1,18 @@
 """The sweep through the assembled Monitor on FakeGitHub: full badges only where something
-changed, late listings, the safety net and a failed sweep."""
+changed (and where the safety net's spread slots fall), late listings, the safety net and
+a failed sweep."""
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import datetime, timedelta
+from itertools import pairwise
 from typing import TYPE_CHECKING
 
 import pytest
 
 from review_monitor import MonitorConfig, Observation, Observed, PollRound, PrRef
+from review_monitor._sweep_book import net_slot
 from review_monitor.testing import Fault
 
 if TYPE_CHECKING:
@@ -21,16 +25,20 @@ pytestmark = pytest.mark.anyio
 
 
 class Listed:
-    """Records, per PR, the comment ids each telling listed."""
+    """Records, per PR, the comment ids each telling listed (with ``repeats``, also the
+    badges read again that showed nothing new, which a decider is not told)."""
 
     name = "listed"
 
-    def __init__(self) -> None:
+    def __init__(self, *, repeats: bool = False) -> None:
+        self.keeps_repeats = repeats
         self.told: list[tuple[int, tuple[str, ...]]] = []
+        self.at: list[datetime] = []  # when each telling's badge was read
 
     async def observe(self, item: Observed, now: datetime) -> None:
         if isinstance(item, Observation):
             self.told.append((item.pr.number, tuple(c.id for c in item.badge.comments)))
+            self.at.append(item.read_at)
 
     def first_listing(self, number: int, comment: str) -> int | None:
         """The index of the first telling of PR ``number`` that listed ``comment``."""
@@ -45,17 +53,34 @@ async def opened(world: World, count: int) -> list[PrRef]:
     return prs
 
 
+def slotted(prs: list[PrRef], since: datetime, until: datetime, every: timedelta) -> set[int]:
+    """The PRs with a safety-net slot from ``since`` to before ``until`` (less than
+    ``every`` apart): those the net may read then."""
+    return {pr.number for pr in prs if since <= net_slot(pr, until, every)}
+
+
 def kinds_since(world: World, start: int) -> list[str]:
     return [r.kind for r in world.fake.requests[start:] if r.path == "/graphql"]
 
 
-async def test_a_quiet_round_is_one_sweep_and_no_badge(world: World) -> None:
-    await opened(world, 150)
-    async with world.monitor() as monitor, world.running(monitor):
-        await world.run_for(50 * S)  # the baseline: three batches, 20 s apart
-        start = len(world.fake.requests)
-        await world.run_for(3 * M)
-    assert ["sweep"] * 3 == kinds_since(world, start)
+async def test_a_quiet_round_is_one_sweep_and_a_badge_of_the_prs_the_net_reads(
+    world: World,
+) -> None:
+    prs = await opened(world, 150)
+    listed = Listed(repeats=True)
+    async with world.monitor() as monitor:
+        monitor.add_listener(listed)
+        async with world.running(monitor):
+            await world.run_for(50 * S)  # the baseline: three batches, 20 s apart
+            start, told, since = len(world.fake.requests), len(listed.told), world.clock.now()
+            await world.run_for(3 * M)
+    read = [n for n, _ in listed.told[told:]]
+    # About a tenth of the PRs a round (one batch), each once, at its slot.
+    assert (["sweep", "badge"] * 3, True, len(set(read))) == (
+        kinds_since(world, start),
+        set(read) <= slotted(prs, since, world.clock.now() + M, 10 * M),
+        len(read),
+    )
 
 
 async def test_a_pr_the_sweep_proves_quiet_is_told_nothing(world: World) -> None:
@@ -68,7 +93,8 @@ async def test_a_pr_the_sweep_proves_quiet_is_told_nothing(world: World) -> None
             told = len(listed.told)
             world.fake.post_comment(prs[80], "alice", "please rename")
             await world.run_for(3 * M)
-    # PR 81 is read at the change and once more while it settles (late listings).
+    # PR 81 is read at the change and once more while it settles (late listings); the
+    # safety net's reads of others meanwhile found nothing new to tell.
     assert (150, {81}) == (told, {n for n, _ in listed.told[told:]})
 
 
@@ -76,7 +102,7 @@ async def test_a_new_comment_gets_its_pr_one_badge_and_its_listeners_hear_it(
     world: World,
 ) -> None:
     prs = await opened(world, 150)
-    listed = Listed()
+    listed = Listed(repeats=True)
     rounds: list[PollRound] = []
     on_event = lambda e: rounds.append(e) if isinstance(e, PollRound) else None  # noqa: E731
     async with world.monitor(on_event=on_event) as monitor:
@@ -84,11 +110,13 @@ async def test_a_new_comment_gets_its_pr_one_badge_and_its_listeners_hear_it(
         async with world.running(monitor):
             await world.run_for(50 * S)
             comment = world.fake.post_comment(prs[80], "alice", "please rename")
-            start = len(world.fake.requests)
+            start, told = len(world.fake.requests), len(listed.told)
             await world.run_for(M)
-    # One badge batch (of that PR: 149 are unchanged), then the new comment's body (the
-    # monitor's prefetch); the listener hears the comment at its second telling.
-    assert (["sweep", "badge", "detail"], (1, 1, 149), 1) == (
+    # One badge batch (of that PR and those the safety net reads this round: the others
+    # are unchanged), then the new comment's body (the monitor's prefetch); the listener
+    # hears the comment at its second telling.
+    read = len(listed.told) - told
+    assert (["sweep", "badge", "detail"], (1, 1, 150 - read), 1) == (
         kinds_since(world, start),
         (rounds[-1].batches, rounds[-1].sweeps, rounds[-1].swept),
         listed.first_listing(81, comment),
@@ -127,14 +155,34 @@ async def test_the_safety_net_reads_every_badge_within_the_full_badge_interval(
     world: World,
 ) -> None:
     await opened(world, 150)
+    listed = Listed(repeats=True)
     config = MonitorConfig(full_badge_interval=5 * M)
-    async with world.monitor(config=config) as monitor, world.running(monitor):
-        start = world.clock.now()
-        await world.run_for(11 * M + 30 * S)
-    # Three batches (74, 74 and 2 PRs) a full round, 20 s apart.
-    assert [start + k * M + h * 20 * S for k in (0, 5, 10) for h in (0, 1, 2)] == (
-        world.badge_requests()
-    )
+    async with world.monitor(config=config) as monitor:
+        monitor.add_listener(listed)
+        async with world.running(monitor):
+            await world.run_for(11 * M + 30 * S)
+    reads: dict[int, list[datetime]] = {}
+    for (n, _), at in zip(listed.told, listed.at, strict=True):
+        reads.setdefault(n, []).append(at)
+    longest = max(b - a for at in reads.values() for a, b in pairwise([*at, world.clock.now()]))
+    assert (150, True) == (len(reads), longest <= 5 * M)
+
+
+async def test_the_safety_net_spreads_its_reads_over_the_rounds_of_its_interval(
+    world: World,
+) -> None:
+    await opened(world, 150)
+    listed = Listed(repeats=True)
+    config = MonitorConfig(full_badge_interval=5 * M)
+    async with world.monitor(config=config) as monitor:
+        monitor.add_listener(listed)
+        async with world.running(monitor):
+            start = world.clock.now()
+            await world.run_for(11 * M + 30 * S)
+    # After the baseline's three batches, a fifth of the PRs a round (30), give or take
+    # the hash's unevenness; never the whole cohort in one round.
+    per_round = Counter((at - start) // M for at in listed.at[150:])
+    assert (True, True) == (max(per_round.values()) <= 45, min(per_round.values()) >= 15)
 
 
 async def test_a_failed_sweep_reads_every_badge_that_round(world: World) -> None:

@@ -275,8 +275,46 @@ async def test_a_listener_that_raises_does_not_stop_the_others_or_the_poller(
 ) -> None:
     failing, other = Recorder("failing", fail_on={A}), Recorder("other")
     async with running(make(clock, badges, [A], failing, other), clock):
+        badges.statuses[A] = status(A, title="renamed")
         await clock.advance(60 * S)
     assert (2, 2) == (len(failing.calls), len(other.calls))
+
+
+@pytest.mark.anyio
+async def test_a_badge_read_again_unchanged_is_not_told_again(
+    clock: VirtualClock, badges: FakeBadges
+) -> None:
+    rec = Recorder()
+    async with running(make(clock, badges, [A], rec), clock):
+        await clock.advance(60 * S)
+    assert [status(A)] == [c.new for c in rec.calls]
+
+
+class Keeper(Recorder):
+    keeps_repeats = True
+
+
+@pytest.mark.anyio
+async def test_a_listener_that_keeps_the_stream_is_told_a_badge_read_again_unchanged(
+    clock: VirtualClock, badges: FakeBadges
+) -> None:
+    rec = Keeper()
+    async with running(make(clock, badges, [A], rec), clock):
+        await clock.advance(60 * S)
+    assert [status(A)] * 2 == [c.new for c in rec.calls]
+
+
+@pytest.mark.anyio
+async def test_a_badge_read_again_with_a_new_watch_is_told(
+    clock: VirtualClock, badges: FakeBadges
+) -> None:
+    rec = Recorder()
+    watches = FakeWatches([Watch("w1", A)])
+    poller = Poller(watches=watches, read_badges=badges, listeners=[rec], clock=clock)
+    async with running(poller, clock):
+        watches.list.append(Watch("w2", A))
+        await clock.advance(60 * S)
+    assert [1, 2] == [len(c.watches) for c in rec.calls]
 
 
 @pytest.mark.anyio

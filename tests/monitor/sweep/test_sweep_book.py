@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import msgspec
 
 from review_monitor import InMemoryObservations, Observation, PrRef, PrStatus
-from review_monitor._sweep_book import SweepBook
+from review_monitor._sweep_book import SweepBook, net_slot
 from review_monitor.poll import SweepEntry
 
 T0 = datetime(2030, 1, 2, 3, 0, tzinfo=UTC)
@@ -110,12 +110,32 @@ def test_a_badge_read_the_grace_after_updated_at_settles_the_pr() -> None:
     assert None is b.due(PR, T0 + M, M)
 
 
-def test_the_safety_net_reads_a_badge_before_it_would_pass_the_full_interval() -> None:
+def test_the_safety_net_reads_a_badge_in_the_round_that_holds_the_prs_slot() -> None:
     b = book()
-    status = badge(T0 - 5 * M)
-    b.badge_read(status, T0)
+    slot = net_slot(PR, T0 + 10 * M, 10 * M)  # the PR's slot in the ten minutes before
+    read = slot - 8 * M  # two minutes after the slot before
+    status = badge(read - 5 * M)
+    b.badge_read(status, read)
     b.swept({PR: entry(status)})
-    assert (None, "safety-net") == (b.due(PR, T0 + 9 * M, M), b.due(PR, T0 + 9 * M + S, M))
+    # The round starting a minute before the slot ends at it; the next one holds it.
+    assert (None, "safety-net") == (b.due(PR, slot - M, M), b.due(PR, slot - M + S, M))
+
+
+def test_the_safety_net_never_lets_a_badge_pass_the_full_interval() -> None:
+    b = book()
+    read = net_slot(PR, T0, 10 * M) + S  # just after a slot: the longest wait for the next
+    status = badge(read - 5 * M)
+    b.badge_read(status, read)
+    b.swept({PR: entry(status)})
+    first = next(k for k in range(20) if b.due(PR, read + k * M, M) == "safety-net")
+    assert read + first * M <= read + 10 * M
+
+
+def test_the_safety_net_spreads_prs_read_together_over_its_rounds() -> None:
+    prs = [PrRef("octo-org", "app", n) for n in range(1, 1001)]
+    rounds = [T0 + k * M for k in range(10)]
+    per_round = [sum(1 for pr in prs if at <= net_slot(pr, at + M, 10 * M)) for at in rounds]
+    assert (1000, True) == (sum(per_round), max(per_round) <= 130)
 
 
 def test_a_badge_that_left_an_item_off_is_not_vouched_for_by_the_sweep() -> None:
