@@ -455,8 +455,16 @@ MUTATIONS: tuple[Mutation, ...] = (
         "sweep-net-slots-off",
         "issue 28: the safety net's reads are spread over its rounds, no round over 12 points",
         SWEEP_BOOK,
-        "            now <= net_slot(pr, now + interval, self.full_interval)\n",
-        "            False\n",
+        "        if badge_at < net_slot(pr, now + interval, self.full_interval) - interval / 2:\n",
+        "        if False:\n",
+        SWEEP_SUITES,
+    ),
+    Mutation(
+        "slot-reads-unpacked",
+        "issue 28: the net's slot reads fill whole batches (a batch of 74 costs what 10 do)",
+        SWEEP_BOOK,
+        "        return by_slot[: fill + (len(by_slot) - fill) // batch * batch]\n",
+        "        return by_slot\n",
         SWEEP_SUITES,
     ),
     Mutation(

@@ -256,13 +256,24 @@ class Poller:
         quiet: list[PrRef] = []
         changed: list[PrRef] = []
         net: list[PrRef] = []
+        slots: list[PrRef] = []
         for pr in prs:
             if pr in forced:
                 changed.append(pr)
                 continue
             reason = self.book.due(pr, now, self._interval)
-            (quiet if reason is None else net if reason == "safety-net" else changed).append(pr)
-        return quiet, changed + net, cost, requests
+            if reason is None:
+                quiet.append(pr)
+            elif reason == "slot":
+                slots.append(pr)
+            else:
+                (net if reason == "safety-net" else changed).append(pr)
+        must = changed + net
+        batch = self._config.batch_size
+        read = self.book.slot_reads(slots, len(must), batch, now, self._interval)
+        chosen = set(read)
+        quiet.extend(pr for pr in slots if pr not in chosen)  # unchanged; read later
+        return quiet, must + read, cost, requests
 
     async def poll_round(self) -> None:
         """Poll every batch once, back to back (a one-shot poll, and tests)."""

@@ -12,15 +12,16 @@ A PR's full badge is read when:
   is read at least ``grace`` after its ``updatedAt``.  ``updatedAt`` is GitHub's clock and
   the read time is ours: a clock of ours running behind costs extra badges, one running
   ahead by more than the grace could read too early, which the safety net bounds;
-* ``safety-net``, against a change that ``updatedAt`` misses: waiting for the next round
-  would leave its last full badge older than ``full_interval``; or the PR's own slot falls
-  in this round and its badge was not read in the round before.  Each PR has a slot every
-  ``full_interval``, at a phase of its own (a hash of its key), so PRs first read together
-  (at the start, or when a new reader takes over) are read by the net at their slots,
-  spread over the rounds of an interval, rather than all together every tenth round:
-  4,000 PRs cost a tenth of their badges a round (fleet mode's reader: no round over 12
-  points).  Once a PR is read at its slot, the age rule falls in its slot's round too, so
-  the spread holds; the age rule alone bounds a badge's age.
+* ``safety-net``: waiting for the next round would leave its last full badge older than
+  ``full_interval``, against a change that ``updatedAt`` misses;
+* ``slot``: the PR's own safety-net slot has come and its badge was not read since.  Each
+  PR has a slot every ``full_interval``, at a phase of its own (a hash of its key), so
+  PRs first read together (at the start, or when a new reader takes over) are read by
+  the net at their slots, spread over the rounds of an interval, rather than all
+  together every tenth round: 4,000 PRs cost a tenth of their badges a round (fleet
+  mode's reader: no round over 12 points).  A slot read may wait (``slot_reads``): the
+  poller reads slot PRs in whole batches, since a batch of 74 PRs costs what one of 10
+  does; a PR left waiting stays due, and the ``safety-net`` rule still bounds its age.
 
 Otherwise the sweep proved that nothing the badge shows has changed since a badge that
 was complete, and nobody is told anything.
@@ -32,7 +33,7 @@ observation (``latest``): the book keeps only what this round's sweep showed.
 from __future__ import annotations
 
 import zlib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Literal
 
@@ -41,7 +42,7 @@ from ._observations import Observation
 
 __all__ = ["DueReason", "SweepBook", "net_slot"]
 
-DueReason = Literal["first", "unswept", "changed", "settling", "safety-net"]
+DueReason = Literal["first", "unswept", "changed", "settling", "safety-net", "slot"]
 """Why a PR's full badge is read this round (``SweepBook.due``)."""
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -102,10 +103,17 @@ class SweepBook:
             return "settling"
         if now + interval > badge_at + self.full_interval:
             return "safety-net"
-        # Half a round's margin: the round before may have run a little late.
-        if (
-            now <= net_slot(pr, now + interval, self.full_interval)
-            and badge_at < now - interval / 2
-        ):
-            return "safety-net"
+        # Half a round's margin: a read at the slot's round may come a little before it.
+        if badge_at < net_slot(pr, now + interval, self.full_interval) - interval / 2:
+            return "slot"
         return None
+
+    def slot_reads(
+        self, slots: Sequence[PrRef], others: int, batch: int, now: datetime, interval: timedelta
+    ) -> list[PrRef]:
+        """Of ``slots`` (PRs due by their slot alone), those to read this round beside
+        ``others`` badges, in batches of ``batch``: enough to fill the last batch the
+        others start, then whole batches; the earliest slots first.  The rest wait."""
+        by_slot = sorted(slots, key=lambda pr: net_slot(pr, now + interval, self.full_interval))
+        fill = -others % batch
+        return by_slot[: fill + (len(by_slot) - fill) // batch * batch]

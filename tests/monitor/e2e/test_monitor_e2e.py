@@ -95,15 +95,15 @@ async def test_each_round_logs_one_summary_line_without_any_author_or_text(
     async with world.monitor() as monitor, world.running(monitor):
         await world.run_for(2 * M + 50 * S)
     # The PRs of the first batch were read less than 30 s after they were opened (their
-    # updatedAt), so they stay dirty for one more round; then the sweep reads them all but
-    # the 14 whose safety-net slot falls in the third round.
+    # updatedAt), so they stay dirty for one more round; then the sweep alone reads them all
+    # (the safety net's slot reads wait to fill a batch).
     assert [
         "poll round: 120 PRs in 2 batch(es), 2 badge points, 4998 points left (resets 10:00:00Z), "
         "interval 1m",
         "poll round: 120 PRs in 1 badge batch(es) and 1 sweep(s) (46 unchanged), 2 points, "
         "4996 points left (resets 10:00:00Z), interval 1m",
-        "poll round: 120 PRs in 1 badge batch(es) and 1 sweep(s) (106 unchanged), 2 points, "
-        "4994 points left (resets 10:00:00Z), interval 1m",
+        "poll round: 120 PRs in 0 badge batch(es) and 1 sweep(s) (120 unchanged), 1 points, "
+        "4995 points left (resets 10:00:00Z), interval 1m",
     ] == lines_of(logs, "review_monitor.poll")
 
 

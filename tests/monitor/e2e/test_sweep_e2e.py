@@ -63,24 +63,14 @@ def kinds_since(world: World, start: int) -> list[str]:
     return [r.kind for r in world.fake.requests[start:] if r.path == "/graphql"]
 
 
-async def test_a_quiet_round_is_one_sweep_and_a_badge_of_the_prs_the_net_reads(
-    world: World,
-) -> None:
-    prs = await opened(world, 150)
-    listed = Listed(repeats=True)
-    async with world.monitor() as monitor:
-        monitor.add_listener(listed)
-        async with world.running(monitor):
-            await world.run_for(50 * S)  # the baseline: three batches, 20 s apart
-            start, told, since = len(world.fake.requests), len(listed.told), world.clock.now()
-            await world.run_for(3 * M)
-    read = [n for n, _ in listed.told[told:]]
-    # About a tenth of the PRs a round (one batch), each once, at its slot.
-    assert (["sweep", "badge"] * 3, True, len(set(read))) == (
-        kinds_since(world, start),
-        set(read) <= slotted(prs, since, world.clock.now() + M, 10 * M),
-        len(read),
-    )
+async def test_a_quiet_round_is_one_sweep_and_no_badge(world: World) -> None:
+    await opened(world, 150)
+    async with world.monitor() as monitor, world.running(monitor):
+        await world.run_for(50 * S)  # the baseline: three batches, 20 s apart
+        start = len(world.fake.requests)
+        await world.run_for(3 * M)
+    # The PRs whose safety-net slot falls meanwhile (about 45) wait to fill a batch.
+    assert ["sweep"] * 3 == kinds_since(world, start)
 
 
 async def test_a_pr_the_sweep_proves_quiet_is_told_nothing(world: World) -> None:
@@ -179,10 +169,12 @@ async def test_the_safety_net_spreads_its_reads_over_the_rounds_of_its_interval(
         async with world.running(monitor):
             start = world.clock.now()
             await world.run_for(11 * M + 30 * S)
-    # After the baseline's three batches, a fifth of the PRs a round (30), give or take
-    # the hash's unevenness; never the whole cohort in one round.
+    # After the baseline's three batches (74, 74 and 2 PRs), a fifth of the PRs' slots
+    # fall in each round; their reads wait to fill a batch of 74 (what 10 PRs would cost),
+    # so each five minutes the net reads one batch in each of two rounds (with a few PRs
+    # the age rule adds), never the whole cohort in one round.
     per_round = Counter((at - start) // M for at in listed.at[150:])
-    assert (True, True) == (max(per_round.values()) <= 45, min(per_round.values()) >= 15)
+    assert (4, True) == (len(per_round), max(per_round.values()) <= 80)
 
 
 async def test_a_failed_sweep_reads_every_badge_that_round(world: World) -> None:

@@ -118,17 +118,42 @@ def test_the_safety_net_reads_a_badge_in_the_round_that_holds_the_prs_slot() -> 
     b.badge_read(status, read)
     b.swept({PR: entry(status)})
     # The round starting a minute before the slot ends at it; the next one holds it.
-    assert (None, "safety-net") == (b.due(PR, slot - M, M), b.due(PR, slot - M + S, M))
+    assert (None, "slot") == (b.due(PR, slot - M, M), b.due(PR, slot - M + S, M))
 
 
-def test_the_safety_net_never_lets_a_badge_pass_the_full_interval() -> None:
+def test_the_safety_net_reads_a_badge_before_it_would_pass_the_full_interval() -> None:
     b = book()
-    read = net_slot(PR, T0, 10 * M) + S  # just after a slot: the longest wait for the next
-    status = badge(read - 5 * M)
-    b.badge_read(status, read)
+    status = badge(T0 - 5 * M)
+    b.badge_read(status, T0)
     b.swept({PR: entry(status)})
-    first = next(k for k in range(20) if b.due(PR, read + k * M, M) == "safety-net")
-    assert read + first * M <= read + 10 * M
+    assert (False, "safety-net") == (
+        b.due(PR, T0 + 9 * M, M) == "safety-net",
+        b.due(PR, T0 + 9 * M + S, M),
+    )
+
+
+def test_a_pr_whose_slot_read_waited_stays_due() -> None:
+    b = book()
+    slot = net_slot(PR, T0 + 10 * M, 10 * M)
+    status = badge(slot - 10 * M)
+    b.badge_read(status, slot - 5 * M)
+    b.swept({PR: entry(status)})
+    assert "slot" == b.due(PR, slot + 2 * M, M)
+
+
+def test_slot_reads_fill_the_last_batch_then_take_whole_batches() -> None:
+    b = book()
+    slots = [PrRef("octo-org", "app", n) for n in range(1, 11)]
+    # Beside 5 other badges in batches of 4: 3 fill the second batch, then one whole batch.
+    assert 7 == len(b.slot_reads(slots, 5, 4, T0, M))
+
+
+def test_slot_reads_take_the_earliest_slots_first() -> None:
+    b = book()
+    slots = [PrRef("octo-org", "app", n) for n in range(1, 4)]
+    first = min(slots, key=lambda pr: net_slot(pr, T0 + M, 10 * M))
+    # One fills the batch the 3 others start; two cannot make a whole batch, and wait.
+    assert [first] == b.slot_reads(slots, 3, 4, T0, M)
 
 
 def test_the_safety_net_spreads_prs_read_together_over_its_rounds() -> None:
