@@ -16,6 +16,7 @@ import anyio
 import pytest
 
 from comment_wake.app import App
+from comment_wake.app._status import render_status
 from comment_wake.registry import CallbackSpec
 from review_monitor import (
     NOTICE_VERSION,
@@ -181,4 +182,20 @@ async def test_status_on_any_host_shows_the_reader_the_live_hosts_and_the_budget
         len(readers),
         hosts,
         ("github.com:octo-worker", "graphql") in budget,
+    )
+
+
+async def test_status_names_a_pr_the_reader_cannot_read_and_the_host_that_reads_it(
+    fleet: Fleet, prs: tuple[PrRef, PrRef]
+) -> None:
+    hidden = fleet.fake.add_pr("octo/private", 3, title="Rotate the keys")
+    fleet.fake.hide_repo("octo/private")  # NOT_FOUND to the reader's token
+    async with _both(fleet, prs, Inboxes()) as (one, two):
+        _bind(one, "w3", hidden)
+        await _run(fleet, 2 * MINUTE)
+        report = await two.status()
+    said = [line for line in render_status(report).splitlines() if "cannot read" in line]
+    assert ([(str(hidden), "h1")], 1) == (
+        [(u.pr, u.host_id) for u in report.unread],
+        len([line for line in said if line.startswith(f"read by its owner h1: {hidden}")]),
     )

@@ -272,3 +272,49 @@ async def test_a_store_fault_while_campaigning_makes_the_host_wait_not_stop(
         reader = fleet.reader()
         tg.cancel_scope.cancel()
     assert ([], "h1-instance") == (faults, reader)
+
+
+def _phantom_reader_ships(fleet: Fleet, *items: Observed) -> None:
+    """A reader that is no monitor here (its lease held for a day) ships ``items``."""
+    from review_monitor._store._stream import ship
+
+    now = fleet.clock.now()
+    with Store.open(fleet.url) as store, store.sync.write(at=now) as tx:
+        held = read_lease(tx, READER)
+        if held is None:
+            acquire_lease(tx, READER, "phantom", now=now, ttl=24 * 60 * M)
+        held = read_lease(tx, READER)
+        assert held is not None
+        assert ship(tx, IDENTITY, held.holder, held.term, list(items))
+
+
+async def test_a_pr_the_reader_cannot_read_is_read_by_its_owner(fleet: Fleet) -> None:
+    from review_monitor import PrGone
+
+    a = fleet.fake.add_pr("octo-org/app", 1)
+    fleet.setup({a: "h1"})
+    _phantom_reader_ships(fleet, PrGone(pr=a, at=fleet.clock.now()))
+    async with fleet.host("h1") as m1, anyio.create_task_group() as tg:
+        tg.start_soon(m1.run)
+        await fleet.run_for(2 * M + 30 * S)
+        tg.cancel_scope.cancel()
+    # Two minutes: two rounds of its own, one badge query each (h1 never read for the
+    # fleet: the phantom holds the reader lease); the second found nothing new to tell.
+    assert (2, [a]) == (fleet.fake.count("badge"), fleet.seen["h1"].prs)
+
+
+async def test_an_owner_stops_reading_a_pr_once_the_reader_reads_it_again(
+    fleet: Fleet,
+) -> None:
+    from review_monitor import PrGone, PrReadable
+
+    a = fleet.fake.add_pr("octo-org/app", 1)
+    fleet.setup({a: "h1"})
+    _phantom_reader_ships(fleet, PrGone(pr=a, at=fleet.clock.now()))
+    async with fleet.host("h1") as m1, anyio.create_task_group() as tg:
+        tg.start_soon(m1.run)
+        await fleet.run_for(M + 30 * S)
+        _phantom_reader_ships(fleet, PrReadable(pr=a, at=fleet.clock.now()))
+        await fleet.run_for(3 * M)
+        tg.cancel_scope.cancel()
+    assert 1 == fleet.fake.count("badge")

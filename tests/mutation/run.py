@@ -792,6 +792,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("tests/monitor/poller",),
     ),
     Mutation(
+        "owner-never-reads-unread-prs",
+        "issue 28: a PR the reader cannot read is polled by its owner, as before fleet mode",
+        MONITOR,
+        "                tg.start_soon(self._poll_unread, fleet, identity)\n",
+        "                pass\n",
+        ("tests/fleet/test_fleet_monitor.py",),
+    ),
+    Mutation(
         "unsettled-observation-dropped",
         "issue 26: a listener that raised gets the observation again at the next round's end",
         OBSERVATIONS,

@@ -7,7 +7,9 @@
 - Every host is an **owner**: ``StreamFollower`` reads the stream's items of the PRs it
   owns after its cursor (kept in the store), publishes them on the host's own
   observation source and hands them to its listeners (the monitor's notices, the comment
-  wake), which then make only the reads their decisions need.
+  wake), which then make only the reads their decisions need.  A PR it owns that the
+  reader cannot read (the reader's NOT_FOUND is the stream's last word on it) it polls
+  itself, with its own token, as before fleet mode (``UnreadWatches``, ``Relay``).
 
 So a fleet sends one sweep and one set of badge queries per identity, whatever the
 number of hosts.  docs/fleet.md has the whole story.
@@ -26,22 +28,24 @@ from ._clock import Clock
 from ._lease_keeper import LeaseNow
 from ._listener import Watch
 from ._model import PrRef
-from ._observations import Dispatcher, InMemoryObservations, Observed
+from ._observations import Dispatcher, InMemoryObservations, Observed, RoundDone
 from ._store._async import Store
 from ._store._db import ReadTx, store_time
 from ._store._faults import describe_fault
 from ._store._leases import database_now
 from ._store._permission_cache import put_permission, read_permission
-from ._store._stream import follow_stream, ship
+from ._store._stream import follow_stream, ship, unread_watches
 from ._store._sync import SyncStore
 from ._wait import sleep_until_or
 
 __all__ = [
     "FleetMode",
     "FleetWatches",
+    "Relay",
     "StorePermissions",
     "StreamFollower",
     "StreamShipper",
+    "UnreadWatches",
     "live_watches",
 ]
 
@@ -75,6 +79,37 @@ def live_watches(tx: ReadTx, now: datetime) -> tuple[Watch, ...]:
     ).fetchall()
     out = [Watch(r[0], PrRef(host=r[1], owner=r[2], name=r[3], number=r[4])) for r in rows]
     return tuple(sorted(out, key=lambda w: (w.pr, w.thread_id)))
+
+
+class UnreadWatches:
+    """The owner's own watch list (``WatchSource``): its PRs the reader cannot read."""
+
+    def __init__(self, store: Store, identity: str, host_id: str) -> None:
+        self._store = store
+        self._identity = identity
+        self._host_id = host_id
+
+    def _read(self, db: SyncStore) -> tuple[Watch, ...]:
+        with db.read() as tx:
+            return unread_watches(tx, self._identity, self._host_id)
+
+    async def watches(self) -> tuple[Watch, ...]:
+        return await self._store.call(self._read)
+
+
+class Relay:
+    """The owner's own poller's one listener: at each of its round's ends, what it
+    published is handed to the host's listeners by the host's dispatcher (the one the
+    stream's follower uses, so every item reaches each listener once)."""
+
+    name = "relay"
+
+    def __init__(self, dispatcher: Dispatcher) -> None:
+        self._dispatcher = dispatcher
+
+    async def observe(self, item: Observed, now: datetime) -> None:
+        if isinstance(item, RoundDone):
+            await self._dispatcher.deliver()
 
 
 class FleetWatches:

@@ -43,7 +43,15 @@ from ._config import GitHubConfig, MonitorConfig
 from ._duration import format_duration
 from ._errors import GitHubError, StoreError
 from ._events import EventSink, Fault, PollRound, fault_of, log_event
-from ._fleet import FleetMode, FleetWatches, StorePermissions, StreamFollower, StreamShipper
+from ._fleet import (
+    FleetMode,
+    FleetWatches,
+    Relay,
+    StorePermissions,
+    StreamFollower,
+    StreamShipper,
+    UnreadWatches,
+)
 from ._github import GitHubClient, RetryPolicy
 from ._governor import BudgetGovernor, Pace
 from ._lease_keeper import LeaseKeeper, LeaseLostError
@@ -727,6 +735,7 @@ class Monitor:
                 for task in self._tasks:
                     tg.start_soon(task)
                 tg.start_soon(follower.run)
+                tg.start_soon(self._poll_unread, fleet, identity)
                 tg.start_soon(self._lead, fleet, identity)
                 tg.start_soon(self._share_budget, fleet, identity)
                 tg.start_soon(self._serve_requests, identity)
@@ -734,6 +743,23 @@ class Monitor:
             self._running = False
             self._tally.report()
             _log.info("monitor stopped")
+
+    async def _poll_unread(self, fleet: FleetMode, identity: str) -> None:
+        """Every poll interval, the PRs this host owns that the reader cannot read (its
+        token's repository selection or SSO may differ from this host's): read here, in
+        one one-shot round without a sweep, and handed to this host's listeners."""
+        assert self._dispatcher is not None
+        watches = UnreadWatches(self.store, identity, fleet.host_id)
+        poller = self._new_poller(
+            self._observations, [Relay(self._dispatcher)], self._prefetch, watches
+        )
+        while True:
+            await self.clock.sleep_until(self.clock.now() + self.config.poll_interval)
+            try:
+                if await watches.watches():
+                    await poller.poll_round()
+            except StoreError as exc:  # the server away: the next interval tries again
+                _log.warning("this host's unread PRs were not read: %s", describe_fault(exc))
 
     async def _share_budget(self, fleet: FleetMode, identity: str) -> None:
         """Write what this host's client last heard of the identity's budget into the

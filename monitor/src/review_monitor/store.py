@@ -50,6 +50,7 @@ if TYPE_CHECKING:
         release_pr,
     )
     from ._store._schema import Migration, Tables
+    from ._store._stream import unread_prs
     from ._store._sync import SyncStore
     from ._store._watches import (
         add_watch,
@@ -110,6 +111,7 @@ __all__ = [
     "run_in_thread",
     "run_inline",
     "store_time",
+    "unread_prs",
 ]
 
 __getattr__, __dir__ = lazy_exports(
@@ -134,6 +136,7 @@ __getattr__, __dir__ = lazy_exports(
             "renew_lease",
         ),
         "._store._marks": ("Mark", "load_mark"),
+        "._store._stream": ("unread_prs",),
         "._store._owners": (
             "LOCAL_HOST",
             "Fence",

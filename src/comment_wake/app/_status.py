@@ -33,7 +33,7 @@ from comment_wake.store import (
 )
 from comment_wake.wake import FloodGap, MarkError, WakeConfig, decode_mark
 from review_monitor import PrRef, format_duration
-from review_monitor.store import SyncStore, read_budgets, read_lease, read_leases
+from review_monitor.store import SyncStore, read_budgets, read_lease, read_leases, unread_prs
 from untrusted_fence import one_line
 
 from ._state import DaemonState, FaultLine, daemon_state_key, pr_key
@@ -48,6 +48,7 @@ __all__ = [
     "PrStatusLine",
     "QueueLine",
     "StatusReport",
+    "UnreadLine",
     "read_host_lease",
     "read_status",
     "render_status",
@@ -170,6 +171,15 @@ class BudgetLine(msgspec.Struct, frozen=True, kw_only=True):
     reset_at: datetime | None
 
 
+class UnreadLine(msgspec.Struct, frozen=True, kw_only=True):
+    """Fleet mode: a PR the reader's token cannot read (GitHub answered it NOT_FOUND), so
+    the host that owns it reads it with its own token."""
+
+    pr: str
+    host_id: str  # the owner, which reads it
+    since: datetime  # the reader's NOT_FOUND
+
+
 class StatusReport(msgspec.Struct, frozen=True, kw_only=True):
     """Everything ``comment-wake status --json`` prints (docs/embedding.md lists the
     fields)."""
@@ -188,6 +198,7 @@ class StatusReport(msgspec.Struct, frozen=True, kw_only=True):
     # Fleet mode, the whole fleet's view from any host: every role's lease and budget.
     leases: tuple[LeaseLine, ...] = ()
     budget: tuple[BudgetLine, ...] = ()
+    unread: tuple[UnreadLine, ...] = ()  # PRs their owners read, not the reader
 
 
 def _alive(pid: int) -> bool:
@@ -234,10 +245,11 @@ def read_host_lease(store: SyncStore, host_id: str | None, now: datetime) -> Hos
 
 def _fleet_view(
     store: SyncStore, now: datetime
-) -> tuple[tuple[LeaseLine, ...], tuple[BudgetLine, ...]]:
-    """Every role's lease and every identity's budget, from one read."""
+) -> tuple[tuple[LeaseLine, ...], tuple[BudgetLine, ...], tuple[UnreadLine, ...]]:
+    """Every role's lease, every identity's budget and the PRs their owners read, from
+    one read."""
     with store.read() as tx:
-        rows, budgets = read_leases(tx), read_budgets(tx)
+        rows, budgets, unread = read_leases(tx), read_budgets(tx), unread_prs(tx)
     leases = tuple(
         LeaseLine(
             name=r.name,
@@ -259,7 +271,8 @@ def _fleet_view(
         for identity, by_resource in budgets.items()
         for limit in by_resource.values()
     )
-    return leases, budget
+    owned = tuple(UnreadLine(pr=str(pr), host_id=host, since=at) for pr, host, at in unread)
+    return leases, budget, owned
 
 
 def read_status(
@@ -308,13 +321,14 @@ def read_status(
         for w in sorted({*pending, *parked})
     )
     fleet = read_host_lease(store, host_id, now) if store.dialect == "postgresql" else None
-    leases, budget = _fleet_view(store, now) if fleet is not None else ((), ())
+    leases, budget, unread = _fleet_view(store, now) if fleet is not None else ((), (), ())
     return StatusReport(
         store=store.where,
         engine=store.dialect,
         fleet=fleet,
         leases=leases,
         budget=budget,
+        unread=unread,
         at=now,
         daemon_running=running,
         daemon=daemon,
@@ -547,6 +561,11 @@ def _fleet_lines(report: StatusReport) -> list[str]:
         lines.append(
             f"budget {b.identity} {b.resource}: {b.remaining}{of} left, "
             f"resets {_t(b.reset_at, report.at) if b.reset_at else 'unknown'}"
+        )
+    for u in report.unread:
+        lines.append(
+            f"read by its owner {u.host_id}: {u.pr} (the reader's token cannot read it: "
+            f"NOT_FOUND {_t(u.since, report.at)}; check that token's repository access or SSO)"
         )
     return lines
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from review_monitor import ItemDetail, Observation, PrRef, PrStatus, RoundDone
+from review_monitor import ItemDetail, Observation, PrGone, PrReadable, PrRef, PrStatus, RoundDone
 from review_monitor._store._stream import (
     follow_stream,
     latest_observations,
@@ -14,8 +14,9 @@ from review_monitor._store._stream import (
     prune_stream,
     reader_lease_name,
     ship,
+    unread_watches,
 )
-from review_monitor.store import HeldLease, SyncStore, acquire_lease, claim_pr
+from review_monitor.store import HeldLease, SyncStore, acquire_lease, add_watch, claim_pr
 
 T0 = datetime(2026, 12, 4, 9, 0, tzinfo=UTC)
 ID = "github.com:octo-worker"
@@ -57,7 +58,9 @@ def _reader(store: SyncStore, holder: str, now: datetime = T0) -> HeldLease:
     return held
 
 
-def _ship(store: SyncStore, lease: HeldLease, *items: Observation | RoundDone) -> bool:
+def _ship(
+    store: SyncStore, lease: HeldLease, *items: Observation | PrGone | PrReadable | RoundDone
+) -> bool:
     with store.write(at=T0) as tx:
         return ship(tx, ID, lease.holder, lease.term, list(items))
 
@@ -126,3 +129,31 @@ def test_a_pass_reads_only_the_rows_written_since_the_previous_one(store: SyncSt
     with store.write(at=T0) as tx:
         dropped = prune_bodies(tx, ID, T0 + timedelta(minutes=40), since=T0 + timedelta(minutes=10))
     assert 0 == dropped
+
+
+def _unread(store: SyncStore, host_id: str) -> list[int]:
+    with store.read() as tx:
+        return [w.pr.number for w in unread_watches(tx, ID, host_id)]
+
+
+def _watched(store: SyncStore) -> None:
+    _owned(store)
+    with store.write(at=T0) as tx:
+        add_watch(tx, "w1", A)
+        add_watch(tx, "w2", B)
+
+
+def test_a_pr_the_reader_answered_not_found_is_unread_for_its_owner_only(
+    store: SyncStore,
+) -> None:
+    _watched(store)
+    lease = _reader(store, "r1")
+    _ship(store, lease, _seen(A), PrGone(pr=A, at=T0), _seen(B))
+    assert ([1], []) == (_unread(store, "h1"), _unread(store, "h2"))
+
+
+def test_a_pr_the_reader_reads_again_is_no_longer_unread(store: SyncStore) -> None:
+    _watched(store)
+    lease = _reader(store, "r1")
+    _ship(store, lease, PrGone(pr=A, at=T0), PrReadable(pr=A, at=T0), _seen(A))
+    assert [] == _unread(store, "h1")

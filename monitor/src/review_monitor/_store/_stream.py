@@ -24,9 +24,11 @@ from datetime import datetime
 
 import msgspec
 
+from review_monitor._listener import Watch
+from review_monitor._model import PrRef
 from review_monitor._observations import Observation, Observed, PrGone, PrReadable, RoundDone
 
-from ._db import ReadTx, WriteTx, store_time
+from ._db import ReadTx, WriteTx, parse_store_time, store_time
 from ._leases import read_lease
 from ._schema import Migration, Tables
 
@@ -38,6 +40,8 @@ __all__ = [
     "prune_stream",
     "reader_lease_name",
     "ship",
+    "unread_prs",
+    "unread_watches",
 ]
 
 _V1 = (
@@ -187,3 +191,39 @@ def prune_stream(tx: WriteTx, identity: str, before: datetime) -> int:
         (identity, store_time(before)),
     )
     return cur.rowcount
+
+
+# A PR whose latest stream item is the reader's NOT_FOUND: no observation or pr-readable
+# of it came after.
+_UNREAD = (
+    "JOIN observations g ON g.kind = 'pr-gone' AND g.pr_key = w.pr_key "
+    "WHERE w.tool = 'pr_review_monitor' AND NOT EXISTS (SELECT 1 FROM observations r "
+    "WHERE r.identity = g.identity AND r.pr_key = g.pr_key "
+    "AND r.kind IN ('observation', 'pr-readable') AND r.seq > g.seq)"
+)
+
+
+def unread_watches(tx: ReadTx, identity: str, host_id: str) -> tuple[Watch, ...]:
+    """The watches of the PRs ``host_id`` owns that the reader cannot read: the stream's
+    latest item of each is the reader's NOT_FOUND (``pr-gone``), with no observation or
+    ``pr-readable`` after it.  Another token of the identity, this host's, may read them
+    (a fine-grained token's repository selection, an SSO authorization)."""
+    rows = tx.execute(
+        "SELECT w.thread_id, w.host, w.owner, w.name, w.number FROM watches w "
+        f"JOIN pr_owners o ON o.pr_key = w.pr_key AND o.host_id = ? {_UNREAD} "
+        "AND g.identity = ?",
+        (host_id, identity),
+    ).fetchall()
+    out = [Watch(r[0], PrRef(host=r[1], owner=r[2], name=r[3], number=r[4])) for r in rows]
+    return tuple(sorted(out, key=lambda w: (w.pr, w.thread_id)))
+
+
+def unread_prs(tx: ReadTx) -> tuple[tuple[PrRef, str, datetime], ...]:
+    """Every watched PR the reader of its identity cannot read, with the host that owns
+    (and so reads) it and since when (``status``, from any host)."""
+    rows = tx.execute(
+        "SELECT DISTINCT w.host, w.owner, w.name, w.number, o.host_id, g.at FROM watches w "
+        f"JOIN pr_owners o ON o.pr_key = w.pr_key {_UNREAD}",
+    ).fetchall()
+    found = ((PrRef(r[1], r[2], r[3], r[0]), str(r[4]), parse_store_time(r[5])) for r in rows)
+    return tuple(sorted(found))
