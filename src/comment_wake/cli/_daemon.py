@@ -24,6 +24,7 @@ from comment_wake._paths import inbox_root, store_target
 from comment_wake.cli._common import (
     add_location_options,
     load_location,
+    open_command_store,
     open_registry,
     registered,
 )
@@ -162,9 +163,7 @@ def _run(args: argparse.Namespace) -> int:
 
 def _open_store(config: AppConfig, state_dir: Path) -> SyncStore:
     # Never creates a store: a missing one is ``StoreMissingError``, one line from ``main``.
-    from comment_wake.store import open_sync_store
-
-    return open_sync_store(store_target(state_dir, config.store.url), create=False)
+    return open_command_store(store_target(state_dir, config.store.url), create=False)
 
 
 def _status(args: argparse.Namespace) -> int:

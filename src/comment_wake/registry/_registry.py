@@ -224,11 +224,13 @@ class Registry:
         check_spellings: bool = True,
         daemon_secrets: Collection[str] = (),
         host_id: str | None = None,
+        connect_timeout: float | None = None,
     ) -> Registry:
         """Open (creating unless not ``create``, and migrating) the store: ``store``, a
         ``postgresql://`` URL (``[store] url``), else ``state_dir/state.db``; the default
         inbox root is ``state_dir/inbox``.  ``close`` closes the store it opened.
-        ``host_id``: the fleet host it binds on (fleet mode).
+        ``host_id``: the fleet host it binds on (fleet mode); ``connect_timeout``: how
+        long a PostgreSQL server is waited for (``open_sync_store``).
         A store that binds one PR under two spellings is refused (``TwoSpellingsError``)
         unless ``check_spellings`` is False (unbind, archive and list open it to fix it)."""
         folder = private_dir(state_dir) if create else state_dir
@@ -237,6 +239,7 @@ class Registry:
             clock=clock,
             create=create,
             check_spellings=check_spellings,
+            connect_timeout=connect_timeout,
         )
         registry = cls(
             db,
