@@ -228,7 +228,7 @@ def test_explain_shows_another_hosts_transcripts_as_not_local(
 ) -> None:
     f = fleet.files
     assert [
-        "transcripts the own-post rule reads on this host (the PR's worker as bound now):",
+        "own-post transcripts of the PR's worker as bound now, as this host finds them:",
         f"  worker w-1: {f['w-1']}",
         f"  orchestrator o-1: {f['o-1']}: on host h2, not local",
         f"  sibling w-2: {f['w-2']}: on host h2, not local",
@@ -241,9 +241,31 @@ def test_explain_on_a_single_host_shows_every_transcript_as_read_here(
 ) -> None:
     f = single.files
     assert [
-        "transcripts the own-post rule reads on this host (the PR's worker as bound now):",
+        "own-post transcripts of the PR's worker as bound now, as this host finds them:",
         f"  worker w-1: {f['w-1']}",
         f"  orchestrator o-1: {f['o-1']}",
         f"  sibling w-2: {f['w-2']}",
         f"  sibling w-3: {f['w-3']}: not found on this host",
     ] == _explain(single, tmp_path, capsys)
+
+
+def test_doctor_warns_that_an_unreadable_transcript_holds_its_readers_comments(
+    single: Team, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The tests run as root, which opens any file: the refusal is the system's answer.
+    boss = str(single.files["o-1"])
+
+    def refuse(path: str) -> None:
+        if path == boss:
+            raise PermissionError(13, "Permission denied", path)
+
+    monkeypatch.setattr("comment_wake.registry._reach.check_readable", refuse)
+    checks = _doctor(single, AppConfig())
+    expected = Check(
+        "transcript o-1",
+        "WARN",
+        f"{boss}: Permission denied: a transcript of orchestrator o-1 that cannot be opened "
+        "here; the comments on the PRs of w-1, w-2, w-3 are not decided until it can be (fix "
+        "its permissions)",
+    )
+    assert [expected] == [c for c in checks if c.name.startswith("transcript ")]

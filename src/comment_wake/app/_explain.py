@@ -335,7 +335,7 @@ def render(
     if sources:
         lines.append("")
         lines.append(
-            "transcripts the own-post rule reads on this host (the PR's worker as bound now):"
+            "own-post transcripts of the PR's worker as bound now, as this host finds them:"
         )
         lines.extend(_source_line(s) for s in sources)
     return "\n".join(lines) + "\n"
