@@ -15,11 +15,15 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from comment_wake.cli import _common, main
 from comment_wake.registry import Registry
+from review_monitor._store._postgres import PostgresEngine
+
+from .conftest import Fleet
 
 pytest.importorskip("psycopg_pool")
 
@@ -134,3 +138,23 @@ def test_store_copy_waits_for_the_target_server_only_the_commands_timeout(
     took = time.monotonic() - start
     err = capsys.readouterr().err
     assert (1, True, True) == (code, "cannot be reached" in err, took < 8), (took, err)
+
+
+@pytest.mark.anyio
+async def test_the_daemon_waits_for_the_store_server_the_stores_default_time(
+    fleet: Fleet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Only the short commands pass a timeout of their own: the daemon's connections (its
+    # work connection, its lease's) wait the pool's default, through a failover.
+    asked: list[float | None] = []
+    real = PostgresEngine.open.__func__  # type: ignore[attr-defined]
+
+    def spy(cls: type[PostgresEngine], *args: Any, **kwargs: Any) -> PostgresEngine:
+        asked.append(kwargs.get("connect_timeout"))
+        engine: PostgresEngine = real(cls, *args, **kwargs)
+        return engine
+
+    monkeypatch.setattr(PostgresEngine, "open", classmethod(spy))
+    async with fleet.open():
+        pass
+    assert (True, {None}) == (len(asked) >= 1, set(asked))
