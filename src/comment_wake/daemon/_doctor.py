@@ -109,9 +109,9 @@ def _reach_checks(
     registry: Registry, local: list[WorkerRecord], host_id: str | None
 ) -> list[Check]:
     """WARN, one line per transcript the own-post checks of this host's workers read but
-    cannot read here: their orchestrators' and their siblings' bound on another host (a
-    worker bound here has its own ``transcripts`` check above).  Each line says what is
-    lost, on whose PRs."""
+    cannot read here: their orchestrators' (wherever bound), and those of their siblings
+    bound on other hosts (a worker bound here has its own ``transcripts`` check above).
+    Each line says what is lost, on whose PRs."""
     mine = {w.worker for w in local}
     found: dict[tuple[str, str], tuple[TranscriptReach, list[str]]] = {}
     for w in local:
