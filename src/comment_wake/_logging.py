@@ -26,6 +26,7 @@ __all__ = [
     "RedactFilter",
     "TextFormatter",
     "configure_logging",
+    "quiet_libraries",
     "redact",
 ]
 
@@ -154,7 +155,26 @@ class TextFormatter(logging.Formatter):
 _HANDLER_MARK = "_comment_wake_handler"
 
 
-_QUIET_LIBRARIES = ("httpx", "httpcore")
+# Each library's logger and the lowest level it may log at.  httpx and httpcore log every
+# request URL at INFO and DEBUG; a URL can name a comment's author (a permission lookup)
+# or carry a receiver's query-string secret.  The GitHub client logs its own faults with
+# the route only.  psycopg-pool warns at each failed attempt to connect and at each retry;
+# the store reports an unreachable server itself, once, as ``StoreUnavailableError``
+# (a short command's one line, the daemon's stall), so the pool's warnings only repeat it.
+_QUIET_LIBRARIES = {
+    "httpx": logging.WARNING,
+    "httpcore": logging.WARNING,
+    "psycopg.pool": logging.ERROR,
+}
+
+
+def quiet_libraries() -> None:
+    """Raise the chatty libraries' loggers to the level they may log at (above).  The
+    daemon's ``configure_logging`` calls it; a short command, which configures no
+    logging, calls it before it opens the store, so the pool's warnings never reach
+    stderr through Python's last-resort handler either."""
+    for name, level in _QUIET_LIBRARIES.items():
+        logging.getLogger(name).setLevel(level)
 
 
 def configure_logging(
@@ -183,11 +203,7 @@ def configure_logging(
             old.close()
     root.addHandler(handler)
     root.setLevel(level.upper())
-    # httpx and httpcore log every request URL at INFO and DEBUG; a URL can name a
-    # comment's author (a permission lookup) or carry a receiver's query-string secret.
-    # The GitHub client logs its own faults with the route only.
-    for noisy in _QUIET_LIBRARIES:
-        logging.getLogger(noisy).setLevel(logging.WARNING)
+    quiet_libraries()
     return redactor
 
 

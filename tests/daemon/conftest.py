@@ -78,7 +78,7 @@ class LogCapture:
 def logs() -> Iterator[LogCapture]:
     root = logging.getLogger()
     level = root.level
-    quiet = {name: logging.getLogger(name).level for name in ("httpx", "httpcore")}
+    quiet = {name: logging.getLogger(name).level for name in ("httpx", "httpcore", "psycopg.pool")}
     stream = io.StringIO()
     redactor = configure_logging("json", "info", stream=stream)
     redactor.add_secret(TOKEN)  # as ``comment-wake run`` does once it has the token

@@ -24,7 +24,7 @@ def debug_lines() -> Iterator[io.StringIO]:
     """The root logger through ``configure_logging("json", "debug")`` into a buffer."""
     root = logging.getLogger()
     level = root.level
-    quiet = {name: logging.getLogger(name).level for name in ("httpx", "httpcore")}
+    quiet = {name: logging.getLogger(name).level for name in ("httpx", "httpcore", "psycopg.pool")}
     stream = io.StringIO()
     configure_logging("json", "debug", stream=stream)
     (handler,) = [h for h in root.handlers if getattr(h, "stream", None) is stream]

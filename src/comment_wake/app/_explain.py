@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import msgspec
 
@@ -19,6 +19,9 @@ from comment_wake.wake import RULES as TRUST_RULES
 from comment_wake.wake import FloodGap
 from review_monitor import PrRef
 from review_monitor.store import SyncStore
+
+if TYPE_CHECKING:
+    from comment_wake.registry import TranscriptReach
 
 __all__ = [
     "COMMENT_URL_FORMS",
@@ -32,6 +35,7 @@ __all__ = [
     "find_records",
     "has_trace",
     "headline",
+    "own_posts_matter",
     "render",
 ]
 
@@ -259,17 +263,35 @@ def headline(r: DecisionRecord) -> str:
     return f"{verb.get(r.outcome, r.outcome)} ({r.reason})"
 
 
+def own_posts_matter(records: Sequence[DecisionRecord]) -> bool:
+    """The own-post rule judged the comment: it was written with the token's login (the
+    matcher is asked only then), so where its transcripts are is worth showing."""
+    return any(r.viewer_did_author for r in records)
+
+
+def _source_line(source: TranscriptReach) -> str:
+    """One transcript the own-post rule reads, and whether this host reads it: its files,
+    or why not (another host's is ``on host h2, not local``, never looked for)."""
+    said = f"  {source.role} {source.agent}: {source.transcript}"
+    if source.readable and source.files == (source.transcript,):
+        return said
+    return f"{said}: {source.where()}"
+
+
 def render(
     pr: PrRef,
     comment: str,
     records: Sequence[DecisionRecord],
     addressed: Sequence[CommentOutcome] = (),
     gaps: Sequence[FloodGap] = (),
+    sources: Sequence[TranscriptReach] = (),
 ) -> str:
     """``explain``'s text: the latest outcome and its reason first, then what the
     comment is, what its worker says became of it once delivered (``addressed``), then
     each decision with its rule walk.  With no decision, the PR's flood ``gaps``: the
-    comment may have been created in one and never listed."""
+    comment may have been created in one and never listed.  ``sources``: the
+    transcripts the own-post rule reads for the PR's worker as bound now, and whether
+    this host reads them (``Registry.transcript_reach``), shown last."""
     if not records:
         hint = ""
         if "#discussion_r" in comment:
@@ -310,6 +332,12 @@ def render(
         for rule in explain_records(r):
             ev = f": {rule.evidence}" if rule.evidence else ""
             lines.append(f"  {rule.rule:<13} {rule.verdict}{ev}")
+    if sources:
+        lines.append("")
+        lines.append(
+            "own-post transcripts of the PR's worker as bound now, as this host finds them:"
+        )
+        lines.extend(_source_line(s) for s in sources)
     return "\n".join(lines) + "\n"
 
 

@@ -39,6 +39,7 @@ from comment_wake.registry import (
     TranscriptSpec,
     WebhookSpec,
     WorkerRecord,
+    describe_transcript,
 )
 
 if TYPE_CHECKING:
@@ -460,15 +461,7 @@ def _describe_publisher(spec: PublisherSpec) -> str:
 
 
 def _describe_transcripts(specs: Sequence[TranscriptSpec]) -> str:
-    parts = []
-    for spec in specs:
-        if isinstance(spec, TranscriptPath):
-            parts.append(spec.path)
-        elif isinstance(spec, ClaudeSession):
-            parts.append(f"claude {spec.session_id} in {spec.cwd}")
-        else:
-            parts.append(f"codex {spec.thread_id}")
-    return ", ".join(parts) or "-"
+    return ", ".join(describe_transcript(spec) for spec in specs) or "-"
 
 
 def _worker_json(record: WorkerRecord) -> dict[str, Any]:

@@ -20,16 +20,27 @@ from review_monitor import parse_duration
 if TYPE_CHECKING:
     from comment_wake.config import AppConfig
     from comment_wake.registry import OrchestratorRecord, Registry, WorkerRecord
+    from review_monitor.store import SyncStore
 
 __all__ = [
+    "COMMAND_CONNECT_TIMEOUT",
     "Location",
     "add_location_options",
     "load_location",
+    "open_command_store",
     "open_registry",
     "registered",
     "seconds",
     "state_location",
 ]
+
+
+COMMAND_CONNECT_TIMEOUT = 3.0
+"""How long, in seconds, a short command waits for a PostgreSQL store before its one-line
+error.  Every command that opens the store opens it through ``open_registry`` or
+``open_command_store``, which pass it; ``run`` (the daemon) and ``mcp`` (a worker's tool
+server) open it elsewhere and keep the store's default, 10 s, to wait through a server's
+restart or failover."""
 
 
 def add_location_options(p: argparse.ArgumentParser) -> None:
@@ -98,6 +109,24 @@ def _directory(state_dir: Path) -> Path:
     return state_dir
 
 
+def open_command_store(
+    target: Path | str, *, create: bool, check_spellings: bool = True
+) -> SyncStore:
+    """``open_sync_store`` for a short command: a PostgreSQL server that does not answer
+    is ``StoreUnavailableError`` (one line from ``main``) within
+    ``COMMAND_CONNECT_TIMEOUT``, and the pool's own retry warnings stay quiet."""
+    from comment_wake._logging import quiet_libraries
+    from comment_wake.store import open_sync_store
+
+    quiet_libraries()
+    return open_sync_store(
+        target,
+        create=create,
+        check_spellings=check_spellings,
+        connect_timeout=COMMAND_CONNECT_TIMEOUT,
+    )
+
+
 def open_registry(
     config: AppConfig | None,
     state_dir: Path,
@@ -112,9 +141,12 @@ def open_registry(
     add, run) passes ``create``; for any other a missing store raises
     ``StoreMissingError`` (one line at the command line), so a mistyped ``--state-dir``
     never makes a new, empty store.  ``config`` None: a command that builds no publisher
-    (``state_location``'s), with the default publisher timeout."""
+    (``state_location``'s), with the default publisher timeout.  A PostgreSQL store is
+    waited for ``COMMAND_CONNECT_TIMEOUT`` (``open_command_store``)."""
+    from comment_wake._logging import quiet_libraries
     from comment_wake.registry import Registry
 
+    quiet_libraries()
     url = config.store.url if config is not None else store_url
     open_ = functools.partial(
         Registry.open,
@@ -123,6 +155,7 @@ def open_registry(
         create=create,
         check_spellings=check_spellings,
         daemon_secrets=daemon_secrets,
+        connect_timeout=COMMAND_CONNECT_TIMEOUT,
     )
     if config is None:
         return open_()

@@ -24,6 +24,7 @@ from comment_wake._paths import inbox_root, store_target
 from comment_wake.cli._common import (
     add_location_options,
     load_location,
+    open_command_store,
     open_registry,
     registered,
 )
@@ -32,6 +33,7 @@ from comment_wake.config import ConfigError
 
 if TYPE_CHECKING:
     from comment_wake.config import AppConfig
+    from comment_wake.registry import TranscriptReach
     from review_monitor import PrRef
     from review_monitor.store import SyncStore
 
@@ -162,9 +164,7 @@ def _run(args: argparse.Namespace) -> int:
 
 def _open_store(config: AppConfig, state_dir: Path) -> SyncStore:
     # Never creates a store: a missing one is ``StoreMissingError``, one line from ``main``.
-    from comment_wake.store import open_sync_store
-
-    return open_sync_store(store_target(state_dir, config.store.url), create=False)
+    return open_command_store(store_target(state_dir, config.store.url), create=False)
 
 
 def _status(args: argparse.Namespace) -> int:
@@ -215,7 +215,12 @@ def _explain(args: argparse.Namespace) -> int:
     if loaded is None:
         return 2
     config, state_dir = loaded
-    from comment_wake.app._explain import explain_records, find_records, render
+    from comment_wake.app._explain import (
+        explain_records,
+        find_records,
+        own_posts_matter,
+        render,
+    )
     from comment_wake.service import read_gaps
     from comment_wake.store import outcomes
 
@@ -230,14 +235,40 @@ def _explain(args: argparse.Namespace) -> int:
         ids = {r.comment for r in records}
         addressed = [o for o in outcomes(store, pr=pr) if o.subject_id in ids]
         gaps = () if records else read_gaps(store, pr)
+        sources = (
+            _own_post_sources(store, config, state_dir, pr) if own_posts_matter(records) else ()
+        )
     finally:
         store.close()
     if args.json:
-        out = [{"record": r, "rules": explain_records(r), "outcomes": addressed} for r in records]
+        out = [
+            {
+                "record": r,
+                "rules": explain_records(r),
+                "outcomes": addressed,
+                "own_post_sources": sources,
+            }
+            for r in records
+        ]
         sys.stdout.write(msgspec.json.encode(out).decode() + "\n")
     else:
-        sys.stdout.write(render(pr, comment, records, addressed, gaps))
+        sys.stdout.write(render(pr, comment, records, addressed, gaps, sources))
     return 0 if records else 1
+
+
+def _own_post_sources(
+    store: SyncStore, config: AppConfig, state_dir: Path, pr: PrRef
+) -> tuple[TranscriptReach, ...]:
+    """The transcripts the own-post rule reads for ``pr``'s worker as bound now, as this
+    host reads them; in fleet mode another host's are never read, only named."""
+    from comment_wake.fleet import known_host_id
+    from comment_wake.registry import Registry
+
+    registry = Registry(store, inbox_root=inbox_root(state_dir))
+    worker = registry.binding(pr).worker
+    if worker is None:
+        return ()
+    return registry.transcript_reach(worker, here=known_host_id(state_dir, config.fleet.host_id))
 
 
 def _explain_target(first: str, comment: str | None, host: str) -> tuple[PrRef, str]:
@@ -271,6 +302,7 @@ def _doctor(args: argparse.Namespace) -> int:
     import anyio
 
     from comment_wake.daemon._doctor import run_checks
+    from comment_wake.fleet import known_host_id
     from review_monitor import StoreError, TokenNotFoundError
     from review_monitor.github import find_token
     from review_monitor.store import describe_fault
@@ -297,6 +329,7 @@ def _doctor(args: argparse.Namespace) -> int:
                 token=token,
                 token_problem=problem,
                 now=datetime.now(UTC),
+                host_id=known_host_id(state_dir, config.fleet.host_id),
             )
         )
     finally:

@@ -35,7 +35,12 @@ def _mcp(args: argparse.Namespace) -> int:
     config, state_dir = load_location(args)
     import anyio
 
+    from comment_wake._logging import quiet_libraries
     from comment_wake.tools import serve  # the SDK, only for this command
+
+    # The server keeps the store's default wait for a PostgreSQL server (it runs as long
+    # as its worker); an unreachable one is its tools' answer, not the pool's warnings.
+    quiet_libraries()
 
     anyio.run(serve, args.worker, config, state_dir)
     return 0

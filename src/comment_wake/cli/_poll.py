@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from comment_wake._paths import store_target
-from comment_wake.cli._common import add_location_options, load_location
+from comment_wake.cli._common import add_location_options, load_location, open_command_store
 from comment_wake.cli._errors import CliError
 from review_monitor import PrRef
 
@@ -41,7 +41,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 def _poll(args: argparse.Namespace) -> int:
     from comment_wake.hints import matching_watch
-    from comment_wake.store import open_sync_store, request_poll
+    from comment_wake.store import request_poll
     from review_monitor import format_duration
 
     config, state_dir = load_location(args)
@@ -49,7 +49,7 @@ def _poll(args: argparse.Namespace) -> int:
         pr = PrRef.parse(args.pr, host=config.github.host.lower())
     except ValueError as exc:
         raise CliError(str(exc), 2) from None
-    store = open_sync_store(store_target(state_dir, config.store.url), create=False)
+    store = open_command_store(store_target(state_dir, config.store.url), create=False)
     try:
         watched = matching_watch(pr, {w.pr for w in store.watches()})
         if watched is None:

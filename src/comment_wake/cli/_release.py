@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from comment_wake.cli._common import add_location_options, state_location
+from comment_wake.cli._common import add_location_options, open_command_store, state_location
 from comment_wake.config import ConfigError
 from review_monitor import PrRef
 
@@ -64,10 +64,10 @@ def _release(args: argparse.Namespace) -> int:
         return 1
     # The wake core's mark codec, not the core: ``release`` starts without the fence.
     from comment_wake.service import LISTENER_NAME
-    from comment_wake.store import open_sync_store, request_release
+    from comment_wake.store import request_release
     from comment_wake.wake import MarkError, decode_mark
 
-    store = open_sync_store(target, create=not isinstance(target, str))
+    store = open_command_store(target, create=not isinstance(target, str))
     try:
         stored = store.load_mark(pr, LISTENER_NAME)
         try:

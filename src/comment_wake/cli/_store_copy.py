@@ -49,7 +49,7 @@ from typing import Any, Literal
 import msgspec
 
 from comment_wake._paths import store_path
-from comment_wake.cli._common import add_location_options, load_location
+from comment_wake.cli._common import add_location_options, load_location, open_command_store
 from comment_wake.cli._errors import CliError
 
 __all__ = ["register"]
@@ -150,7 +150,7 @@ def _copy(args: argparse.Namespace) -> int:
             rows = _read_source(source)
         finally:
             source.close()
-        target = open_sync_store(args.to, check_spellings=False)
+        target = open_command_store(args.to, create=True, check_spellings=False)
         try:
             where = target.where
             counts = _write_target(target, rows, host_id)

@@ -32,6 +32,7 @@ from comment_wake.registry import (
     InboxSpec,
     PublisherSpec,
     Registry,
+    TranscriptReach,
     WebhookSpec,
     WorkerRecord,
 )
@@ -64,22 +65,89 @@ async def run_checks(
     now: datetime,
     transport: httpx.AsyncBaseTransport | None = None,
     environ: Mapping[str, str] | None = None,
+    host_id: str | None = None,
 ) -> list[Check]:
+    """Every check, in order.  ``host_id``: this host's id in fleet mode (a PostgreSQL
+    store), where only the workers and orchestrators bound on this host have their
+    transcripts and publishers checked here (their host's doctor checks the others)."""
     environ = os.environ if environ is None else environ
     checks: list[Check] = []
     workers = [w for w in registry.workers() if not w.archived]
+    fleet = registry.store.dialect == "postgresql"
+
+    def here(bound_on: str | None) -> bool:
+        return not fleet or bound_on is None or bound_on == host_id
+
+    local = [w for w in workers if here(w.host_id)]
+    bosses = [o for o in registry.orchestrators() if here(o.host_id)]
     if token is None:
         checks.append(Check("token", "FAIL", token_problem or "no token"))
     else:
         checks += await _github_checks(config, registry, token, workers, now, transport)
-    for w in workers:
+    for w in local:
         checks.append(_transcripts_check(registry, w.worker))
         checks.append(await _publisher_check(f"publisher {w.worker}", w.publisher, registry))
-    for o in registry.orchestrators():
+    for o in bosses:
         checks.append(await _publisher_check(f"publisher {o.id}", o.publisher, registry))
+    checks += _reach_checks(registry, local, host_id)
+    elsewhere = len(workers) - len(local) + len(registry.orchestrators()) - len(bosses)
+    if elsewhere:
+        checks.append(
+            Check(
+                "other hosts",
+                "ok",
+                f"{elsewhere} worker(s) and orchestrator(s) are bound on other hosts: the "
+                "doctor there checks their transcripts and publishers",
+            )
+        )
     if not workers:
         checks.append(Check("bindings", "WARN", "no worker is bound yet: comment-wake bind --help"))
     return checks
+
+
+def _reach_checks(
+    registry: Registry, local: list[WorkerRecord], host_id: str | None
+) -> list[Check]:
+    """WARN, one line per transcript the own-post checks of this host's workers read but
+    cannot read here: their orchestrators' (wherever bound), and those of their siblings
+    bound on other hosts (a worker bound here has its own ``transcripts`` check above).
+    Each line says what is lost, on whose PRs."""
+    mine = {w.worker for w in local}
+    found: dict[tuple[str, str], tuple[TranscriptReach, list[str]]] = {}
+    for w in local:
+        for reach in registry.transcript_reach(w.worker, here=host_id):
+            if reach.readable or reach.agent in mine:
+                continue
+            found.setdefault((reach.agent, reach.transcript), (reach, []))[1].append(w.worker)
+    return [_reach_check(reach, readers) for reach, readers in found.values()]
+
+
+def _reach_check(reach: TranscriptReach, readers: list[str]) -> Check:
+    who = f"{'orchestrator' if reach.role == 'orchestrator' else 'worker'} {reach.agent}"
+    prs = f"on the PRs of {', '.join(readers)}"
+    name = f"transcript {reach.agent}"
+    if reach.reach == "elsewhere":
+        return Check(
+            name,
+            "WARN",
+            f"{who} is bound on host {reach.host_id}, not here, and its transcript "
+            f"({reach.transcript}) is there: its own posts {prs} are not recognised on this "
+            "host, except those made through the posting tools (by id)",
+        )
+    if reach.reach == "missing":
+        return Check(
+            name,
+            "WARN",
+            f"{reach.transcript} of {who} is not found on this host: its own posts {prs} are "
+            "not recognised; check the session id or path (comment-wake list) and "
+            "CLAUDE_CONFIG_DIR / CODEX_HOME",
+        )
+    return Check(
+        name,
+        "WARN",
+        f"{reach.problem}: a transcript of {who} that cannot be opened here; the comments "
+        f"{prs} are not decided until it can be (fix its permissions)",
+    )
 
 
 async def _github_checks(

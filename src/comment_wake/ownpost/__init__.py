@@ -27,7 +27,14 @@ if TYPE_CHECKING:
         TranscriptSource,
     )
     from ._readers import detect_format
-    from ._scan import FileReport, ReportedPost, read_transcript, scan, transcript_files
+    from ._scan import (
+        FileReport,
+        ReportedPost,
+        check_readable,
+        read_transcript,
+        scan,
+        transcript_files,
+    )
     from ._text import LinkRef, body_hash, normalise_body
 
 __all__ = [
@@ -44,6 +51,7 @@ __all__ = [
     "SourceState",
     "TranscriptSource",
     "body_hash",
+    "check_readable",
     "detect_format",
     "match",
     "normalise_body",
@@ -69,7 +77,14 @@ __getattr__, __dir__ = lazy_exports(
             "TranscriptSource",
         ),
         "._readers": ("detect_format",),
-        "._scan": ("FileReport", "ReportedPost", "read_transcript", "scan", "transcript_files"),
+        "._scan": (
+            "FileReport",
+            "ReportedPost",
+            "check_readable",
+            "read_transcript",
+            "scan",
+            "transcript_files",
+        ),
         "._text": ("LinkRef", "body_hash", "normalise_body"),
     },
 )

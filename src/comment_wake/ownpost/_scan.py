@@ -13,7 +13,14 @@ import msgspec
 from ._model import OwnPostState, PostRecord, SourceState, TranscriptSource
 from ._readers import read_source
 
-__all__ = ["FileReport", "ReportedPost", "read_transcript", "scan", "transcript_files"]
+__all__ = [
+    "FileReport",
+    "ReportedPost",
+    "check_readable",
+    "read_transcript",
+    "scan",
+    "transcript_files",
+]
 
 _MAX_POSTS_PER_SOURCE = 512
 
@@ -29,6 +36,14 @@ def transcript_files(path: str) -> list[str]:
             names = []
         files.extend(os.path.join(folder, n) for n in names)
     return files
+
+
+def check_readable(path: str) -> None:
+    """Raise ``OSError`` when ``path`` or one of its subagents' files (``transcript_files``)
+    cannot be opened: ``scan`` passes over a file it cannot open, which would read as "the
+    agent posted nothing"."""
+    for name in transcript_files(path):
+        os.close(os.open(name, os.O_RDONLY))
 
 
 def scan(

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
         WorkerRecord,
     )
     from ._publishers import Unavailable
+    from ._reach import Reach, TranscriptReach, describe_transcript
     from ._registry import ORCHESTRATORS, WORKERS, Registry, id_problem
     from ._snapshot import RegistryBook, RegistrySnapshot
     from ._transcripts import AgentHomes, claude_project_name, resolve_transcript
@@ -55,6 +56,7 @@ __all__ = [
     "InboxSpec",
     "OrchestratorRecord",
     "PublisherSpec",
+    "Reach",
     "RefusedInputError",
     "Registry",
     "RegistryBook",
@@ -62,12 +64,14 @@ __all__ = [
     "RegistryError",
     "RegistrySnapshot",
     "TranscriptPath",
+    "TranscriptReach",
     "TranscriptSpec",
     "Unavailable",
     "UnknownWorkerError",
     "WebhookSpec",
     "WorkerRecord",
     "claude_project_name",
+    "describe_transcript",
     "id_problem",
     "read_registry_cache",
     "resolve_transcript",
@@ -100,6 +104,7 @@ __getattr__, __dir__ = lazy_exports(
             "WorkerRecord",
         ),
         "._publishers": ("Unavailable",),
+        "._reach": ("Reach", "TranscriptReach", "describe_transcript"),
         "._registry": ("ORCHESTRATORS", "WORKERS", "Registry", "id_problem"),
         "._snapshot": ("RegistryBook", "RegistrySnapshot"),
         "._transcripts": ("AgentHomes", "claude_project_name", "resolve_transcript"),

@@ -68,6 +68,7 @@ from ._model import (
     WorkerRecord,
 )
 from ._publishers import build_publisher, publisher_problem
+from ._reach import TranscriptReach, reach_of
 from ._snapshot import RegistrySnapshot, SpecGroup
 from ._transcripts import (
     AgentHomes,
@@ -224,11 +225,13 @@ class Registry:
         check_spellings: bool = True,
         daemon_secrets: Collection[str] = (),
         host_id: str | None = None,
+        connect_timeout: float | None = None,
     ) -> Registry:
         """Open (creating unless not ``create``, and migrating) the store: ``store``, a
         ``postgresql://`` URL (``[store] url``), else ``state_dir/state.db``; the default
         inbox root is ``state_dir/inbox``.  ``close`` closes the store it opened.
-        ``host_id``: the fleet host it binds on (fleet mode).
+        ``host_id``: the fleet host it binds on (fleet mode); ``connect_timeout``: how
+        long a PostgreSQL server is waited for (``open_sync_store``).
         A store that binds one PR under two spellings is refused (``TwoSpellingsError``)
         unless ``check_spellings`` is False (unbind, archive and list open it to fix it)."""
         folder = private_dir(state_dir) if create else state_dir
@@ -237,6 +240,7 @@ class Registry:
             clock=clock,
             create=create,
             check_spellings=check_spellings,
+            connect_timeout=connect_timeout,
         )
         registry = cls(
             db,
@@ -564,6 +568,21 @@ class Registry:
                     if text not in seen:
                         seen.add(text)
                         out.append(TranscriptSource(path=text, role=role))
+        return tuple(out)
+
+    def transcript_reach(self, worker: str, *, here: str | None) -> tuple[TranscriptReach, ...]:
+        """Each transcript ``worker``'s own-post check reads (its own, its orchestrator's,
+        its siblings'), as this host, ``here``, can read it now: resolved and opened as
+        the scan does.  In fleet mode (a PostgreSQL store) an agent bound on another host
+        than ``here`` is ``elsewhere`` and never looked for; () for an unknown worker."""
+        fleet = self._store.dialect == "postgresql"
+        out: list[TranscriptReach] = []
+        for role, agent in self.snapshot().transcript_agents(worker):
+            ident = agent.worker if isinstance(agent, WorkerRecord) else agent.id
+            elsewhere = fleet and agent.host_id is not None and agent.host_id != here
+            for spec in agent.transcripts:
+                files = None if elsewhere else self._files(spec)
+                out.append(reach_of(ident, role, spec, agent.host_id, files))
         return tuple(out)
 
     # -- the delivery loop's routing -----------------------------------------------

@@ -30,11 +30,13 @@ if TYPE_CHECKING:
 
     from ._registry import Registry
 
-__all__ = ["RegistryBook", "RegistrySnapshot", "Role", "SpecGroup"]
+__all__ = ["RegistryBook", "RegistrySnapshot", "Role", "SpecGroup", "TranscriptAgent"]
 
 Role = Literal["worker", "orchestrator", "sibling"]
 SpecGroup = tuple[Role, tuple[TranscriptSpec, ...]]
 """A role and the transcript specs read under it, closest role first."""
+TranscriptAgent = tuple[Role, WorkerRecord | OrchestratorRecord]
+"""A role and the worker or orchestrator whose transcripts are read under it."""
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -114,17 +116,20 @@ class RegistrySnapshot:
     def transcript_groups(self, worker: str) -> tuple[SpecGroup, ...]:
         """The transcript specs to read for ``worker``'s own posts: its own (role
         ``worker``), its orchestrator's and its siblings'; () for an unknown worker."""
+        return tuple((role, agent.transcripts) for role, agent in self.transcript_agents(worker))
+
+    def transcript_agents(self, worker: str) -> tuple[TranscriptAgent, ...]:
+        """Whose transcripts ``worker``'s own-post check reads, closest role first: the
+        worker, its orchestrator, its siblings; () for an unknown worker."""
         me = self._workers.get(worker)
         if me is None:
             return ()
-        groups: list[SpecGroup] = [("worker", me.transcripts)]
+        agents: list[TranscriptAgent] = [("worker", me)]
         boss = self._orchestrators.get(me.orchestrator)
         if boss is not None:
-            groups.append(("orchestrator", boss.transcripts))
-        groups.extend(
-            ("sibling", s.transcripts) for s in self._team[me.orchestrator] if s is not me
-        )
-        return tuple(groups)
+            agents.append(("orchestrator", boss))
+        agents.extend(("sibling", s) for s in self._team[me.orchestrator] if s is not me)
+        return tuple(agents)
 
     def moved_since(self, before: RegistrySnapshot) -> frozenset[PrRef]:
         """The PRs whose binding differs from ``before``'s (bound, unbound, archived,

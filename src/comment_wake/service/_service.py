@@ -35,7 +35,6 @@ is left pending for a worker that will never be woken.
 from __future__ import annotations
 
 import logging
-import os
 import random
 from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import datetime, timedelta
@@ -739,8 +738,7 @@ def _check_readable(sources: Sequence[ownpost.TranscriptSource]) -> None:
     """Raise ``OSError`` when a transcript file cannot be opened: the scan itself passes
     over a file it cannot open, which would read as "the worker posted nothing"."""
     for source in sources:
-        for path in ownpost.transcript_files(source.path):
-            os.close(os.open(path, os.O_RDONLY))
+        ownpost.check_readable(source.path)
 
 
 def _decode_own(blob: bytes) -> ownpost.OwnPostState:

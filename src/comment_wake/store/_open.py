@@ -31,12 +31,16 @@ def open_sync_store(
     clock: Clock | None = None,
     create: bool = True,
     check_spellings: bool = True,
+    connect_timeout: float | None = None,
 ) -> SyncStore:
     """``SyncStore.open`` with comment-wake's tables (``create=False``: refuse a missing
     store with ``StoreMissingError``).  A store that binds one PR under two spellings
     raises ``TwoSpellingsError`` unless ``check_spellings`` is False (the commands that
-    fix it, and ``list``)."""
-    db = SyncStore.open(path, clock=clock, tables=APP_TABLES, create=create)
+    fix it, and ``list``).  ``connect_timeout``: as ``SyncStore.open`` (None: the
+    daemon's wait for a PostgreSQL server; the short commands pass their own)."""
+    db = SyncStore.open(
+        path, clock=clock, tables=APP_TABLES, create=create, connect_timeout=connect_timeout
+    )
     if check_spellings:
         try:
             refuse_two_spellings(db)

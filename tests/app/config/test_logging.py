@@ -160,3 +160,17 @@ def test_request_urls_logged_by_httpx_do_not_reach_the_log(restore_root: None) -
             logging.getLogger(name).setLevel(logging.NOTSET)
 
     assert "" == stream.getvalue()
+
+
+def test_the_connection_pools_retry_warnings_do_not_reach_the_daemons_log(
+    restore_root: None,
+) -> None:
+    # The store reports an unreachable server itself (StoreUnavailableError), once.
+    stream = io.StringIO()
+    configure_logging("json", "debug", stream=stream)
+    try:
+        logging.getLogger("psycopg.pool").warning("error connecting in 'review_monitor.store'")
+    finally:
+        logging.getLogger("psycopg.pool").setLevel(logging.NOTSET)
+
+    assert "" == stream.getvalue()

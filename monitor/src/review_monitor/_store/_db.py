@@ -141,15 +141,24 @@ class Database:
 
     @staticmethod
     def connect(
-        target: Path | str, parts: Sequence[Tables], clock: Clock | None, *, create: bool = True
+        target: Path | str,
+        parts: Sequence[Tables],
+        clock: Clock | None,
+        *,
+        create: bool = True,
+        connect_timeout: float | None = None,
     ) -> Engine:
         """The engine for ``target`` with ``parts`` migrated.  A missing store without
-        ``create`` raises ``StoreMissingError``."""
+        ``create`` raises ``StoreMissingError``.  ``connect_timeout``: how long a
+        PostgreSQL server is waited for before ``StoreUnavailableError`` (None: the
+        engine's default, a daemon's 10 s); a SQLite file has none."""
         now = (clock or SystemClock()).now()
         if is_postgres_url(target):
             from ._postgres import PostgresEngine
 
-            return PostgresEngine.open(str(target), parts, now, create=create)
+            return PostgresEngine.open(
+                str(target), parts, now, create=create, connect_timeout=connect_timeout
+            )
         from ._sqlite import SqliteEngine
 
         return SqliteEngine.open(Path(target), parts, now, create=create)

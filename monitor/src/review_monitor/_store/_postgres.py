@@ -38,7 +38,11 @@ if TYPE_CHECKING:
 
     from ._db import Cursor
 
-__all__ = ["PostgresEngine", "redact_url"]
+__all__ = ["CONNECT_TIMEOUT", "PostgresEngine", "redact_url"]
+
+CONNECT_TIMEOUT = 10.0
+"""How long, in seconds, a connection is waited for by default (a daemon's: a server
+restarting or failing over is waited through)."""
 
 # The name of the lock every migration takes (hashed to an advisory lock key).
 _SCHEMA_LOCK = "review_monitor:schema"
@@ -126,10 +130,14 @@ class PostgresEngine:
         now: datetime,
         *,
         create: bool = True,
-        connect_timeout: float = 10.0,
+        connect_timeout: float | None = None,
     ) -> PostgresEngine:
         """Connect to ``url`` and migrate ``parts``.  ``create=False`` raises
-        ``StoreMissingError`` when the database holds no store yet."""
+        ``StoreMissingError`` when the database holds no store yet.  ``connect_timeout``
+        (None: ``CONNECT_TIMEOUT``) bounds the wait for a connection, at open and at each
+        transaction; a short command passes a shorter one, to fail fast."""
+        if connect_timeout is None:
+            connect_timeout = CONNECT_TIMEOUT
         try:
             from psycopg_pool import ConnectionPool
         except ImportError:

@@ -52,12 +52,22 @@ class SyncStore(WatchesPart, MarksPart, OutboxPart, StatePart):
         clock: Clock | None = None,
         tables: Sequence[Tables] = (),
         create: bool = True,
+        connect_timeout: float | None = None,
     ) -> SyncStore:
         """Open the store at ``target`` (a SQLite file's path, or a ``postgresql://``
         URL) and migrate the monitor's parts and ``tables``, the application's parts.
         ``create=False`` (a command that only reads) raises ``StoreMissingError``
-        instead of creating a store."""
-        return cls(cls.connect(target, (*MONITOR_TABLES, *tables), clock, create=create))
+        instead of creating a store.  ``connect_timeout``: how long a PostgreSQL server
+        is waited for (None: the daemon's default, 10 s)."""
+        return cls(
+            cls.connect(
+                target,
+                (*MONITOR_TABLES, *tables),
+                clock,
+                create=create,
+                connect_timeout=connect_timeout,
+            )
+        )
 
     def commit(
         self,
