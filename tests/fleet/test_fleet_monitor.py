@@ -318,3 +318,40 @@ async def test_an_owner_stops_reading_a_pr_once_the_reader_reads_it_again(
         await fleet.run_for(3 * M)
         tg.cancel_scope.cancel()
     assert 1 == fleet.fake.count("badge")
+
+
+async def test_a_new_reader_waits_out_the_last_readers_backoff_of_a_missing_pr(
+    fleet: Fleet,
+) -> None:
+    from review_monitor._missing import Missing
+    from review_monitor._store._stream import ReaderState, save_reader_state
+
+    a = fleet.fake.add_pr("octo-org/app", 1)
+    fleet.fake.hide_repo("octo-org/app")
+    fleet.setup({a: "h1"})
+    now = fleet.clock.now()
+    state = ReaderState(missing={a: Missing(since=now, misses=4, retry_at=now + 8 * M)}, alone={})
+    with Store.open(fleet.url) as store, store.sync.write(at=now) as tx:
+        save_reader_state(tx, IDENTITY, state)
+    async with fleet.host("h1") as m1, anyio.create_task_group() as tg:
+        tg.start_soon(m1.run)
+        await fleet.run_for(3 * M)
+        tg.cancel_scope.cancel()
+    # The PR's badge is not read before its retry, eight minutes on (h1's own reads of
+    # its unread PRs wait for the reader's NOT_FOUND, which never came in this run).
+    assert 0 == fleet.fake.count("badge")
+
+
+async def test_a_reader_saves_the_prs_github_answers_not_found(fleet: Fleet) -> None:
+    from review_monitor._store._stream import read_reader_state
+
+    a = fleet.fake.add_pr("octo-org/app", 1)
+    fleet.fake.hide_repo("octo-org/app")
+    fleet.setup({a: "h1"})
+    async with fleet.host("h1") as m1, anyio.create_task_group() as tg:
+        tg.start_soon(m1.run)
+        await fleet.run_for(2 * M)
+        tg.cancel_scope.cancel()
+    with Store.open(fleet.url) as store, store.sync.read() as tx:
+        state = read_reader_state(tx, IDENTITY)
+    assert ([a], {}) == (list(state.missing), state.alone)

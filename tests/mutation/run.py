@@ -800,6 +800,22 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("tests/fleet/test_fleet_monitor.py",),
     ),
     Mutation(
+        "new-reader-forgets-missing-prs",
+        "issue 28: a new reader starts from the last one's NOT_FOUND backoff",
+        MONITOR,
+        "        poller.seed_missing(state.missing)  # not read again before their backoff ends\n",
+        "        pass\n",
+        ("tests/fleet/test_fleet_monitor.py",),
+    ),
+    Mutation(
+        "reader-state-never-saved",
+        "issue 28: the reader keeps its failover state in a table",
+        MONITOR,
+        "            tg.start_soon(self._keep_reader_state, identity, poller, state)\n",
+        "            pass\n",
+        ("tests/fleet/test_fleet_monitor.py",),
+    ),
+    Mutation(
         "unsettled-observation-dropped",
         "issue 26: a listener that raised gets the observation again at the next round's end",
         OBSERVATIONS,

@@ -67,7 +67,15 @@ from ._store._budget import read_budget, record_budget
 from ._store._faults import describe_fault
 from ._store._leases import HeldLease
 from ._store._poll_requests import RequestKind, put_requests, take_requests
-from ._store._stream import latest_observations, prune_bodies, prune_stream, reader_lease_name
+from ._store._stream import (
+    ReaderState,
+    latest_observations,
+    prune_bodies,
+    prune_stream,
+    read_reader_state,
+    reader_lease_name,
+    save_reader_state,
+)
 from ._sweep import read_sweep
 from ._token import find_token
 from .store import Store, SyncStore, Tables
@@ -335,6 +343,16 @@ def _record_budget(
 ) -> None:
     with db.write(at=now) as tx:
         record_budget(tx, identity, limits)
+
+
+def _read_reader_state(db: SyncStore, identity: str) -> ReaderState:
+    with db.read() as tx:
+        return read_reader_state(tx, identity)
+
+
+def _save_reader_state(db: SyncStore, identity: str, state: ReaderState, now: datetime) -> None:
+    with db.write(at=now) as tx:
+        save_reader_state(tx, identity, state)
 
 
 def _read_budget(db: SyncStore, identity: str) -> dict[str, RateLimit]:
@@ -851,6 +869,9 @@ class Monitor:
         poller = self._new_poller(
             seen, [shipper], prefetch, FleetWatches(self.store, self.client.host, fleet.lease_now)
         )
+        state = await self.store.call(_read_reader_state, identity)
+        poller.seed_missing(state.missing)  # not read again before their backoff ends
+        self._splitter.seed(state.alone)  # read alone without a split to find them
         shared = (await self.store.call(_read_budget, identity)).get("graphql")
         if shared is not None:  # what the fleet spent before this host read for it
             poller.governor.record(
@@ -861,9 +882,25 @@ class Monitor:
             tg.start_soon(poller.run)
             tg.start_soon(keeper.keep)
             tg.start_soon(self._prune_stream, identity)
+            tg.start_soon(self._keep_reader_state, identity, poller, state)
             await shipper.deposed.wait()
             tg.cancel_scope.cancel()
         raise LeaseLostError(f"another reader took {reader_lease_name(identity)}; reading stops")
+
+    async def _keep_reader_state(self, identity: str, poller: Poller, saved: ReaderState) -> None:
+        """Every poll interval, the reader's NOT_FOUND PRs and its PRs read alone, into
+        the store when they changed: a reader that takes over starts from them."""
+        while True:
+            await self.clock.sleep_until(self.clock.now() + self.config.poll_interval)
+            state = ReaderState(missing=poller.missing, alone=self._splitter.refused)
+            if state == saved:
+                continue
+            try:
+                await self.store.call(_save_reader_state, identity, state, self.clock.now())
+            except Exception as exc:  # a store fault: the next interval writes it
+                _log.warning("the reader's state was not saved: %s", describe_fault(exc))
+            else:
+                saved = state
 
     async def _prune_stream(self, identity: str) -> None:
         """The reader's housekeeping of the stream, every ten minutes: prefetched bodies

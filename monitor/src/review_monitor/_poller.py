@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Protocol
 
@@ -171,6 +171,16 @@ class Poller:
         """Each PR GitHub answered NOT_FOUND, with when it is read again (at the first
         round from then on)."""
         return {pr: m.retry_at for pr, m in self._missing.items()}
+
+    @property
+    def missing(self) -> dict[PrRef, Missing]:
+        """Each PR GitHub answered NOT_FOUND, with its backoff (a copy)."""
+        return dict(self._missing)
+
+    def seed_missing(self, missing: Mapping[PrRef, Missing]) -> None:
+        """Start from another poller's NOT_FOUND PRs and their backoff (a fleet reader
+        taking over), so they are not all read again at the first round."""
+        self._missing.update(missing)
 
     next_tries = retry_times
     """Deprecated: the old name of ``retry_times``, kept for one release."""

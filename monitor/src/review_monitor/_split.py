@@ -25,7 +25,7 @@ from __future__ import annotations
 import logging
 import math
 import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 
 from ._duration import format_duration
@@ -86,6 +86,16 @@ class BatchSplitter:
     def isolated(self) -> frozenset[PrRef]:
         """The PRs read alone because their badge query is refused."""
         return frozenset(self._isolated)
+
+    @property
+    def refused(self) -> dict[PrRef, str]:
+        """The PRs read alone, with GitHub's refusal code (a copy)."""
+        return dict(self._isolated)
+
+    def seed(self, refused: Mapping[PrRef, str]) -> None:
+        """Read ``refused`` alone from now on, without splitting a batch to find them (a
+        fleet reader taking over from one that found them; no fault is reported again)."""
+        self._isolated.update(refused)
 
     async def read(self, read: Read, batch: Sequence[PrRef]) -> BadgeBatch:
         """``read(batch)``, with every PR that GitHub refuses isolated and left out of

@@ -59,3 +59,12 @@ async def test_two_bad_prs_are_both_isolated() -> None:
     splitter = BatchSplitter(now=lambda: T0)
     await splitter.read(Reader({PRS[0], PRS[7]}), PRS)
     assert frozenset({PRS[0], PRS[7]}) == splitter.isolated
+
+
+async def test_a_seeded_pr_is_read_alone_without_a_split() -> None:
+    splitter = BatchSplitter(now=lambda: T0)
+    splitter.seed({PRS[3]: "undefinedField"})
+    reader = Reader({PRS[3]})
+    await splitter.read(reader, PRS)
+    # The seven others together, then the seeded one alone (still refused): no halving.
+    assert ([7, 1], {PRS[3]: "undefinedField"}) == (reader.calls, splitter.refused)

@@ -157,3 +157,23 @@ def test_a_pr_the_reader_reads_again_is_no_longer_unread(store: SyncStore) -> No
     lease = _reader(store, "r1")
     _ship(store, lease, PrGone(pr=A, at=T0), PrReadable(pr=A, at=T0), _seen(A))
     assert [] == _unread(store, "h1")
+
+
+def test_the_readers_state_is_read_back_as_the_last_reader_saved_it(store: SyncStore) -> None:
+    from review_monitor._missing import Missing
+    from review_monitor._store._stream import ReaderState, read_reader_state, save_reader_state
+
+    first = ReaderState(
+        missing={A: Missing(since=T0, misses=2, retry_at=T0 + timedelta(minutes=2))},
+        alone={B: "undefinedField"},
+    )
+    second = ReaderState(missing={}, alone={A: "MAX_NODE_LIMIT_EXCEEDED"})
+    with store.write(at=T0) as tx:
+        save_reader_state(tx, ID, first)
+    with store.read() as tx:
+        kept = read_reader_state(tx, ID)
+    with store.write(at=T0) as tx:
+        save_reader_state(tx, ID, second)
+    with store.read() as tx:
+        replaced = read_reader_state(tx, ID)
+    assert (first, second) == (kept, replaced)

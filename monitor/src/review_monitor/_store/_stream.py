@@ -25,6 +25,7 @@ from datetime import datetime
 import msgspec
 
 from review_monitor._listener import Watch
+from review_monitor._missing import Missing
 from review_monitor._model import PrRef
 from review_monitor._observations import Observation, Observed, PrGone, PrReadable, RoundDone
 
@@ -34,11 +35,14 @@ from ._schema import Migration, Tables
 
 __all__ = [
     "STREAM",
+    "ReaderState",
     "follow_stream",
     "latest_observations",
     "prune_bodies",
     "prune_stream",
+    "read_reader_state",
     "reader_lease_name",
+    "save_reader_state",
     "ship",
     "unread_prs",
     "unread_watches",
@@ -69,7 +73,27 @@ _V1 = (
         PRIMARY KEY (host_id, identity)
     )""",
 )
-STREAM = Tables("review_monitor.stream", (Migration(1, "the observation stream", _V1),))
+# The reader's failover state: what its poller learned that no observation holds, so a
+# reader that takes over starts where the last one stopped.  ``kind`` 'missing': a PR
+# GitHub answers NOT_FOUND, with its backoff (``state``: a ``Missing``); 'alone': a PR
+# whose badge query GitHub refuses, read alone (``state``: the refusal's code).
+_V2 = (
+    """CREATE TABLE reader_state (
+        identity TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        pr_key TEXT NOT NULL,
+        pr BLOB NOT NULL,
+        state BLOB NOT NULL,
+        PRIMARY KEY (identity, kind, pr_key)
+    )""",
+)
+STREAM = Tables(
+    "review_monitor.stream",
+    (
+        Migration(1, "the observation stream", _V1),
+        Migration(2, "the reader's failover state", _V2),
+    ),
+)
 
 _ENCODER = msgspec.json.Encoder()
 _DECODER = msgspec.json.Decoder(Observed)  # a tagged union
@@ -227,3 +251,42 @@ def unread_prs(tx: ReadTx) -> tuple[tuple[PrRef, str, datetime], ...]:
     ).fetchall()
     found = ((PrRef(r[1], r[2], r[3], r[0]), str(r[4]), parse_store_time(r[5])) for r in rows)
     return tuple(sorted(found))
+
+
+class ReaderState(msgspec.Struct, frozen=True):
+    """What a reader's poller learned that no observation holds (``reader_state``)."""
+
+    missing: dict[PrRef, Missing]  # answered NOT_FOUND, with each PR's backoff
+    alone: dict[PrRef, str]  # read alone: GitHub refuses their badge query (its code)
+
+
+_PR = msgspec.json.Decoder(PrRef)
+_MISSING = msgspec.json.Decoder(Missing)
+
+
+def save_reader_state(tx: WriteTx, identity: str, state: ReaderState) -> None:
+    """Replace ``identity``'s reader state with ``state``."""
+    tx.execute("DELETE FROM reader_state WHERE identity = ?", (identity,))
+    rows = [("missing", pr, _ENCODER.encode(m)) for pr, m in state.missing.items()]
+    rows += [("alone", pr, _ENCODER.encode(code)) for pr, code in state.alone.items()]
+    for kind, pr, blob in rows:
+        tx.execute(
+            "INSERT INTO reader_state (identity, kind, pr_key, pr, state) VALUES (?, ?, ?, ?, ?)",
+            (identity, kind, pr.key_text, _ENCODER.encode(pr), blob),
+        )
+
+
+def read_reader_state(tx: ReadTx, identity: str) -> ReaderState:
+    """``identity``'s reader state as the last reader saved it (empty: none saved)."""
+    rows = tx.execute(
+        "SELECT kind, pr, state FROM reader_state WHERE identity = ?", (identity,)
+    ).fetchall()
+    missing = {
+        _PR.decode(bytes(r[1])): _MISSING.decode(bytes(r[2])) for r in rows if r[0] == "missing"
+    }
+    alone = {
+        _PR.decode(bytes(r[1])): msgspec.json.decode(bytes(r[2]), type=str)
+        for r in rows
+        if r[0] == "alone"
+    }
+    return ReaderState(missing=missing, alone=alone)
