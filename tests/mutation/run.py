@@ -80,7 +80,7 @@ OBSERVATIONS = "monitor/src/review_monitor/_observations.py"
 REGISTRY_SNAPSHOT = "src/comment_wake/registry/_snapshot.py"
 REGISTRY = "src/comment_wake/registry/_registry.py"
 TOOLS = "src/comment_wake/tools/_tools.py"
-CONTENT = "src/comment_wake/store/_content.py"
+BUCKETS = "src/comment_wake/store/_buckets.py"
 SERVICE = "src/comment_wake/service/_service.py"
 SYNC_STORE = "monitor/src/review_monitor/_store/_sync.py"
 APP_ROOT = "src/comment_wake/app/_root.py"
@@ -877,8 +877,8 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "content-lock-dropped",
         "issue 28: a content bucket's level is read under the identity's bucket lock",
-        CONTENT,
-        '    tx.lock(f"content:{identity}")\n',
+        BUCKETS,
+        "    tx.lock(f\"{table.removesuffix('_buckets')}:{identity}\")\n",
         "",
         RACES,
     ),
