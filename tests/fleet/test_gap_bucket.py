@@ -5,8 +5,12 @@ points are low.  The row is the same on both engines."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
-from comment_wake.store import GapLimits, budget_low, spend_gap
+import pytest
+
+from comment_wake.service import SharedGapPages
+from comment_wake.store import GapLimits, budget_low, open_store, spend_gap
 from review_monitor.github import RateLimit
 from review_monitor.store import SyncStore, record_budget
 
@@ -71,3 +75,25 @@ def test_a_low_budget_of_another_identity_defers_nothing(any_store: SyncStore) -
     with any_store.write(at=T0) as tx:
         record_budget(tx, "github.com:someone-else", [_graphql(100, timedelta(minutes=30))])
     assert spend_gap(any_store, IDENTITY, BUDGET, GapLimits(), T0)
+
+
+async def _octocat() -> str | None:
+    return "OctoCat"
+
+
+@pytest.mark.anyio
+async def test_shared_gap_pages_read_the_budget_row_of_the_tokens_login(tmp_path: Path) -> None:
+    with open_store(tmp_path / "state.db") as store:
+        with store.sync.write(at=T0) as tx:
+            record_budget(tx, BUDGET, [_graphql(100, timedelta(minutes=30))])
+        pages = SharedGapPages(store, host="github.com", viewer=_octocat, limits=GapLimits())
+        granted = await pages(T0)
+    assert not granted
+
+
+@pytest.mark.anyio
+async def test_shared_gap_pages_refuse_when_the_store_fails(tmp_path: Path) -> None:
+    store = open_store(tmp_path / "state.db")
+    store.close()  # every call now fails
+    pages = SharedGapPages(store, host="github.com", viewer=_octocat, limits=GapLimits())
+    assert not await pages(T0)

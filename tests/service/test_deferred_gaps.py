@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from comment_wake.events import CommentDecided
-from comment_wake.service import read_gaps
+from comment_wake.service import describe_gap, read_gaps
 from comment_wake.service.testing import ServiceRig
 from comment_wake.wake import WakeConfig, decode_mark
 
@@ -134,3 +134,10 @@ async def test_a_deferred_gap_read_again_decides_no_comment_twice(tmp_path: Path
     decided = Counter(e.comment for e in rig.events.events if isinstance(e, CommentDecided))
     await rig.aclose()
     assert (251, {1}) == (len(decided), set(decided.values()))
+
+
+async def test_a_deferred_gap_is_described_as_read_later(tmp_path: Path) -> None:
+    rig = await _bob_behind_a_flood(tmp_path, Gate())
+    (gap,) = read_gaps(rig.store.sync, rig.pr)
+    await rig.aclose()
+    assert "the gap read was deferred after 1 page(s)" in describe_gap(gap)
