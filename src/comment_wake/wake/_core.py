@@ -35,6 +35,13 @@ where the listing is whole, stopping just below the oldest comment decided in th
 delivered, and a comment pushed out unseen is never delivered later.  A bound hit is a
 warning with the pages and comments read, the bound, the hour's spend and the times the
 read reached and should have reached; with the read off it is the seed's info line.
+In fleet mode the service may defer a gap read after its first page (``Facts.deferred_gaps``:
+the identity's gap bucket or shared budget refused the next page).  A deferred read is not
+a bound hit: nothing is pushed out, the floor stays below where the read had to reach
+(keeping up to ``_DEFERRED_CAPACITY`` times ``handled_capacity`` ids meanwhile), the
+connection keeps its last proof so the next look asks for the same read, the span is
+recorded as a deferred ``FloodGap``, and the mark's ``gap_retry_at`` brings a timed look
+one poll interval later.
 
 Trust.  Each new comment runs through the rules table (``_rules.RULES``) in order: bound,
 open, author, minimized, bot, verdict, exists, blank, skip-marker, mention, rereview,
