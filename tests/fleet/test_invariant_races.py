@@ -17,7 +17,14 @@ from typing import Any, TypeVar
 import pytest
 
 from comment_wake.registry import InboxSpec, RefusedInputError, Registry
-from comment_wake.store import ContentLimits, delivering, posts, spend_content
+from comment_wake.store import (
+    ContentLimits,
+    GapLimits,
+    delivering,
+    posts,
+    spend_content,
+    spend_gap,
+)
 from comment_wake.tools import ToolLimits, ToolRefused, WorkerTools
 from comment_wake.wake import WakeConfig
 from review_monitor import NOTICE_VERSION, Notice, NoticeItem, NoticePr, PrRef
@@ -255,6 +262,17 @@ def test_takers_of_a_content_bucket_at_once_get_exactly_what_it_holds(
     granted = sum(1 for r in results if r is None)
     waits = sum(1 for r in results if isinstance(r, datetime))
     assert (CAP, RACERS - CAP) == (granted, waits)
+
+
+def test_takers_of_a_gap_bucket_at_once_get_exactly_what_it_holds(
+    any_store_opener: Opener,
+) -> None:
+    limits = GapLimits(per_hour=CAP * 3)  # CAP pages a minute
+    results = race(
+        stores(any_store_opener),
+        lambda n, store: spend_gap(store, "github.com", None, limits, T0),
+    )
+    assert (CAP, RACERS - CAP) == (results.count(True), results.count(False))
 
 
 # -- the fleet's leases ------------------------------------------------------------------

@@ -80,6 +80,7 @@ OBSERVATIONS = "monitor/src/review_monitor/_observations.py"
 REGISTRY_SNAPSHOT = "src/comment_wake/registry/_snapshot.py"
 REGISTRY = "src/comment_wake/registry/_registry.py"
 TOOLS = "src/comment_wake/tools/_tools.py"
+BUCKETS = "src/comment_wake/store/_buckets.py"
 CONTENT = "src/comment_wake/store/_content.py"
 SERVICE = "src/comment_wake/service/_service.py"
 SYNC_STORE = "monitor/src/review_monitor/_store/_sync.py"
@@ -117,6 +118,8 @@ STRANGER_COST = ("tests/service/test_strangers_cost_nothing.py",)
 # Killed by the race's postgresql case (its postgres_url fixture: run with the test server's
 # plugin); on SQLite a lock is a no-op, BEGIN IMMEDIATE serialises the writers anyway.
 RACES = ("tests/fleet/test_invariant_races.py",)
+CONTENT_SUITES = ("tests/delivery/loop/test_content_bucket.py", "tests/delivery/loop/test_ack.py")
+DEFERRED_GAPS = ("tests/service/test_deferred_gaps.py",)
 
 MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
@@ -933,10 +936,26 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "content-lock-dropped",
         "issue 28: a content bucket's level is read under the identity's bucket lock",
-        CONTENT,
-        '    tx.lock(f"content:{identity}")\n',
+        BUCKETS,
+        "    tx.lock(f\"{table.removesuffix('_buckets')}:{identity}\")\n",
         "",
         RACES,
+    ),
+    Mutation(
+        "reactions-not-shed-first",
+        "issue 28: a reaction takes a content token only while the bucket keeps the posts' reserve",
+        CONTENT,
+        "    keep = limits.post_reserve if reaction else (0, 0)\n",
+        "    keep = (0, 0)\n",
+        CONTENT_SUITES,
+    ),
+    Mutation(
+        "deferred-gap-given-up",
+        "issue 28: a deferred gap read stays above the floor and is read at a later look",
+        CORE,
+        "            elif not view.late and name in ctx.facts.deferred_gaps:\n",
+        "            elif False:\n",
+        DEFERRED_GAPS,
     ),
     Mutation(
         "lease-lock-dropped",

@@ -17,6 +17,7 @@ from comment_wake.wake import (
     WakeMark,
     decode_mark,
     encode_mark,
+    next_due,
 )
 from review_monitor import Author, BadgeItem, InlineComment, ItemDetail
 
@@ -97,3 +98,12 @@ def test_the_old_names_next_try_and_next_retry_read_retry_at() -> None:
     (held,), (pending,) = mark.held, mark.pending
     later = msgspec.structs.replace(held, retry_at=T)
     assert (T, T) == (later.next_try, pending.next_retry)
+
+
+def test_a_deferred_gap_read_is_due_again_at_its_retry_time() -> None:
+    assert T == next_due(WakeMark(baseline_done=True, gap_retry_at=T))
+
+
+def test_a_mark_written_before_deferred_gaps_has_no_gap_retry() -> None:
+    old = msgspec.json.encode({"version": MARK_VERSION, "baseline_done": True})
+    assert None is decode_mark(old).gap_retry_at

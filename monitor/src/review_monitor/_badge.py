@@ -8,7 +8,7 @@ readers only build a document (``_queries``), send it through a ``GitHubApi`` an
 from __future__ import annotations
 
 import logging
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -475,10 +475,13 @@ async def read_gap(
     *,
     stop_at: datetime,
     max_pages: int,
+    more: Callable[[], Awaitable[bool]] | None = None,
 ) -> GapRead:
     """Read a connection backwards from ``before_cursor`` in pages of 100, until an item at
     or before ``stop_at``, the start of the listing, or ``max_pages``.  ``items`` holds
-    everything read, oldest first (items at or before ``stop_at`` included)."""
+    everything read, oldest first (items at or before ``stop_at`` included).  ``more``,
+    when given, is asked before each page after the first: False stops the read there,
+    incomplete (a fleet owner's gap bucket, or a low shared budget)."""
     kind: Literal["comment", "review"] = "comment" if connection == "comments" else "review"
     items: list[BadgeItem] = []
     cursor: str | None = before_cursor
@@ -487,6 +490,8 @@ async def read_gap(
     reached: datetime | None = None
     where = f"{pr} (gap read)"
     while cursor is not None and pages < max_pages:
+        if pages and more is not None and not await more():
+            break
         document, variables = gap_query(pr, connection, cursor)
         result = await graphql_answer(api, document, variables)
         pages += 1

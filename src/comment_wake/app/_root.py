@@ -58,7 +58,7 @@ from comment_wake.registry import (
     RegistrySnapshot,
     write_registry_cache,
 )
-from comment_wake.service import DECISIONS, GAPS, BindingSource, CommentWake
+from comment_wake.service import DECISIONS, GAPS, BindingSource, CommentWake, SharedGapPages
 from comment_wake.store import (
     APP_TABLES,
     PollRequest,
@@ -628,6 +628,16 @@ async def open_app(
             interval=lambda: monitor.poll_interval,
             observations=monitor.observations,
             host_id=None if host is None else host.host_id,
+            # Fleet mode: a flood's gap pages beyond the first take the identity's gap
+            # bucket and wait while its shared budget is low (deferred, never skipped).
+            gap_pages=None
+            if host is None
+            else SharedGapPages(
+                monitor.store,
+                host=monitor.client.host,
+                viewer=monitor.viewer_login,
+                limits=c.fleet.gap_limits,
+            ),
         )
         monitor.add_listener(wake, run=wake.run)
         delivery: DeliveryLoop | None = None

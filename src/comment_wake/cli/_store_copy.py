@@ -24,7 +24,7 @@ What each table is, in the copy (``_COPIED``, ``_SKIPPED``):
   attempts, the outcomes and reactions of a delivery);
 - kept when there (the target's row is as good, and may be fresher): the reactions (one
   identity's reaction to one comment), the permission cache, the budget rows, the content
-  buckets and the pending poll requests, all per GitHub identity rather than per host;
+  and gap buckets and the pending poll requests, all per GitHub identity rather than per host;
 - ``pr_owners``: a PR the target never had is copied under the host id; one whose owner
   is not live there moves to this host at the next epoch (an epoch never goes back).
 
@@ -77,6 +77,7 @@ _COPIED: tuple[_Table, ...] = (
     _Table("permission_cache", ("host", "repo", "login"), "keep"),
     _Table("budget", ("identity", "resource"), "keep"),
     _Table("content_buckets", ("identity",), "keep"),
+    _Table("gap_buckets", ("identity",), "keep"),
     _Table("poll_requests", ("identity", "pr_key", "kind"), "keep"),
 )
 # Copied by their own code: the owners (stamped), the outbox and its attempts (new seqs).

@@ -172,9 +172,12 @@ class Acknowledger:
         ids = [r.subject_id for r in ours]
         if self._content is not None:
             # One request is one token of the identity's content bucket, which the posts
-            # the worker tools make share: wait for it without spending an attempt.
+            # the worker tools make share: wait for it without spending an attempt.  A
+            # reaction is shed first: it leaves the bucket's reserve to the posts.
             now = self._clock.now()
-            wait = await self._store.call(spend_content, self.host.casefold(), self._content, now)
+            wait = await self._store.call(
+                spend_content, self.host.casefold(), self._content, now, reaction=True
+            )
             if wait is not None:
                 await self._store.call(
                     settle_reactions,

@@ -12,9 +12,10 @@ from collections.abc import Mapping, MutableMapping
 from datetime import timedelta
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from comment_wake.config._file import store_url_problem
+from comment_wake.store import GapLimits
 from review_monitor import Duration
 
 __all__ = ["FleetConfig", "StoreConfig"]
@@ -53,6 +54,14 @@ class FleetConfig(BaseModel):
     # A host's lease is renewed this often and lapses this long after its last renewal.
     lease_renew: Duration = timedelta(seconds=10)
     lease_ttl: Duration = timedelta(seconds=30)
+    # The flood gap pages beyond the first that the identity's owners may read in an hour,
+    # all hosts together (the gap bucket; a third of it in any minute).
+    gap_pages_per_hour: int = Field(default=60, ge=1, le=5000, strict=True)
+
+    @property
+    def gap_limits(self) -> GapLimits:
+        """The identity's gap bucket, as the owners' flood gap reads spend from it."""
+        return GapLimits(self.gap_pages_per_hour)
 
     @field_validator("host_id")
     @classmethod

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from comment_wake._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from ._gap_pages import SharedGapPages
     from ._gaps import GAPS, describe_gap, gap_row, read_gaps
     from ._ports import LISTENER_NAME, BindingSource
     from ._records import (
@@ -37,6 +38,7 @@ __all__ = [
     "DecisionRecord",
     "PermissionEvidence",
     "RateEvidence",
+    "SharedGapPages",
     "decode_record",
     "describe_gap",
     "gap_row",
@@ -50,6 +52,7 @@ __getattr__, __dir__ = lazy_exports(
     __name__,
     globals(),
     {
+        "._gap_pages": ("SharedGapPages",),
         "._gaps": ("GAPS", "describe_gap", "gap_row", "read_gaps"),
         "._ports": ("LISTENER_NAME", "BindingSource"),
         "._records": (

@@ -55,6 +55,13 @@ def read_gaps(store: SyncStore, pr: PrRef) -> tuple[FloodGap, ...]:
 def describe_gap(gap: FloodGap) -> str:
     """One line for a person: what was not read, and why."""
     start = "the last look" if gap.start is None else _iso(gap.start)
+    if gap.deferred:
+        return (
+            f"{gap.connection} created between {start} and {_iso(gap.end)} were not read "
+            f"yet: the gap read was deferred after {gap.pages_read} page(s), the identity's "
+            "gap pages spent or its shared budget low; a later look reads them "
+            f"({gap.reason}, recorded {_iso(gap.at)})"
+        )
     if gap.pages_allowed:
         why = f"the gap read stopped at its bound, {gap.pages_read} of {gap.pages_allowed} pages"
     else:

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from datetime import datetime, timedelta
 
 import anyio
@@ -137,6 +137,22 @@ class _ReadFailed(Exception):
         self.cause = cause
 
 
+class _Gate:
+    """One gap read's ``more``: asks ``pages`` before each page beyond the first, and
+    remembers a refusal (the read was deferred, not bounded)."""
+
+    def __init__(self, pages: Callable[[datetime], Awaitable[bool]], clock: Clock) -> None:
+        self._pages = pages
+        self._clock = clock
+        self.refused = False
+
+    async def more(self) -> bool:
+        if await self._pages(self._clock.now()):
+            return True
+        self.refused = True
+        return False
+
+
 class _RegistryMoved(Exception):
     """The registry version moved between a look's binding read and its commit."""
 
@@ -162,8 +178,13 @@ class CommentWake:
         interval: Callable[[], timedelta] | None = None,
         observations: ObservationSource | None = None,
         host_id: str | None = None,
+        gap_pages: Callable[[datetime], Awaitable[bool]] | None = None,
     ) -> None:
         self._store = store
+        # Fleet mode: asked before each flood gap page beyond the first (the identity's
+        # gap bucket and shared budget, ``SharedGapPages``); a refusal defers the rest of
+        # the read.  None: every page the core allows is read (a single host).
+        self._gap_pages = gap_pages
         # Fleet mode: this host's id.  A look decides only a PR this host owns, and its
         # commit holds only while the owner and epoch it read still hold (a fence).
         self._host_id = host_id
@@ -610,7 +631,9 @@ class CommentWake:
                 raise _ReadFailed("held comments at their release", exc) from None
             rereads.update((i, fresh.get(i)) for i in needs.rereads)
         gaps: dict[Connection, GapRead] = dict(facts.gaps)
+        deferred = set(facts.deferred_gaps)
         for need in needs.gaps:
+            gate = None if self._gap_pages is None else _Gate(self._gap_pages, self._clock)
             try:
                 gaps[need.connection] = await read_gap(
                     self._api,
@@ -619,9 +642,12 @@ class CommentWake:
                     need.cursor,
                     stop_at=need.stop,
                     max_pages=need.max_pages,
+                    more=None if gate is None else gate.more,
                 )
             except GitHubError as exc:
                 raise _ReadFailed(f"the {need.connection} gap", exc) from None
+            if gate is not None and gate.refused:
+                deferred.add(need.connection)
         permissions: dict[str, PermissionAnswer | LookupFailed] = dict(facts.permissions)
         for login in needs.permissions:
             permissions[login] = await self._permissions.lookup(pr.repo, login, now)
@@ -642,6 +668,7 @@ class CommentWake:
             state,
             rereads=rereads,
             posts=facts.posts,
+            deferred_gaps=frozenset(deferred),
         )
 
     async def _own_posts(

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import random
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -81,8 +81,11 @@ class ServiceRig:
         config: WakeConfig | None = None,
         monitor: MonitorConfig | None = None,
         start: datetime = _T0,
+        gap_pages: Callable[[datetime], Awaitable[bool]] | None = None,
     ) -> None:
         self.clock = VirtualClock(start)
+        # Fleet mode's gate on gap pages beyond the first (None: a single host).
+        self.gap_pages = gap_pages
         self.fake = FakeGitHub(clock=self.clock, viewer=viewer)
         self.pr = PrRef.parse("octo-org/octo-repo#12")
         self.fake.add_pr(self.pr.repo, self.pr.number, title="Force-cancel closed runs")
@@ -123,6 +126,7 @@ class ServiceRig:
             rng=random.Random(0),
             interval=self._interval,
             observations=self.observations,
+            gap_pages=self.gap_pages,
         )
 
     def _interval(self) -> timedelta:

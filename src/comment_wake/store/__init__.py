@@ -16,7 +16,9 @@ from typing import TYPE_CHECKING
 from comment_wake._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from ._buckets import BucketLevels, take_token
     from ._content import CONTENT, ContentLimits, spend_content, take_content
+    from ._gap import GAP, GAP_BUDGET_RESERVE, GapLimits, budget_low, spend_gap, take_gap
     from ._open import APP_TABLES, open_store, open_sync_store
     from ._outcomes import (
         OUTCOME_ITEM_KINDS,
@@ -93,6 +95,8 @@ if TYPE_CHECKING:
 __all__ = [
     "APP_TABLES",
     "CONTENT",
+    "GAP",
+    "GAP_BUDGET_RESERVE",
     "OUTCOMES",
     "OUTCOME_ITEM_KINDS",
     "POLLS",
@@ -101,9 +105,11 @@ __all__ = [
     "RECORDS",
     "RELEASES",
     "Addressed",
+    "BucketLevels",
     "CommentFate",
     "CommentOutcome",
     "ContentLimits",
+    "GapLimits",
     "Outcome",
     "OutcomeSummary",
     "PollRequest",
@@ -116,6 +122,7 @@ __all__ = [
     "ReleaseRequest",
     "TwoSpellingsError",
     "address",
+    "budget_low",
     "clear_poll_request",
     "clearing_release",
     "count_posts",
@@ -162,7 +169,10 @@ __all__ = [
     "set_progress_text",
     "settle_reactions",
     "spend_content",
+    "spend_gap",
     "take_content",
+    "take_gap",
+    "take_token",
     "two_spellings",
     "wrote_progress",
 ]
@@ -176,17 +186,21 @@ __getattr__, __dir__ = lazy_exports(
             "OUTCOME_ITEM_KINDS",
             "OUTCOMES",
             "Addressed",
+            "BucketLevels",
             "CommentOutcome",
             "CommentFate",
             "Outcome",
             "OutcomeSummary",
             "address",
+            "budget_low",
             "delivering",
             "outcome_summary",
             "outcomes",
             "prune_outcomes",
         ),
+        "._buckets": ("BucketLevels", "take_token"),
         "._content": ("CONTENT", "ContentLimits", "spend_content", "take_content"),
+        "._gap": ("GAP", "GAP_BUDGET_RESERVE", "GapLimits", "budget_low", "spend_gap", "take_gap"),
         "._polls": ("POLLS", "PollRequest", "clear_poll_request", "poll_requests", "request_poll"),
         "._posts": (
             "POSTS",

@@ -10,6 +10,7 @@ from review_monitor import Clock
 from review_monitor.store import SyncStore, Tables
 
 from ._content import CONTENT
+from ._gap import GAP
 from ._outcomes import OUTCOMES
 from ._posts import POSTS
 from ._reactions import REACTIONS
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = ["APP_TABLES", "open_store", "open_sync_store"]
 
-APP_TABLES: tuple[Tables, ...] = (RECORDS, REACTIONS, OUTCOMES, POSTS, CONTENT)
+APP_TABLES: tuple[Tables, ...] = (RECORDS, REACTIONS, OUTCOMES, POSTS, CONTENT, GAP)
 """The app's own parts of the store, registered whenever the app opens it."""
 
 

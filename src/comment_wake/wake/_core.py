@@ -35,6 +35,13 @@ where the listing is whole, stopping just below the oldest comment decided in th
 delivered, and a comment pushed out unseen is never delivered later.  A bound hit is a
 warning with the pages and comments read, the bound, the hour's spend and the times the
 read reached and should have reached; with the read off it is the seed's info line.
+In fleet mode the service may defer a gap read after its first page (``Facts.deferred_gaps``:
+the identity's gap bucket or shared budget refused the next page).  A deferred read is not
+a bound hit: nothing is pushed out, the floor stays below where the read had to reach
+(keeping up to ``_DEFERRED_CAPACITY`` times ``handled_capacity`` ids meanwhile), the
+connection keeps its last proof so the next look asks for the same read, the span is
+recorded as a deferred ``FloodGap``, and the mark's ``gap_retry_at`` brings a timed look
+one poll interval later.
 
 Trust.  Each new comment runs through the rules table (``_rules.RULES``) in order: bound,
 open, author, minimized, bot, verdict, exists, blank, skip-marker, mention, rereview,
@@ -113,6 +120,8 @@ __all__ = ["finish", "next_due", "step"]
 _TICK = timedelta(microseconds=1)
 _NO_FACTS = Facts()
 _HOUR = timedelta(hours=1)
+_MIN_GAP_RETRY = timedelta(seconds=10)  # a deferred gap read waits at least this
+_DEFERRED_CAPACITY = 16  # times ``handled_capacity`` kept by id while a gap waits
 
 
 # The rules every trusted comment passed (it is held or woken only after all of them), and
@@ -275,6 +284,8 @@ def next_due(mark: WakeMark) -> datetime | None:
     due = [p.retry_at for p in mark.pending]
     if mark.held and mark.held_until is not None:
         due.append(mark.held_until)
+    if mark.gap_retry_at is not None:
+        due.append(mark.gap_retry_at)
     return min(due, default=None)
 
 
@@ -465,22 +476,49 @@ def _look(ctx: _Ctx, mark: WakeMark, rng: random.Random | None) -> Step:
             whole_from = min(whole_from, min(i.created_at for i in decided_now) - _TICK)
     else:
         whole_from = None
+    if look.deferred:
+        ctx.logs.extend(_deferred_line(ctx, h) for h in look.deferred.values())
+        gaps = (*gaps, *_deferred_gaps(ctx, look))
+        if whole_from is not None and look.hold is not None:
+            whole_from = min(whole_from, look.hold)  # the deferred span stays above it
     handled = [*mark.handled, *relearned, *(Handled(i.id, i.created_at) for i in finished)]
     lagged = _lag_floor(handled, ctx.config)
     if lagged is not None and look.hold is not None:
         lagged = min(lagged, look.hold)  # the floor waits for a deferred late check
     raises = (lagged, whole_from)
-    new_floor, kept = _settle(floor, raises, handled, open_items, ctx.config)
+    # While a deferred gap waits, the floor must stay below it, so the comments the
+    # flood listed are kept by id up to ``_DEFERRED_CAPACITY`` times the usual bound
+    # (past that, the floor rises as it always did, and the span is lost as a flood gap).
+    capacity = ctx.config.handled_capacity * (_DEFERRED_CAPACITY if look.deferred else 1)
+    new_floor, kept = _settle(floor, raises, handled, open_items, ctx.config, capacity)
     new_mark = WakeMark(
         baseline_done=True,
         floor=new_floor,
         handled=kept,
-        comments_seen_to=_newest(ctx.status.comments, mark.comments_seen_to),
-        reviews_seen_to=_newest(ctx.status.reviews, mark.reviews_seen_to),
+        # A deferred connection keeps what its last proof saw, so the next look finds
+        # the same break in its listing and asks for the gap read again.
+        comments_seen_to=(
+            mark.comments_seen_to
+            if "comments" in look.deferred
+            else _newest(ctx.status.comments, mark.comments_seen_to)
+        ),
+        reviews_seen_to=(
+            mark.reviews_seen_to
+            if "reviews" in look.deferred
+            else _newest(ctx.status.reviews, mark.reviews_seen_to)
+        ),
         comments_proven_at=ctx.now if "comments" in look.proven else mark.comments_proven_at,
         reviews_proven_at=ctx.now if "reviews" in look.proven else mark.reviews_proven_at,
-        comments_listed=tuple(i.id for i in ctx.status.comments),
-        reviews_listed=tuple(i.id for i in ctx.status.reviews),
+        comments_listed=(
+            mark.comments_listed
+            if "comments" in look.deferred
+            else tuple(i.id for i in ctx.status.comments)
+        ),
+        reviews_listed=(
+            mark.reviews_listed
+            if "reviews" in look.deferred
+            else tuple(i.id for i in ctx.status.reviews)
+        ),
         late_checked_at=ctx.now if look.late_checked else mark.late_checked_at,
         comments_pushed_before=_max_time(mark.comments_pushed_before, look.pushed.get("comments")),
         reviews_pushed_before=_max_time(mark.reviews_pushed_before, look.pushed.get("reviews")),
@@ -492,6 +530,7 @@ def _look(ctx: _Ctx, mark: WakeMark, rng: random.Random | None) -> Step:
         active=ctx.eligible,
         own_posts=_own_post_state(ctx, mark),
         gap_spent=gap_spent,
+        gap_retry_at=_gap_retry_at(ctx) if look.deferred else None,
     )
     return Step(
         mark=new_mark,
@@ -565,6 +604,29 @@ def _flood_gaps(ctx: _Ctx, floor: datetime | None, look: _Listing) -> tuple[Floo
     return tuple(out)
 
 
+def _deferred_gaps(ctx: _Ctx, look: _Listing) -> tuple[FloodGap, ...]:
+    """The spans a deferred gap read left unread for now, recorded as such."""
+    return tuple(
+        FloodGap(
+            at=ctx.now,
+            pr=ctx.status.pr,
+            connection=name,
+            start=hit.stop,
+            end=min(hit.reached or hit.listed_from, hit.listed_from),
+            pages_read=hit.pages,
+            pages_allowed=hit.bound,
+            deferred=True,
+        )
+        for name, hit in look.deferred.items()
+    )
+
+
+def _gap_retry_at(ctx: _Ctx) -> datetime:
+    """When a deferred gap read is tried again: one poll interval on (the one in force)."""
+    interval = ctx.interval if ctx.interval is not None else ctx.monitor.poll_interval
+    return ctx.now + max(interval, _MIN_GAP_RETRY)
+
+
 @dataclass(slots=True)
 class _Listing:
     """What one look lists, once the gap reads it asked for are in."""
@@ -581,6 +643,9 @@ class _Listing:
     # Where a deferred late-listing check will read back to: the floor waits there, so a
     # comment listed late in the meantime is still above it when the check comes.
     hold: datetime | None = None
+    # Fleet mode: the flood gap reads deferred (pages beyond the first refused), each
+    # with where it had to reach back to; the floor waits there too (``hold``).
+    deferred: dict[Connection, _BoundHit] = field(default_factory=dict)
 
 
 def _listing(ctx: _Ctx, mark: WakeMark) -> _Listing:
@@ -633,6 +698,15 @@ def _listing(ctx: _Ctx, mark: WakeMark) -> _Listing:
                 out.flood_pages += gap.pages
             if gap.complete:
                 out.proven.add(name)
+            elif not view.late and name in ctx.facts.deferred_gaps:
+                # Deferred, not given up: nothing is pushed out, the floor stays below
+                # ``stop`` and the mark keeps this connection's last proof, so a later
+                # look (the mark's ``gap_retry_at``) asks for the same read again.
+                assert stop is not None
+                out.hold = _min_time(out.hold, stop)
+                out.deferred[name] = _BoundHit(
+                    name, bound, gap.pages, len(gap.items), gap.reached, stop, oldest
+                )
             else:
                 reached = min((i.created_at for i in gap.items), default=oldest)
                 out.pushed[name] = min(gap.reached or reached, reached, oldest)
@@ -1065,11 +1139,14 @@ def _settle(
     handled: Sequence[Seen],
     open_items: Sequence[BadgeItem],
     config: WakeConfig,
+    capacity: int | None = None,
 ) -> tuple[datetime | None, tuple[Seen, ...]]:
     """The seen set's floor and ids (``review_monitor.settle_seen``): never past a
-    comment still held or pending, at most ``handled_capacity`` ids above the floor."""
+    comment still held or pending, at most ``capacity`` (``handled_capacity``) ids above
+    the floor."""
     open_at = [i.created_at for i in open_items]
-    return settle_seen(floor, raises, handled, open_at, config.handled_capacity)
+    bound = config.handled_capacity if capacity is None else capacity
+    return settle_seen(floor, raises, handled, open_at, bound)
 
 
 def _lag_floor(handled: Sequence[Seen], config: WakeConfig) -> datetime | None:
@@ -1114,6 +1191,17 @@ def _flood_line(floor: datetime | None, whole_from: datetime) -> LogLine:
         "info",
         f"comments created between {since} and {_iso(whole_from)} may have been skipped: "
         "the listing is whole only from the later time",
+    )
+
+
+def _deferred_line(ctx: _Ctx, hit: _BoundHit) -> LogLine:
+    """A deferred gap read: counts and times only, never an author or text."""
+    return LogLine(
+        "info",
+        f"the {hit.connection} gap read on {ctx.status.pr} was deferred after {hit.pages} "
+        f"page(s): the identity's gap pages are spent or its shared budget is low; the "
+        f"span back to {_iso(hit.stop)} stays unread above the floor and is read again "
+        "at a later look",
     )
 
 

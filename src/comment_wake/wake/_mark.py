@@ -125,6 +125,9 @@ class WakeMark(msgspec.Struct, frozen=True, kw_only=True):
     own_posts: bytes = b""  # the own-post matcher's state, opaque here
     # The gap pages read in the last hour (``gap_pages_per_hour``), oldest first.
     gap_spent: tuple[GapSpend, ...] = ()
+    # Fleet mode: when a deferred gap read is tried again (a timed look with the last
+    # badge); None: no gap waits.
+    gap_retry_at: datetime | None = None
     # The watch this mark was written under (its start time, as an identity): a mark of
     # an earlier watch starts again from a baseline.
     watched_since: datetime | None = None

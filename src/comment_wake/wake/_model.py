@@ -134,6 +134,10 @@ class FloodGap(msgspec.Struct, frozen=True, kw_only=True, tag="flood-gap"):
     pages_read: int
     pages_allowed: int
     reason: Literal["flood-gap"] = "flood-gap"
+    # Fleet mode: the read was deferred (its pages beyond the first refused by the gap
+    # bucket or a low shared budget); the span stays above the floor and a later look
+    # reads it, so nothing in it is lost.
+    deferred: bool = False
 
 
 class GapNeed(msgspec.Struct, frozen=True):
@@ -210,6 +214,10 @@ class Facts:
     own_post_state: bytes | None = None
     rereads: Mapping[str, ItemDetail | None] = field(default_factory=dict)
     posts: KnownPosts = KnownPosts()
+    # Fleet mode: the connections whose gap read stopped short because its pages beyond
+    # the first were refused (the identity's gap bucket, or a low shared budget).  Such a
+    # gap is deferred, not given up: the floor stays below it and a later look reads it.
+    deferred_gaps: frozenset[Connection] = frozenset()
 
 
 class Step(msgspec.Struct, frozen=True):

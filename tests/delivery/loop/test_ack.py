@@ -9,7 +9,7 @@ import pytest
 
 from comment_wake.delivery import DeliveryConfig, DeliveryLoop
 from comment_wake.delivery._ack import ack_subjects
-from comment_wake.store import reactions
+from comment_wake.store import reactions, spend_content
 from review_monitor import Notice, PrRef
 from review_monitor.github import GitHubClient
 from review_monitor.store import Store, SyncStore
@@ -162,3 +162,30 @@ async def test_a_reaction_to_a_deleted_comment_is_given_up_after_its_attempts(
         clock.advance(timedelta(hours=2))
     rows = await store.call(reactions)
     assert [("failed", 3)] == [(r.status, r.attempts) for r in rows]
+
+
+async def test_a_reaction_waits_while_the_content_bucket_holds_only_the_posts_reserve(
+    store: Store,
+    clock: FixedClock,
+    fake: FakeGitHub,
+    pr: PrRef,
+    github: GitHubClient,
+    make_loop: LoopFactory,
+    make_notice: NoticeFactory,
+) -> None:
+    config = DeliveryConfig(content_per_minute=3)  # one token of the minute kept for posts
+    for _ in range(2):  # two reaction requests: down to the reserve
+        await store.call(
+            spend_content, github.host.casefold(), config.content_limits, clock.now(), reaction=True
+        )
+    cid = fake.post_comment(pr, "alice", "ship it")
+    await store.call(SyncStore.enqueue, [make_notice(item_ids=(cid,))], at=clock.now())
+    await make_loop(github=github, config=config).run_once()
+    post = await store.call(
+        spend_content, github.host.casefold(), config.content_limits, clock.now()
+    )
+    assert ((), "pending", None) == (
+        fake.reactions(cid),
+        reactions(store.sync)[0].status,
+        post,
+    )
