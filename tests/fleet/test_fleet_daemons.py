@@ -28,7 +28,7 @@ from review_monitor import (
 )
 from review_monitor.store import read_lease
 
-from .conftest import Fleet, Inboxes, daemon
+from .conftest import TTL, Fleet, Inboxes, daemon
 
 pytestmark = pytest.mark.anyio
 
@@ -199,3 +199,27 @@ async def test_status_names_a_pr_the_reader_cannot_read_and_the_host_that_reads_
         [(u.pr, u.host_id) for u in report.unread],
         len([line for line in said if line.startswith(f"read by its owner h1: {hidden}")]),
     )
+
+
+async def test_a_stopped_owners_prs_stop_being_read(fleet: Fleet, prs: tuple[PrRef, PrRef]) -> None:
+    from comment_wake.store import open_sync_store
+    from review_monitor._store._stream import latest_observations
+
+    a, b = prs
+    inboxes = Inboxes()
+    async with daemon(fleet, "h1", inboxes) as one, anyio.create_task_group() as outer:
+        async with daemon(fleet, "h2", inboxes) as two, anyio.create_task_group() as inner:
+            _bind(one, "w1", a)
+            _bind(two, "w2", b)
+            outer.start_soon(one.run)
+            await _run(fleet, 10 * timedelta(seconds=1))  # h1 campaigns first: it reads
+            inner.start_soon(two.run)
+            await _run(fleet, MINUTE)
+            inner.cancel_scope.cancel()  # h2 stops: its lease lapses after 1 s
+        stopped = fleet.clock.now()
+        await _run(fleet, 2 * MINUTE)
+        outer.cancel_scope.cancel()
+    with open_sync_store(fleet.url) as db, db.read() as tx:
+        read_at = {o.pr: o.read_at for o in latest_observations(tx, "github.com:octo-worker")}
+    # h1 read a again and again; b's last read is from before h2 stopped (a lapse).
+    assert (True, True) == (read_at[a] > stopped + MINUTE, read_at[b] <= stopped + 2 * TTL)
