@@ -91,12 +91,22 @@ if TYPE_CHECKING:
         request_release,
     )
     from ._spellings import TwoSpellingsError, refuse_two_spellings, two_spellings
+    from ._takes import (
+        INBOX_DELIVERIES,
+        InboxDelivery,
+        delivered_to_inbox,
+        prune_inbox_deliveries,
+        record_taken,
+        requeue_untaken,
+        untaken,
+    )
 
 __all__ = [
     "APP_TABLES",
     "CONTENT",
     "GAP",
     "GAP_BUDGET_RESERVE",
+    "INBOX_DELIVERIES",
     "OUTCOMES",
     "OUTCOME_ITEM_KINDS",
     "POLLS",
@@ -110,6 +120,7 @@ __all__ = [
     "CommentOutcome",
     "ContentLimits",
     "GapLimits",
+    "InboxDelivery",
     "Outcome",
     "OutcomeSummary",
     "PollRequest",
@@ -127,6 +138,7 @@ __all__ = [
     "clearing_release",
     "count_posts",
     "delete_record",
+    "delivered_to_inbox",
     "delivering",
     "due_posts",
     "due_reactions",
@@ -147,6 +159,7 @@ __all__ = [
     "pr_key",
     "pr_posts",
     "progress_post",
+    "prune_inbox_deliveries",
     "prune_outcomes",
     "prune_posts",
     "prune_reactions",
@@ -158,12 +171,14 @@ __all__ = [
     "read_records",
     "record_items",
     "record_posted",
+    "record_taken",
     "records_under",
     "refuse_two_spellings",
     "release_requests",
     "request_poll",
     "request_release",
     "requeue_post",
+    "requeue_untaken",
     "schedule_post",
     "sending_post",
     "set_progress_text",
@@ -174,6 +189,7 @@ __all__ = [
     "take_gap",
     "take_token",
     "two_spellings",
+    "untaken",
     "wrote_progress",
 ]
 
@@ -258,5 +274,14 @@ __getattr__, __dir__ = lazy_exports(
             "request_release",
         ),
         "._spellings": ("TwoSpellingsError", "refuse_two_spellings", "two_spellings"),
+        "._takes": (
+            "INBOX_DELIVERIES",
+            "InboxDelivery",
+            "delivered_to_inbox",
+            "prune_inbox_deliveries",
+            "record_taken",
+            "requeue_untaken",
+            "untaken",
+        ),
     },
 )
