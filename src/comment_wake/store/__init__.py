@@ -5,8 +5,10 @@ with its own migrations.  comment-wake registers three: ``RECORDS`` (``app_recor
 registry's workers and orchestrators, the decision records), ``REACTIONS`` (the
 acknowledgements the delivery owes) and ``OUTCOMES`` (what became of each delivered
 comment).  Release and poll requests (``comment-wake release``, ``comment-wake poll``)
-are application records too (``RELEASES``, ``POLLS``).  Every opener in the app
-goes through ``open_store`` / ``open_sync_store`` so both are always migrated.
+are application records too (``RELEASES``, ``POLLS``); ``INBOX_DELIVERIES`` holds, in
+fleet mode, the notices a host wrote into inboxes and whether each was taken.  Every
+opener in the app goes through ``open_store`` / ``open_sync_store`` so both are always
+migrated.
 """
 
 from __future__ import annotations

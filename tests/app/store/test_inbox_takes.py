@@ -139,3 +139,17 @@ def test_binding_a_pr_on_a_single_hosts_store_queues_nothing_again(
     registry.unbind("w1")
     registry.bind("w2", PR, orchestrator="o1", publisher=InboxSpec())
     assert () == any_store.entries()
+
+
+def test_binding_the_same_worker_on_another_host_queues_its_untaken_inbox_notices_there(
+    any_store: SyncStore, tmp_path: Path
+) -> None:
+    clock = FixedClock(T0)
+    one = Registry(any_store, inbox_root=tmp_path / "h1", clock=clock, host_id="h1")
+    two = Registry(any_store, inbox_root=tmp_path / "h2", clock=clock, host_id="h2")
+    one.add_orchestrator("o1", InboxSpec())
+    one.bind("w1", PR, orchestrator="o1", publisher=InboxSpec())
+    original = _notice("w1")
+    _delivered(any_store, original)
+    two.bind("w1", PR, orchestrator="o1", publisher=InboxSpec())
+    assert [readdressed(original, "w1").key] == [e.notice.key for e in any_store.entries()]
