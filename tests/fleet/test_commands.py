@@ -109,3 +109,32 @@ def test_a_light_command_refuses_a_store_url_holding_a_password_without_showing_
     code = main(["list", "--config", str(config), "--state-dir", str(tmp_path / "state")])
     err = capsys.readouterr().err
     assert (2, True, False) == (code, "PGPASSWORD" in err, "s3cret-pw" in err)
+
+
+def test_unpark_sends_the_prs_worker_the_notices_parked_for_an_earlier_worker(
+    bound: list[str], postgres_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from datetime import UTC, datetime
+
+    from comment_wake.store import open_sync_store
+    from review_monitor import NOTICE_VERSION, Notice, NoticeItem, NoticePr, notice_key
+
+    at = datetime.now(UTC)
+    notice = Notice(
+        version=NOTICE_VERSION,
+        kind="comment-wake",
+        key=notice_key("w-old", PR, "comment-wake", ("IC_1",)),
+        worker="w-old",
+        pr=NoticePr(host=PR.host, repo=PR.repo, number=PR.number, url="u", title="t"),
+        items=(NoticeItem("IC_1", 1, "u", "alice", "comment"),),
+        text="hello",
+        created_at=at,
+    )
+    with open_sync_store(postgres_url) as db:
+        (seq,) = db.enqueue([notice], at=at)
+        db.park(seq, at=at, detail="host-lost: host h1's lease lapsed")
+    code = main(["unpark", "w-42", *bound])
+    capsys.readouterr()
+    with open_sync_store(postgres_url) as db:
+        waiting = [e.worker for e in db.entries()]
+    assert (0, ["w-42"]) == (code, waiting)

@@ -163,3 +163,33 @@ async def test_a_lost_hosts_notice_is_parked_after_the_janitors_delay_and_taken_
         await _run(fleet, TTL)
         tg.cancel_scope.cancel()
     assert ["w2"] == [n.worker for n in inboxes.by_host["h2"]]
+
+
+@pytest.mark.anyio
+async def test_a_lost_hosts_parked_notice_goes_to_the_worker_its_pr_was_rebound_to(
+    fleet: Fleet,
+) -> None:
+    fleet.fake.add_pr("octo/repo", 2, title="Tidy the docs")
+    inboxes = Inboxes()
+    async with daemon(fleet, "h1", inboxes) as one:
+        async with daemon(fleet, "h2", inboxes) as two:
+            assert two.registry is not None
+            two.registry.add_orchestrator("o2", CallbackSpec("inbox"))
+            two.registry.bind("w2", B, orchestrator="o2", publisher=CallbackSpec("inbox"))
+        one.monitor.store.sync.enqueue([_notice("w2", fleet.clock.now())], at=fleet.clock.now())
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(one.run)
+            await _run(fleet, 5 * TTL)  # h2 is lost: w2's notice is parked host-lost
+            tg.cancel_scope.cancel()
+        assert one.registry is not None
+        one.registry.unbind("w2")
+        one.registry.add_orchestrator("o1", CallbackSpec("inbox"))
+        one.registry.bind("w3", B, orchestrator="o1", publisher=CallbackSpec("inbox"))
+    # h1 starts again: it takes back the host-lost notices of its PRs for their worker now.
+    async with daemon(fleet, "h1", inboxes) as again, anyio.create_task_group() as tg:
+        tg.start_soon(again.run)
+        await _run(fleet, TTL)
+        tg.cancel_scope.cancel()
+    assert [("w3", ["IC_9"])] == [
+        (n.worker, [i.id for i in n.items]) for n in inboxes.by_host["h1"]
+    ]

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
         OutboxStatus,
         count_enqueued,
         enqueue_notices,
+        readdressed,
     )
     from ._store._owners import (
         LOCAL_HOST,
@@ -103,6 +104,7 @@ __all__ = [
     "read_registry_version",
     "read_watch_starts",
     "read_watches",
+    "readdressed",
     "record_budget",
     "release_lease",
     "release_pr",
@@ -153,6 +155,7 @@ __getattr__, __dir__ = lazy_exports(
             "OutboxStatus",
             "count_enqueued",
             "enqueue_notices",
+            "readdressed",
         ),
         "._store._schema": ("Migration", "Tables"),
         "._store._sync": ("SyncStore",),

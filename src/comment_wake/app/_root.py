@@ -39,7 +39,13 @@ import msgspec
 from comment_wake._limits import NOTICE_BUILD_LIMIT
 from comment_wake._paths import inbox_root, private_dir, store_path, tighten_tree
 from comment_wake.config import AppConfig
-from comment_wake.delivery import WITHHELD_ENV, DeliveryLoop, NoticeCallback, PostSender
+from comment_wake.delivery import (
+    ORCHESTRATOR_KINDS,
+    WITHHELD_ENV,
+    DeliveryLoop,
+    NoticeCallback,
+    PostSender,
+)
 from comment_wake.events import (
     Event,
     EventBus,
@@ -65,6 +71,7 @@ from comment_wake.store import (
     clear_poll_request,
     open_store,
     poll_requests,
+    prune_inbox_deliveries,
     prune_outcomes,
     prune_posts,
     prune_reactions,
@@ -465,6 +472,7 @@ class App:
             records += await store.call(prune_records, GAPS, before=before)
             addressed = await store.call(prune_outcomes, before=before)
             posted = await store.call(prune_posts, before=before)
+            await store.call(prune_inbox_deliveries, at=now)
         except Exception as exc:
             self._store_fault("pruning", exc)
             return 0
@@ -677,6 +685,7 @@ async def open_app(
                 dry_run=dry_run,
                 on_event=bus.publish,
                 recipients=recipients,
+                host_id=None if host is None else host.host_id,
             )
         janitor = None
         if host is not None and fleet is not None and registry is not None and not dry_run:
@@ -769,7 +778,12 @@ async def _open_fleet(
 
 def _take_back(store: SyncStore, registry: Registry, now: datetime) -> None:
     """Put this host's recipients' ``host-lost`` notices back in their queues."""
-    back = sum(store.unpark(r, at=now, reason=HOST_LOST) for r in registry.recipients())
+    back = sum(
+        store.unpark(
+            r, at=now, reason=HOST_LOST, to_current_worker=True, staying=ORCHESTRATOR_KINDS
+        )
+        for r in registry.recipients()
+    )
     if back:
         _log.info("took back %d notice(s) parked while this host was lost", back)
 

@@ -110,7 +110,9 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         description="A notice a publisher refused (bad configuration) is parked, never "
         "retried on its own.  Once the binding is fixed, this puts the worker's parked "
         "notices back at the head of its queue; a running daemon sends them within its "
-        "delivery poll interval.",
+        "delivery poll interval.  A parked notice whose PR is bound to another worker now "
+        "(a re-bind after its host was lost) goes to that worker instead, and the parked "
+        "notices of WORKER's PR left for an earlier worker come to WORKER.",
     )
     add_location_options(unpark)
     unpark.add_argument("worker", metavar="WORKER", help="the worker (or orchestrator) id")
@@ -198,12 +200,17 @@ def _unpark(args: argparse.Namespace) -> int:
     if loaded is None:
         return 2
     config, state_dir = loaded
+    from comment_wake.delivery import ORCHESTRATOR_KINDS
     from comment_wake.registry import Registry
 
     store = _open_store(config, state_dir)
     try:
         registered(Registry(store, inbox_root=inbox_root(state_dir)), args.worker, state_dir)
-        count = store.unpark(args.worker, at=datetime.now(UTC))
+        # A notice whose PR another worker has now goes to that worker (fleet: a re-bind
+        # after its host was lost); an orchestrator's notices stay its own.
+        count = store.unpark(
+            args.worker, at=datetime.now(UTC), to_current_worker=True, staying=ORCHESTRATOR_KINDS
+        )
     finally:
         store.close()
     print(f"{count} parked notice(s) of {args.worker} are queued again")

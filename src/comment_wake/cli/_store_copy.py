@@ -33,7 +33,8 @@ that wrote them, its status line; the daemon on the PostgreSQL store writes its 
 ``leases`` (a lease belongs to the process holding it; SQLite's are this machine's),
 the observation stream (``observations``, ``observation_seq``, ``stream_cursors``,
 ``reader_state``: the fleet's reader writes them, and an owner's cursor starts from the
-reader's), and the
+reader's), the inbox deliveries (``inbox_deliveries``: only a fleet host records them,
+so a single host's store has none), and the
 schema ledgers and the registry version (the target has its own; the copy moves its
 registry version, so every daemon reloads).  A table not named here stops the copy: a
 new table must be given a rule.
@@ -91,6 +92,7 @@ _SKIPPED = frozenset(
         "observation_seq",
         "stream_cursors",
         "reader_state",
+        "inbox_deliveries",
         "schema_versions",
         "schema_migrations",
         "registry_version",

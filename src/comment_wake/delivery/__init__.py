@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     )
     from ._handoff import (
         HANDOFF_KIND,
+        ORCHESTRATOR_KINDS,
         WORKER_KINDS,
         WORKER_MESSAGE_KIND,
         WORKER_REPORT_KIND,
@@ -53,6 +54,7 @@ __all__ = [
     "EXIT_GONE",
     "EXIT_REFUSED",
     "HANDOFF_KIND",
+    "ORCHESTRATOR_KINDS",
     "POST_FAILED_KIND",
     "WITHHELD_ENV",
     "WORKER_KINDS",
@@ -115,6 +117,7 @@ __getattr__, __dir__ = lazy_exports(
         ),
         "._handoff": (
             "HANDOFF_KIND",
+            "ORCHESTRATOR_KINDS",
             "WORKER_KINDS",
             "WORKER_MESSAGE_KIND",
             "WORKER_REPORT_KIND",

@@ -10,6 +10,7 @@ from review_monitor import NOTICE_VERSION, Notice, PrRef, notice_key
 
 __all__ = [
     "HANDOFF_KIND",
+    "ORCHESTRATOR_KINDS",
     "WORKER_KINDS",
     "WORKER_MESSAGE_KIND",
     "WORKER_REPORT_KIND",
@@ -24,6 +25,9 @@ WORKER_REPORT_KIND: Final = "worker-report"
 """The kind of a worker's ``report`` notice, addressed to its orchestrator."""
 WORKER_KINDS: Final = frozenset({WORKER_MESSAGE_KIND, WORKER_REPORT_KIND})
 """The notices a worker sends its orchestrator: never merged, never handed off again."""
+ORCHESTRATOR_KINDS: Final = frozenset({HANDOFF_KIND}) | WORKER_KINDS
+"""The notices for an orchestrator, not for a PR's worker: ``unpark`` never re-addresses
+them to the PR's current worker."""
 _REASON_MAX = 200
 # How much of each name the header shows, so that it fits ``HANDOFF_HEADER_MAX``.
 _WORKER_MAX, _KIND_MAX, _REPO_MAX, _URL_MAX = 100, 40, 140, 300

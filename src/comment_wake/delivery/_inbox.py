@@ -37,6 +37,7 @@ __all__ = [
     "backlog",
     "default_inbox_root",
     "take",
+    "was_taken",
     "worker_dir",
     "write_notice",
 ]
@@ -147,6 +148,15 @@ def write_notice(root: Path, notice: Notice) -> bool:
             raise
         _fsync_dir(wdir / "new")
     return True
+
+
+def was_taken(root: Path, worker: str, key: str) -> bool:
+    """Whether ``take`` handed out the notice ``key`` from the worker's inbox (its
+    tombstone is there).  A look without the lock: a take under way shows at the next.
+    Raises ``ValueError`` for an unsafe worker name."""
+    if _KEY.fullmatch(key) is None:
+        return False
+    return (worker_dir(Path(root), worker) / "taken" / f"{key}.json").exists()
 
 
 def backlog(inbox_root: Path, worker: str) -> tuple[int, datetime | None]:

@@ -38,7 +38,7 @@ from comment_wake.events import (
     NoticeHandedOff,
     NoticeParked,
 )
-from comment_wake.store import ContentLimits, delivering, owing
+from comment_wake.store import ContentLimits, delivered_to_inbox, delivering, owing
 from review_monitor import (
     Busy,
     Clock,
@@ -57,8 +57,10 @@ from ._ack import ACKED_KIND, Acknowledger, ack_subjects, reaction_content
 from ._backoff import Backoff, RetryState
 from ._errors import PublishError
 from ._handoff import HANDOFF_KIND, WORKER_KINDS, handoff_notice
+from ._inbox import InboxPublisher
 from ._merge import can_merge, merge_notices
 from ._posts import PostSender
+from ._takes import TakeSync
 
 __all__ = [
     "Decision",
@@ -213,6 +215,7 @@ class DeliveryStats:
     merged: int = 0
     reactions: int = 0
     posts: int = 0  # posts and progress edits the worker tools asked for, made or found
+    takes: int = 0  # fleet mode: inbox takes recorded in the store
 
 
 def _describe(exc: BaseException) -> str:
@@ -237,7 +240,7 @@ class _Pass(Protocol):
 
 
 class _Runner(Protocol):
-    """A side job of the loop: ``Acknowledger`` or ``PostSender``."""
+    """A side job of the loop: ``Acknowledger``, ``PostSender`` or ``TakeSync``."""
 
     async def next_due_at(self) -> datetime | None: ...
     async def run_once(self) -> _Pass: ...
@@ -260,7 +263,9 @@ class DeliveryLoop:
     ``route(worker)`` gives a worker's publisher (also asked for orchestrator ids; when it
     does not know one, the publisher ``orchestrator_of`` last named for that id is used).
     ``github``: where acknowledgements go (None: none are owed).  ``dry_run``: decide and
-    log, never publish, react or write.
+    log, never publish, react or write.  ``host_id`` (fleet mode): this host's id; the
+    loop records the notices it writes into inboxes, and at every scan which of them
+    were taken (``TakeSync``), so a re-bind elsewhere can queue the untaken ones again.
     """
 
     def __init__(
@@ -278,8 +283,10 @@ class DeliveryLoop:
         dry_run: bool = False,
         on_event: Callable[[Event], None] | None = None,
         recipients: Callable[[], Collection[str]] | None = None,
+        host_id: str | None = None,
     ) -> None:
         self._store = store
+        self._host_id = host_id
         # Fleet mode: the ids this host delivers to (its workers and orchestrators: an
         # inbox or a session lives on its host); None: every recipient in the outbox.
         self._recipients = recipients
@@ -307,13 +314,26 @@ class DeliveryLoop:
             if github is not None and self._reaction is not None
             else None
         )
-        # Work beside the outbox, each on its own schedule: the reactions owed and the
-        # posts the worker tools asked for (never in a dry run).
+        takes = (
+            TakeSync(
+                store,
+                host_id=host_id,
+                clock=clock,
+                every=self._config.scan_interval,
+                recipients=recipients,
+            )
+            if host_id is not None
+            else None
+        )
+        # Work beside the outbox, each on its own schedule: the reactions owed, the posts
+        # the worker tools asked for and, in fleet mode, the inbox takes to record (never
+        # in a dry run).
         self._jobs = tuple(
             _SideJob(name, job, count)
             for name, job, count in (
                 ("acknowledgement", ack, "reactions"),
                 ("post", posts, "posts"),
+                ("take", takes, "takes"),
             )
             if job is not None and not dry_run
         )
@@ -518,20 +538,23 @@ class DeliveryLoop:
         except Exception as exc:
             outcome = exc
         with anyio.CancelScope(shield=True):
-            await self._record(entry, outcome)
+            await self._record(entry, outcome, publisher)
 
-    async def _record(self, entry: OutboxEntry, outcome: object) -> None:
+    async def _record(self, entry: OutboxEntry, outcome: object, publisher: Publisher) -> None:
         now = self._clock.now()
         worker = entry.worker
         if isinstance(outcome, Delivered):
             subjects = ack_subjects(entry.notice) if self._reaction is not None else ()
             owe_reactions = owing(entry.seq, subjects, self._reaction or "", entry.notice.pr.host)
             track = delivering(entry.seq, entry.notice) if entry.notice.kind == ACKED_KIND else None
+            inbox = self._inbox_record(entry, publisher)
 
             def owe(tx: WriteTx) -> None:
                 owe_reactions(tx)
                 if track is not None:
                     track(tx)
+                if inbox is not None:
+                    inbox(tx)
 
             await self._store.call(
                 SyncStore.mark_delivered,
@@ -607,6 +630,21 @@ class DeliveryLoop:
             worker,
             detail,
             retry_at.isoformat(),
+        )
+
+    def _inbox_record(
+        self, entry: OutboxEntry, publisher: Publisher
+    ) -> Callable[[WriteTx], None] | None:
+        """Fleet mode: the write recording a worker's notice written into its inbox here
+        (whose take ``TakeSync`` records later); None for any other delivery.  A notice
+        for an orchestrator (a hand-off, a worker's message) is not the PR's worker's, so
+        a re-bind never queues it again."""
+        if self._host_id is None or not isinstance(publisher, InboxPublisher):
+            return None
+        if entry.notice.kind == HANDOFF_KIND or entry.notice.kind in WORKER_KINDS:
+            return None
+        return delivered_to_inbox(
+            entry.seq, entry.notice, host_id=self._host_id, root=str(publisher.root)
         )
 
     def _schedule(self, entry: OutboxEntry, now: datetime, at_least: timedelta | None) -> datetime:

@@ -3,7 +3,8 @@
 One host per GitHub host holds ``janitor:<github_host>``.  A host whose lease has been
 expired for more than three times the lease's life is lost; its recipients' pending
 notices are then handed to the worker's orchestrator when that orchestrator's host is
-live, or parked ``host-lost`` (``comment-wake unpark`` or a re-bind puts them back).
+live, or parked ``host-lost`` (``comment-wake unpark`` puts them back, addressed to
+the PR's current worker: after a re-bind elsewhere, to the new worker).
 
 The janitor judges only after it has renewed its own lease without a break for twice
 the lease's life: a database outage or a laptop's sleep stalls every lease at once
@@ -11,7 +12,8 @@ the lease's life: a database outage or a laptop's sleep stalls every lease at on
 return, long before the janitor may judge again.  So an outage hands off nothing.
 
 A host that comes back (it takes its lease again at start) takes its ``host-lost``
-notices back: those of the workers and orchestrators still bound on it.
+notices back: those of the workers and orchestrators still bound on it, and those of the
+PRs its workers have now (a re-bind there while the other host was lost).
 """
 
 from __future__ import annotations

@@ -38,6 +38,7 @@ from comment_wake.store import (
     read_record,
     read_records,
     record_items,
+    requeue_untaken,
 )
 from comment_wake.wake import Binding, Trigger, check_handle
 from review_monitor import Clock, Gone, PrRef, Publisher, SystemClock
@@ -404,7 +405,9 @@ class Registry:
         there).
 
         Binding a worker again replaces its binding (and moves its watch when the PR
-        changed; an archived worker comes back).  Refused, with nothing written: a bad
+        changed; an archived worker comes back).  In fleet mode, the PR's notices that
+        were delivered into an inbox on another host and never taken there are queued
+        again for ``worker``, in the same transaction.  Refused, with nothing written: a bad
         id or PR reference, an orchestrator that is not registered, a publisher spec that
         cannot work, a transcript that does not exist, a PR another live worker has, a
         handle that cannot be one (``check_handle``).  ``trigger`` and ``handle`` None:
@@ -456,6 +459,10 @@ class Registry:
             _put(tx, WORKERS, worker, msgspec.json.encode(record))
             add_watch(tx, worker, ref)
             claim_pr(tx, ref, self.host_id or LOCAL_HOST, worker)
+            if self.host_id is not None:
+                # Fleet mode: the PR's notices delivered into an inbox on another host
+                # and never taken there go to this worker (claim_pr holds the PR's lock).
+                requeue_untaken(tx, ref, host_id=self.host_id, worker=worker)
         self._forget_publisher(worker)
         return record
 

@@ -5,8 +5,10 @@ with its own migrations.  comment-wake registers three: ``RECORDS`` (``app_recor
 registry's workers and orchestrators, the decision records), ``REACTIONS`` (the
 acknowledgements the delivery owes) and ``OUTCOMES`` (what became of each delivered
 comment).  Release and poll requests (``comment-wake release``, ``comment-wake poll``)
-are application records too (``RELEASES``, ``POLLS``).  Every opener in the app
-goes through ``open_store`` / ``open_sync_store`` so both are always migrated.
+are application records too (``RELEASES``, ``POLLS``); ``INBOX_DELIVERIES`` holds, in
+fleet mode, the notices a host wrote into inboxes and whether each was taken.  Every
+opener in the app goes through ``open_store`` / ``open_sync_store`` so both are always
+migrated.
 """
 
 from __future__ import annotations
@@ -91,12 +93,22 @@ if TYPE_CHECKING:
         request_release,
     )
     from ._spellings import TwoSpellingsError, refuse_two_spellings, two_spellings
+    from ._takes import (
+        INBOX_DELIVERIES,
+        InboxDelivery,
+        delivered_to_inbox,
+        prune_inbox_deliveries,
+        record_taken,
+        requeue_untaken,
+        untaken,
+    )
 
 __all__ = [
     "APP_TABLES",
     "CONTENT",
     "GAP",
     "GAP_BUDGET_RESERVE",
+    "INBOX_DELIVERIES",
     "OUTCOMES",
     "OUTCOME_ITEM_KINDS",
     "POLLS",
@@ -110,6 +122,7 @@ __all__ = [
     "CommentOutcome",
     "ContentLimits",
     "GapLimits",
+    "InboxDelivery",
     "Outcome",
     "OutcomeSummary",
     "PollRequest",
@@ -127,6 +140,7 @@ __all__ = [
     "clearing_release",
     "count_posts",
     "delete_record",
+    "delivered_to_inbox",
     "delivering",
     "due_posts",
     "due_reactions",
@@ -147,6 +161,7 @@ __all__ = [
     "pr_key",
     "pr_posts",
     "progress_post",
+    "prune_inbox_deliveries",
     "prune_outcomes",
     "prune_posts",
     "prune_reactions",
@@ -158,12 +173,14 @@ __all__ = [
     "read_records",
     "record_items",
     "record_posted",
+    "record_taken",
     "records_under",
     "refuse_two_spellings",
     "release_requests",
     "request_poll",
     "request_release",
     "requeue_post",
+    "requeue_untaken",
     "schedule_post",
     "sending_post",
     "set_progress_text",
@@ -174,6 +191,7 @@ __all__ = [
     "take_gap",
     "take_token",
     "two_spellings",
+    "untaken",
     "wrote_progress",
 ]
 
@@ -258,5 +276,14 @@ __getattr__, __dir__ = lazy_exports(
             "request_release",
         ),
         "._spellings": ("TwoSpellingsError", "refuse_two_spellings", "two_spellings"),
+        "._takes": (
+            "INBOX_DELIVERIES",
+            "InboxDelivery",
+            "delivered_to_inbox",
+            "prune_inbox_deliveries",
+            "record_taken",
+            "requeue_untaken",
+            "untaken",
+        ),
     },
 )

@@ -16,13 +16,22 @@ from ._posts import POSTS
 from ._reactions import REACTIONS
 from ._records import RECORDS
 from ._spellings import refuse_two_spellings
+from ._takes import INBOX_DELIVERIES
 
 if TYPE_CHECKING:
     from review_monitor.store import Executor, Store
 
 __all__ = ["APP_TABLES", "open_store", "open_sync_store"]
 
-APP_TABLES: tuple[Tables, ...] = (RECORDS, REACTIONS, OUTCOMES, POSTS, CONTENT, GAP)
+APP_TABLES: tuple[Tables, ...] = (
+    RECORDS,
+    REACTIONS,
+    OUTCOMES,
+    POSTS,
+    CONTENT,
+    GAP,
+    INBOX_DELIVERIES,
+)
 """The app's own parts of the store, registered whenever the app opens it."""
 
 

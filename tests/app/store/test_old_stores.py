@@ -11,11 +11,13 @@ import pytest
 
 from comment_wake.store import (
     APP_TABLES,
+    delivered_to_inbox,
     open_sync_store,
     reactions,
     read_record,
     release_requests,
     request_release,
+    untaken,
 )
 from review_monitor import PrRef, Watch
 from review_monitor.store import Mark, SyncStore
@@ -135,3 +137,11 @@ def test_an_old_store_takes_a_release_request_without_a_new_table(old_store: Pat
     with open_sync_store(old_store) as db:
         request_release(db, PR, at=T0)
         assert [PR] == [r.pr for r in release_requests(db)]
+
+
+def test_an_old_store_gets_the_inbox_deliveries_table_and_records_one(old_store: Path) -> None:
+    with open_sync_store(old_store) as db:
+        entry = db.entries()[0]
+        with db.write(at=T0) as tx:
+            delivered_to_inbox(entry.seq, entry.notice, host_id="h1", root="/inbox")(tx)
+        assert [entry.seq] == [d.seq for d in untaken(db, "h1")]

@@ -3,8 +3,9 @@
 Each row has an enqueue ``key`` (the notice's key when it was enqueued, unique:
 enqueueing a key again is a no-op, even after the row's content was merged or replaced)
 and a ``status``: pending, delivered, parked (refused: kept, not retried until
-``unpark``), handed-off (re-routed to the orchestrator) or merged (absorbed into an
-earlier pending notice of the same worker).  Each attempt is logged in
+``unpark``), handed-off (re-routed to the orchestrator, or re-addressed to the PR's
+current worker by ``unpark``) or merged (absorbed into an earlier pending notice of the
+same worker).  Each attempt is logged in
 ``outbox_attempts``.
 """
 
@@ -18,9 +19,10 @@ import msgspec
 
 from review_monitor._errors import StoreError
 from review_monitor._model import PrRef
-from review_monitor._notice import Notice
+from review_monitor._notice import Notice, notice_key
 
 from ._db import Database, ReadTx, WriteTx, opt_dt, parse_store_time, placeholders, store_time
+from ._owners import pr_lock, read_owner
 from ._schema import Migration, Tables
 
 __all__ = [
@@ -32,6 +34,7 @@ __all__ = [
     "OutboxStatus",
     "count_enqueued",
     "enqueue_notices",
+    "readdressed",
 ]
 
 OutboxStatus = Literal["pending", "delivered", "parked", "handed-off", "merged"]
@@ -149,6 +152,14 @@ def enqueue_notices(tx: WriteTx, notices: Sequence[Notice]) -> list[int]:
     return [seq for n in notices if (seq := _insert(tx, n)) is not None]
 
 
+def readdressed(notice: Notice, worker: str) -> Notice:
+    """``notice`` addressed to ``worker`` (its PR's worker now), under a key derived from
+    its own key and ``worker``: addressing the same notice to the same worker again
+    enqueues nothing new, and the new key has no tombstone in any inbox."""
+    key = notice_key(worker, _pr_of(notice), notice.kind, [f"readdressed:{notice.key}"])
+    return msgspec.structs.replace(notice, worker=worker, key=key)
+
+
 def count_enqueued(tx: ReadTx, pr: PrRef, kinds: Sequence[str], since: datetime) -> int:
     """How many entries of ``kinds`` about ``pr`` were enqueued at or after ``since``,
     whatever became of them, inside ``tx``.  A cap on a sender holds against concurrent
@@ -242,6 +253,38 @@ def _not_pending(tx: ReadTx, seq: int) -> StoreError:
     if row is None:
         return StoreError(f"no outbox entry {seq}")
     return StoreError(f"outbox entry {seq} is {row[0]}, not pending")
+
+
+def _parked_for(reason: str | None) -> tuple[str, tuple[Any, ...]]:
+    """The condition keeping the entries parked for a reason that begins with ``reason``
+    (every one for None), and its arguments."""
+    if reason is None:
+        return "", ()
+    return " AND substr(last_detail, 1, ?) = ?", (len(reason), reason)
+
+
+def _requeue_parked(tx: WriteTx, entry: OutboxEntry, to: str) -> int:
+    """Queue the parked ``entry`` again for ``to`` inside ``tx`` (its own worker: back in
+    its queue; another: a ``readdressed`` entry, the parked one handed-off to it); 1, or
+    0 when it is no longer parked.  Each write is conditional on the entry being parked,
+    so no lock is needed for it."""
+    if to == entry.worker:
+        cur = tx.execute(
+            "UPDATE outbox SET status = 'pending', next_attempt_at = ?, updated_at = ? "
+            "WHERE seq = ? AND status = 'parked'",
+            (tx.stamp, tx.stamp, entry.seq),
+        )
+        return cur.rowcount
+    cur = tx.execute(
+        "UPDATE outbox SET status = 'handed-off', last_detail = ?, updated_at = ? "
+        "WHERE seq = ? AND status = 'parked'",
+        (f"re-addressed to {to}, its PR's worker now", tx.stamp, entry.seq),
+    )
+    if cur.rowcount != 1:
+        return 0
+    new = _insert_or_existing(tx, readdressed(entry.notice, to))
+    tx.execute("UPDATE outbox SET routed_to = ? WHERE seq = ?", (new, entry.seq))
+    return 1
 
 
 class OutboxPart(Database):
@@ -359,22 +402,74 @@ class OutboxPart(Database):
             _log(tx, seq, "refused", detail)
             tx.execute("UPDATE outbox SET status = 'parked' WHERE seq = ?", (seq,))
 
-    def unpark(self, worker: str, *, at: datetime, reason: str | None = None) -> int:
+    def unpark(
+        self,
+        worker: str,
+        *,
+        at: datetime,
+        reason: str | None = None,
+        to_current_worker: bool = False,
+        staying: Collection[str] = (),
+    ) -> int:
         """Put a worker's parked entries back in its queue, due at ``at`` (after its
         configuration was fixed); ``reason``: only those parked for a reason that begins
-        so (a fleet host back takes its ``host-lost`` notices).  Returns how many."""
-        only, args = (
-            ("", ())
-            if reason is None
-            else (" AND substr(last_detail, 1, ?) = ?", (len(reason), reason))
-        )
-        with self.write(at=at) as tx:
-            cur = tx.execute(
-                "UPDATE outbox SET status = 'pending', next_attempt_at = ?, updated_at = ? "
-                f"WHERE worker = ? AND status = 'parked'{only}",
-                (tx.stamp, tx.stamp, worker, *args),
+        so (a fleet host back takes its ``host-lost`` notices).  Returns how many.
+
+        ``to_current_worker`` (fleet mode, where a PR moves between workers): a parked
+        notice whose PR another worker owns now (``pr_owners``) goes to that worker,
+        ``readdressed`` (the parked entry becomes handed-off, ``routed_to`` the new one),
+        and the parked notices of ``worker``'s own PRs left for an earlier worker come to
+        ``worker`` the same way.  ``staying``: the kinds that always stay with whom they
+        were addressed to (a hand-off or a message for an orchestrator)."""
+        only, args = _parked_for(reason)
+        if not to_current_worker:
+            with self.write(at=at) as tx:
+                cur = tx.execute(
+                    "UPDATE outbox SET status = 'pending', next_attempt_at = ?, updated_at = ? "
+                    f"WHERE worker = ? AND status = 'parked'{only}",
+                    (tx.stamp, tx.stamp, worker, *args),
+                )
+                return cur.rowcount
+        with self.read() as tx:
+            own = tx.execute(
+                f"SELECT {_COLUMNS} FROM outbox WHERE status = 'parked' AND worker = ?{only} "
+                "ORDER BY seq",
+                (worker, *args),
+            ).fetchall()
+            owned = {
+                str(r[0])
+                for r in tx.execute("SELECT pr_key FROM pr_owners WHERE worker = ?", (worker,))
+            }
+            others = (
+                tx.execute(
+                    f"SELECT {_COLUMNS} FROM outbox WHERE status = 'parked' "
+                    f"AND worker != ?{only} ORDER BY seq",
+                    (worker, *args),
+                ).fetchall()
+                if owned
+                else []
             )
-            return cur.rowcount
+        by_pr: dict[str, list[OutboxEntry]] = {}
+        for entry in (*map(_entry, own), *map(_entry, others)):
+            if entry.worker == worker or (
+                entry.pr.key_text in owned and entry.notice.kind not in staying
+            ):
+                by_pr.setdefault(entry.pr.key_text, []).append(entry)
+        queued = 0
+        # One transaction per PR, each holding only that PR's lock (the lock a bind takes
+        # to move the PR): the owner read there stays the owner until the notices moved.
+        for entries in by_pr.values():
+            with self.write(at=at) as tx:
+                tx.lock(pr_lock(entries[0].pr))
+                owner = read_owner(tx, entries[0].pr)
+                current = owner.worker if owner is not None and owner.worker else None
+                for entry in sorted(entries, key=lambda e: e.seq):
+                    to = entry.worker
+                    if current is not None and entry.notice.kind not in staying:
+                        to = current
+                    if to == worker or entry.worker == worker:
+                        queued += _requeue_parked(tx, entry, to)
+        return queued
 
     def hand_off(self, seq: int, handoff: Notice, *, at: datetime, detail: str) -> int:
         """The worker is gone: log the attempt, mark the entry handed-off and enqueue
