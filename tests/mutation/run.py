@@ -819,6 +819,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("tests/fleet/test_fleet_monitor.py",),
     ),
     Mutation(
+        "unsettled-repeat-not-retold",
+        "issue 28: a listener that failed is told the PR again though a repeat replaced it",
+        OBSERVATIONS,
+        "            not again\n",
+        "            True\n",
+        ("tests/monitor/poller",),
+    ),
+    Mutation(
         "unsettled-observation-dropped",
         "issue 26: a listener that raised gets the observation again at the next round's end",
         OBSERVATIONS,

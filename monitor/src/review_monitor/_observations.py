@@ -221,11 +221,13 @@ class Dispatcher:
             del pending[pr]
             latest = self._source.latest(pr)
             if latest is not None:
-                await self._tell(listener, latest)
+                # Also a repeat: it shows what the listener failed to settle.
+                await self._tell(listener, latest, again=True)
 
-    async def _tell(self, listener: Listener, item: Observed) -> None:
+    async def _tell(self, listener: Listener, item: Observed, *, again: bool = False) -> None:
         if (
-            isinstance(item, Observation)
+            not again
+            and isinstance(item, Observation)
             and item.repeat
             and not getattr(listener, "keeps_repeats", False)
         ):

@@ -337,6 +337,22 @@ async def test_a_listener_that_raised_gets_the_observation_again_at_the_next_rou
 
 
 @pytest.mark.anyio
+async def test_a_listener_that_raised_gets_the_observation_again_though_a_repeat_replaced_it(
+    clock: VirtualClock,
+) -> None:
+    rec = Recorder(fail_on={A})
+    source = InMemoryObservations()
+    dispatcher = Dispatcher(source, [rec], now=clock.now)
+    seen = Observation(pr=A, read_at=clock.now(), badge=status(A), watches=(), interval=60 * S)
+    source.publish(seen)
+    await dispatcher.deliver()
+    source.publish(msgspec.structs.replace(seen, read_at=clock.now() + 60 * S, repeat=True))
+    source.publish(RoundDone(at=clock.now()))
+    await dispatcher.deliver()
+    assert 2 == len(rec.calls)
+
+
+@pytest.mark.anyio
 async def test_a_listener_that_asks_to_look_again_is_not_logged_and_gets_it_again(
     clock: VirtualClock, caplog: pytest.LogCaptureFixture
 ) -> None:
