@@ -14,6 +14,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from datetime import datetime, timedelta
 
 import anyio
+import msgspec
 import pytest
 
 from review_monitor import GitHubConfig, Monitor, MonitorConfig, Observation, Observed, PrRef
@@ -355,3 +356,36 @@ async def test_a_reader_saves_the_prs_github_answers_not_found(fleet: Fleet) -> 
     with Store.open(fleet.url) as store, store.sync.read() as tx:
         state = read_reader_state(tx, IDENTITY)
     assert ([a], {}) == (list(state.missing), state.alone)
+
+
+async def test_an_owner_is_told_a_repeat_that_replaced_an_observation_it_missed(
+    fleet: Fleet,
+) -> None:
+    from review_monitor import PrStatus
+
+    a = fleet.fake.add_pr("octo-org/app", 1)
+    fleet.setup({a: "h1"})
+    badge = PrStatus(
+        pr=a,
+        title="t",
+        url="u",
+        state="OPEN",
+        merged=False,
+        is_draft=False,
+        head_ref_oid="abc",
+        review_decision=None,
+        check_state=None,
+        comments=(),
+        reviews=(),
+        person_comments_from=None,
+    )
+    # The reader read the PR twice while h1 was down: the second read, a repeat to the
+    # reader, replaced the first in the stream.  h1 saw neither.
+    seen = Observation(pr=a, read_at=fleet.clock.now(), badge=badge, watches=(), interval=M)
+    _phantom_reader_ships(fleet, seen)
+    _phantom_reader_ships(fleet, msgspec.structs.replace(seen, repeat=True))
+    async with fleet.host("h1") as m1, anyio.create_task_group() as tg:
+        tg.start_soon(m1.run)
+        await fleet.run_for(30 * S)
+        tg.cancel_scope.cancel()
+    assert [a] == fleet.seen["h1"].prs

@@ -827,6 +827,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("tests/monitor/poller",),
     ),
     Mutation(
+        "follower-trusts-the-readers-repeat",
+        "issue 28: an owner is told a repeat that replaced an observation it missed",
+        FLEET,
+        "                item = msgspec.structs.replace(item, repeat=item.repeats(latest))\n",
+        "                pass\n",
+        ("tests/fleet/test_fleet_monitor.py",),
+    ),
+    Mutation(
         "unsettled-observation-dropped",
         "issue 26: a listener that raised gets the observation again at the next round's end",
         OBSERVATIONS,

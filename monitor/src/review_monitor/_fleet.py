@@ -23,12 +23,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 import anyio
+import msgspec
 
 from ._clock import Clock
 from ._lease_keeper import LeaseNow
 from ._listener import Watch
 from ._model import PrRef
-from ._observations import Dispatcher, InMemoryObservations, Observed, RoundDone
+from ._observations import Dispatcher, InMemoryObservations, Observation, Observed, RoundDone
 from ._store._async import Store
 from ._store._db import ReadTx, store_time
 from ._store._faults import describe_fault
@@ -256,6 +257,12 @@ class StreamFollower:
         if not items:
             return 0
         for item in items:
+            if isinstance(item, Observation):
+                # A repeat to this host only if this host's source holds the same: the
+                # stream keeps each PR's latest item, so a repeat may have replaced the
+                # observation this host missed (it was down), which it must be told.
+                latest = self._observations.latest(item.pr)
+                item = msgspec.structs.replace(item, repeat=item.repeats(latest))
             self._observations.publish(item)
         await self._dispatcher.deliver()
         self._cursor = items[-1].seq
