@@ -835,6 +835,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("tests/fleet/test_fleet_monitor.py",),
     ),
     Mutation(
+        "full-window-repeats",
+        "issue 28: a full window is never a repeat (a comment listed late may hide behind it)",
+        OBSERVATIONS,
+        "            and not badge.comments_page.has_previous_page\n",
+        "            and True\n",
+        ("tests/monitor/poller",),
+    ),
+    Mutation(
         "unsettled-observation-dropped",
         "issue 26: a listener that raised gets the observation again at the next round's end",
         OBSERVATIONS,

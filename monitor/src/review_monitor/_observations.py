@@ -14,7 +14,8 @@ wake which badge its timers look at.  PRs the sweep proved unchanged get no obse
 so a quiet round tells nobody anything.  A badge read again that shows nothing new (the
 safety net's read of a quiet PR) is published as a ``repeat``: it moves the PR's last
 full badge in time, and the dispatcher tells it only to a listener that keeps the stream
-(``keeps_repeats``: fleet mode's shipper), never to a decider.
+(``keeps_repeats``: fleet mode's shipper), never to a decider.  A badge whose listing is
+a full window is never a repeat (``Observation.repeats``).
 
 ``Dispatcher`` hands the items to the listeners, each with its own cursor (in memory
 here; fleet mode keeps cursors in the store).  A listener that raises on an observation
@@ -73,10 +74,17 @@ class Observation(msgspec.Struct, frozen=True, kw_only=True, tag="observation"):
     repeat: bool = False
 
     def repeats(self, before: Observation | None) -> bool:
-        """Whether this shows nothing ``before`` (the PR's latest observation) did not."""
+        """Whether this shows nothing ``before`` (the PR's latest observation) did not,
+        and can hide nothing: its listings are whole (no earlier page).  A full window
+        is never a repeat: a comment listed late may sit behind it unchanged, and the
+        comment wake's late-listing check runs at its looks."""
+        badge = self.badge
         return (
             before is not None
-            and self.badge == before.badge
+            and not badge.comments_page.has_previous_page
+            and not badge.reviews_page.has_previous_page
+            and not badge.left_off
+            and badge == before.badge
             and self.watches == before.watches
             and self.failing_checks == before.failing_checks
         )

@@ -27,7 +27,7 @@ from review_monitor import (
 )
 from review_monitor._listener import Watch
 from review_monitor._poller import Poller
-from review_monitor.poll import BadgeBatch
+from review_monitor.poll import BadgeBatch, PageInfo
 from review_monitor.testing import VirtualClock
 
 S = timedelta(seconds=1)
@@ -288,6 +288,20 @@ async def test_a_badge_read_again_unchanged_is_not_told_again(
     async with running(make(clock, badges, [A], rec), clock):
         await clock.advance(60 * S)
     assert [status(A)] == [c.new for c in rec.calls]
+
+
+@pytest.mark.anyio
+async def test_a_full_window_read_again_unchanged_is_told_again(
+    clock: VirtualClock, badges: FakeBadges
+) -> None:
+    # A comment listed late may hide behind a full window: the wake's late check needs
+    # the look.
+    rec = Recorder()
+    full = msgspec.structs.replace(status(A), comments_page=PageInfo(has_previous_page=True))
+    badges.statuses[A] = full
+    async with running(make(clock, badges, [A], rec), clock):
+        await clock.advance(60 * S)
+    assert [full] * 2 == [c.new for c in rec.calls]
 
 
 class Keeper(Recorder):
