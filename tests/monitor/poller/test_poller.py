@@ -19,6 +19,7 @@ from review_monitor import (
     MonitorConfig,
     Observation,
     Observed,
+    PageInfo,
     PrRef,
     PrStatus,
     RateLimitedError,
@@ -27,7 +28,7 @@ from review_monitor import (
 )
 from review_monitor._listener import Watch
 from review_monitor._poller import Poller
-from review_monitor.poll import BadgeBatch, PageInfo
+from review_monitor.poll import BadgeBatch
 from review_monitor.testing import VirtualClock
 
 S = timedelta(seconds=1)
