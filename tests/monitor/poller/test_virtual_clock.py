@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import anyio
+import anyio.lowlevel
 import pytest
 
 from review_monitor.testing import FixedClock, VirtualClock
@@ -27,6 +28,33 @@ async def test_sleepers_wake_in_time_order_each_at_its_own_time() -> None:
         tg.start_soon(sleeper, "early", 10)
         await clock.advance(60 * S)
     assert [("early", t0 + 10 * S), ("late", t0 + 30 * S)] == woke
+
+
+@pytest.mark.anyio
+async def test_sleepers_due_at_one_instant_wake_together_in_the_order_they_slept() -> None:
+    # As an event loop runs all its due timers in one pass (and a fleet bench's 200
+    # daemons cost one settle a tick): the second sleeper runs while the first one
+    # yields, rather than only once the first has finished.
+    clock = VirtualClock()
+    due = clock.now() + 10 * S
+    steps: list[str] = []
+
+    async def first() -> None:
+        await clock.sleep_until(due)
+        steps.append("first woke")
+        await anyio.lowlevel.checkpoint()
+        steps.append("first done")
+
+    async def second() -> None:
+        await clock.sleep_until(due)
+        steps.append("second woke")
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(first)
+        await clock.settle()
+        tg.start_soon(second)
+        await clock.advance(20 * S)
+    assert ["first woke", "second woke", "first done"] == steps
 
 
 @pytest.mark.anyio

@@ -53,10 +53,11 @@ class VirtualClock:
     """A clock for async tests and replays: time moves only when the driver moves it.
 
     Tasks call ``sleep_until`` and stay suspended; the driver calls ``advance`` or
-    ``advance_to``, which wakes the sleepers in time order, setting ``now()`` to each
-    sleeper's deadline before waking it and letting the woken tasks run until the
-    program is idle again (every task waiting, no worker thread busy).  Nothing sleeps
-    in real time except a sub-millisecond pause while a worker thread finishes.
+    ``advance_to``, which wakes the sleepers in time order: it sets ``now()`` to each
+    deadline, wakes every sleeper due at that instant (in the order they slept) and lets
+    the woken tasks run until the program is idle again (every task waiting, no worker
+    thread busy).  Nothing sleeps in real time except a sub-millisecond pause while a
+    worker thread finishes.
     """
 
     def __init__(self, start: datetime = _DEFAULT_START, *, settle_spins: int = 40) -> None:
@@ -112,9 +113,13 @@ class VirtualClock:
             self._drop_woken()
             if not self._sleepers or self._sleepers[0][0] > t:
                 break
-            due, _, event = heapq.heappop(self._sleepers)
+            # Every sleeper due at this instant wakes before the program settles, as an
+            # event loop runs all its due timers in one pass; a fleet of daemons whose
+            # loops share a period then costs one settle a tick, not one per daemon.
+            due = self._sleepers[0][0]
             self._now = max(self._now, due)
-            event.set()
+            while self._sleepers and self._sleepers[0][0] == due:
+                heapq.heappop(self._sleepers)[2].set()
             await self.settle()
         self._now = t
         await self.settle()
