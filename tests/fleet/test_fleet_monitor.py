@@ -389,3 +389,28 @@ async def test_an_owner_is_told_a_repeat_that_replaced_an_observation_it_missed(
         await fleet.run_for(30 * S)
         tg.cancel_scope.cancel()
     assert [a] == fleet.seen["h1"].prs
+
+
+async def test_a_host_that_heard_nothing_new_from_github_leaves_the_budget_row_alone(
+    fleet: Fleet,
+) -> None:
+    # Two hundred owners in a quiet hour ask GitHub nothing: rewriting what they last
+    # heard at every renewal would be 20 writes a second of the same row.
+    from review_monitor.store import read_budget
+
+    fleet.setup({fleet.fake.add_pr("octo-org/app", 1): "h1"})
+    async with fleet.host("h1") as m1, anyio.create_task_group() as tg:
+        tg.start_soon(m1.run)
+        # Rounds at 0, 60 and 120 s, renewals every 10 s: the one at 130 s writes what
+        # the round at 120 s heard, and nothing new is heard before the round at 180 s.
+        await fleet.run_for(2 * M + 15 * S)
+        with Store.open(fleet.url) as store, store.sync.write(at=fleet.clock.now()) as tx:
+            tx.execute("DELETE FROM budget")
+        await fleet.run_for(40 * S)
+        with Store.open(fleet.url) as store, store.sync.read() as tx:
+            quiet = read_budget(tx, IDENTITY)
+        await fleet.run_for(20 * S)  # the round at 180 s hears GitHub again
+        with Store.open(fleet.url) as store, store.sync.read() as tx:
+            heard = read_budget(tx, IDENTITY)
+        tg.cancel_scope.cancel()
+    assert ({}, True) == (quiet, "graphql" in heard)

@@ -781,13 +781,16 @@ class Monitor:
 
     async def _share_budget(self, fleet: FleetMode, identity: str) -> None:
         """Write what this host's client last heard of the identity's budget into the
-        shared row, at every lease renewal."""
+        shared row, at every lease renewal when it heard something new (a host that asked
+        GitHub nothing since, as an owner in a quiet hour, has nothing to add)."""
+        written: tuple[RateLimit, ...] = ()
         while True:
             await self.clock.sleep_until(self.clock.now() + fleet.lease_renew)
             limits = tuple(self.client.rate_limits.values())
-            if limits:
+            if limits and limits != written:
                 try:
                     await self.store.call(_record_budget, identity, limits, self.clock.now())
+                    written = limits
                 except Exception as exc:  # a store fault: the next tick writes again
                     _log.warning("the budget row was not written: %s", describe_fault(exc))
 
