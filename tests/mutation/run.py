@@ -90,6 +90,7 @@ FLEET = "monitor/src/review_monitor/_fleet.py"
 JANITOR = "src/comment_wake/fleet/_janitor.py"
 LEASES = "monitor/src/review_monitor/_store/_leases.py"
 OWNERS = "monitor/src/review_monitor/_store/_owners.py"
+VIRTUAL_CLOCK = "monitor/src/review_monitor/testing/_clock.py"
 
 WAKE_SUITES = ("tests/wake", "tests/replay")
 OWNPOST_SUITES = ("tests/ownpost", "tests/replay")
@@ -817,6 +818,22 @@ MUTATIONS: tuple[Mutation, ...] = (
         "            tg.start_soon(self._keep_reader_state, identity, poller, state)\n",
         "            pass\n",
         ("tests/fleet/test_fleet_monitor.py",),
+    ),
+    Mutation(
+        "budget-row-rewritten-every-tick",
+        "issue 28: a host writes the shared budget row only when it heard something new",
+        MONITOR,
+        "            if limits and limits != written:\n",
+        "            if limits:\n",
+        ("tests/fleet/test_fleet_monitor.py",),
+    ),
+    Mutation(
+        "virtual-clock-wakes-one-sleeper-a-pass",
+        "the test clock wakes every sleeper due at one instant together, as an event loop",
+        VIRTUAL_CLOCK,
+        "            while self._sleepers and self._sleepers[0][0] == due:\n",
+        "            if self._sleepers and self._sleepers[0][0] == due:\n",
+        ("tests/monitor/poller/test_virtual_clock.py",),
     ),
     Mutation(
         "unsettled-repeat-not-retold",
