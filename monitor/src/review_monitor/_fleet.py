@@ -83,19 +83,27 @@ def live_watches(tx: ReadTx, now: datetime) -> tuple[Watch, ...]:
 
 
 class UnreadWatches:
-    """The owner's own watch list (``WatchSource``): its PRs the reader cannot read."""
+    """The owner's own watch list (``WatchSource``): its PRs the reader cannot read, as
+    the last ``refresh`` found them (one store read an interval, whether or not a round
+    follows)."""
 
     def __init__(self, store: Store, identity: str, host_id: str) -> None:
         self._store = store
         self._identity = identity
         self._host_id = host_id
+        self._found: tuple[Watch, ...] = ()
 
     def _read(self, db: SyncStore) -> tuple[Watch, ...]:
         with db.read() as tx:
             return unread_watches(tx, self._identity, self._host_id)
 
+    async def refresh(self) -> tuple[Watch, ...]:
+        """Read the list again; what it holds now."""
+        self._found = await self._store.call(self._read)
+        return self._found
+
     async def watches(self) -> tuple[Watch, ...]:
-        return await self._store.call(self._read)
+        return self._found
 
 
 class Relay:

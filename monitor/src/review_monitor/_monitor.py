@@ -774,7 +774,7 @@ class Monitor:
         while True:
             await self.clock.sleep_until(self.clock.now() + self.config.poll_interval)
             try:
-                if await watches.watches():
+                if await watches.refresh():
                     await poller.poll_round()
             except StoreError as exc:  # the server away: the next interval tries again
                 _log.warning("this host's unread PRs were not read: %s", describe_fault(exc))
