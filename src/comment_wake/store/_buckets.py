@@ -16,7 +16,7 @@ from typing import Literal, Protocol
 
 from review_monitor.store import WriteTx, parse_store_time, store_time
 
-__all__ = ["BucketLevels", "BucketLimits", "take_row", "take_token"]
+__all__ = ["BucketLevels", "BucketLimits", "bucket_tables", "take_row", "take_token"]
 
 _MINUTE = timedelta(minutes=1)
 _HOUR = timedelta(hours=1)
@@ -94,6 +94,25 @@ def take_token(
 
 
 Table = Literal["content_buckets", "gap_buckets"]
+
+
+def bucket_tables(table: Table) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The first migration of a bucket table: its SQLite DDL and its PostgreSQL DDL.
+    Every bucket is the same row (``take_row``); only the table's name differs."""
+    sqlite = f"""CREATE TABLE {table} (
+        identity TEXT PRIMARY KEY,
+        minute REAL NOT NULL,
+        hour REAL NOT NULL,
+        at TEXT NOT NULL
+    )"""
+    # PostgreSQL's REAL is single precision: a level is a double there, as SQLite's is.
+    postgres = f"""CREATE TABLE {table} (
+        identity TEXT COLLATE "C" PRIMARY KEY,
+        minute DOUBLE PRECISION NOT NULL,
+        hour DOUBLE PRECISION NOT NULL,
+        at TEXT COLLATE "C" NOT NULL
+    )"""
+    return (sqlite,), (postgres,)
 
 
 def take_row(

@@ -16,27 +16,11 @@ from datetime import datetime
 
 from review_monitor.store import Migration, SyncStore, Tables, WriteTx
 
-from ._buckets import take_row
+from ._buckets import bucket_tables, take_row
 
 __all__ = ["CONTENT", "ContentLimits", "spend_content", "take_content"]
 
-_V1 = (
-    """CREATE TABLE content_buckets (
-        identity TEXT PRIMARY KEY,
-        minute REAL NOT NULL,
-        hour REAL NOT NULL,
-        at TEXT NOT NULL
-    )""",
-)
-# PostgreSQL's REAL is single precision: a level is a double there, as SQLite's REAL is.
-_V1_POSTGRES = (
-    """CREATE TABLE content_buckets (
-        identity TEXT COLLATE "C" PRIMARY KEY,
-        minute DOUBLE PRECISION NOT NULL,
-        hour DOUBLE PRECISION NOT NULL,
-        at TEXT COLLATE "C" NOT NULL
-    )""",
-)
+_V1, _V1_POSTGRES = bucket_tables("content_buckets")
 CONTENT = Tables(
     "comment_wake.content",
     (Migration(1, "the content bucket", _V1, postgres=_V1_POSTGRES),),

@@ -18,27 +18,11 @@ from datetime import datetime, timedelta
 from review_monitor.github import RateLimit
 from review_monitor.store import Migration, SyncStore, Tables, WriteTx, read_budget
 
-from ._buckets import take_row
+from ._buckets import bucket_tables, take_row
 
 __all__ = ["GAP", "GAP_BUDGET_RESERVE", "GapLimits", "budget_low", "spend_gap", "take_gap"]
 
-_V1 = (
-    """CREATE TABLE gap_buckets (
-        identity TEXT PRIMARY KEY,
-        minute REAL NOT NULL,
-        hour REAL NOT NULL,
-        at TEXT NOT NULL
-    )""",
-)
-# PostgreSQL's REAL is single precision: a level is a double there, as SQLite's REAL is.
-_V1_POSTGRES = (
-    """CREATE TABLE gap_buckets (
-        identity TEXT COLLATE "C" PRIMARY KEY,
-        minute DOUBLE PRECISION NOT NULL,
-        hour DOUBLE PRECISION NOT NULL,
-        at TEXT COLLATE "C" NOT NULL
-    )""",
-)
+_V1, _V1_POSTGRES = bucket_tables("gap_buckets")
 GAP = Tables(
     "comment_wake.gap",
     (Migration(1, "the gap bucket", _V1, postgres=_V1_POSTGRES),),
