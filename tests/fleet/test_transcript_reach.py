@@ -129,6 +129,21 @@ def test_a_single_hosts_store_reads_every_agents_transcripts_here(single: Team) 
     ] == [(r.role, r.agent, r.reach) for r in reach]
 
 
+def test_a_fleet_hosts_own_post_scan_reads_only_its_own_hosts_transcripts(fleet: Team) -> None:
+    # o-1's and w-2's files exist on this machine too: read, another agent's posts by the
+    # same path could hide a writer's comment.
+    with fleet.registry() as registry:
+        sources = registry.transcripts("w-1")
+    assert [(str(fleet.files["w-1"]), "worker")] == [(s.path, s.role) for s in sources]
+
+
+def test_a_single_hosts_own_post_scan_reads_every_agents_transcripts(single: Team) -> None:
+    with single.registry() as registry:
+        sources = registry.transcripts("w-1")
+    roles = (("w-1", "worker"), ("o-1", "orchestrator"), ("w-2", "sibling"))
+    assert [(str(single.files[n]), r) for n, r in roles] == [(s.path, s.role) for s in sources]
+
+
 def _doctor(team: Team, config: AppConfig) -> list[Check]:
     with team.registry() as registry:
         return asyncio.run(

@@ -836,6 +836,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("tests/monitor/poller/test_virtual_clock.py",),
     ),
     Mutation(
+        "fleet-scan-reads-other-hosts-transcripts",
+        "issue 28: a fleet host's own-post scan reads only its own host's agents' files",
+        REGISTRY_SNAPSHOT,
+        "            if here is None or agent.host_id is None or agent.host_id == here\n",
+        "            if True\n",
+        ("tests/fleet/test_transcript_reach.py",),
+    ),
+    Mutation(
         "unsettled-repeat-not-retold",
         "issue 28: a listener that failed is told the PR again though a repeat replaced it",
         OBSERVATIONS,

@@ -560,8 +560,17 @@ class Registry:
     def transcripts(self, worker: str) -> tuple[TranscriptSource, ...]:
         """The files to read for ``worker``'s own posts: its own (role ``worker``), its
         orchestrator's and its siblings'.  Files that do not exist (yet, or any more)
-        are left out; a file is listed once, under the closest role."""
-        return self.transcript_sources(self.snapshot().transcript_groups(worker))
+        are left out, as are an agent's bound on another fleet host; a file is listed
+        once, under the closest role."""
+        return self.transcript_sources(
+            self.snapshot().transcript_groups(worker, here=self.fleet_host)
+        )
+
+    @property
+    def fleet_host(self) -> str | None:
+        """The fleet host whose agents' transcripts are local: ``host_id`` on a
+        PostgreSQL store; None on a single host's store, where every agent is local."""
+        return self.host_id if self._store.dialect == "postgresql" else None
 
     def transcript_sources(self, groups: Sequence[SpecGroup]) -> tuple[TranscriptSource, ...]:
         """The files of ``groups`` (``RegistrySnapshot.transcript_groups``), resolved now;

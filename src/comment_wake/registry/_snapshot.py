@@ -113,10 +113,17 @@ class RegistrySnapshot:
     def orchestrators(self) -> tuple[OrchestratorRecord, ...]:
         return tuple(self._orchestrators.values())
 
-    def transcript_groups(self, worker: str) -> tuple[SpecGroup, ...]:
+    def transcript_groups(self, worker: str, *, here: str | None = None) -> tuple[SpecGroup, ...]:
         """The transcript specs to read for ``worker``'s own posts: its own (role
-        ``worker``), its orchestrator's and its siblings'; () for an unknown worker."""
-        return tuple((role, agent.transcripts) for role, agent in self.transcript_agents(worker))
+        ``worker``), its orchestrator's and its siblings'; () for an unknown worker.
+        ``here``: this fleet host, whose scan leaves out the agents bound on another host
+        (their files are there; a file by the same path here is some other agent's, whose
+        posts must never hide a writer's comment).  None: a single host reads them all."""
+        return tuple(
+            (role, agent.transcripts)
+            for role, agent in self.transcript_agents(worker)
+            if here is None or agent.host_id is None or agent.host_id == here
+        )
 
     def transcript_agents(self, worker: str) -> tuple[TranscriptAgent, ...]:
         """Whose transcripts ``worker``'s own-post check reads, closest role first: the
@@ -180,4 +187,5 @@ class RegistryBook:
 
     def transcripts(self, worker: str) -> tuple[TranscriptSource, ...]:
         """``worker``'s transcript files, resolved now (blocking: file lookups)."""
-        return self._registry.transcript_sources(self._snapshot.transcript_groups(worker))
+        groups = self._snapshot.transcript_groups(worker, here=self._registry.fleet_host)
+        return self._registry.transcript_sources(groups)
