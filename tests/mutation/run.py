@@ -844,6 +844,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("tests/fleet/test_transcript_reach.py",),
     ),
     Mutation(
+        "settling-prs-mixed-with-changes",
+        "issue 28: a round's changes are read before its settling PRs (one checks query)",
+        POLLER,
+        '                (settling if reason == "settling" else changed).append(pr)\n',
+        "                changed.append(pr)\n",
+        ("tests/monitor/e2e/test_sweep_e2e.py",),
+    ),
+    Mutation(
         "unsettled-repeat-not-retold",
         "issue 28: a listener that failed is told the PR again though a repeat replaced it",
         OBSERVATIONS,

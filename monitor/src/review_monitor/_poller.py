@@ -265,6 +265,7 @@ class Poller:
         self.book.swept(found)
         quiet: list[PrRef] = []
         changed: list[PrRef] = []
+        settling: list[PrRef] = []
         net: list[PrRef] = []
         slots: list[PrRef] = []
         for pr in prs:
@@ -276,9 +277,14 @@ class Poller:
                 quiet.append(pr)
             elif reason == "slot":
                 slots.append(pr)
+            elif reason == "safety-net":
+                net.append(pr)
             else:
-                (net if reason == "safety-net" else changed).append(pr)
-        must = changed + net
+                (settling if reason == "settling" else changed).append(pr)
+        # The round's changes before the PRs read again only to settle: the PRs whose
+        # checks newly fail are among them, so their checks are one query while they fit
+        # one batch (the checks are read a batch at a time, beside its badges).
+        must = changed + settling + net
         batch = self._config.batch_size
         read = self.book.slot_reads(slots, len(must), batch, now, self._interval)
         chosen = set(read)

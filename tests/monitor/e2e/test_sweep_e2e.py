@@ -141,6 +141,27 @@ async def test_a_check_that_fails_without_moving_updated_at_is_seen_by_the_sweep
     assert ["sweep", "badge", "checks"] == kinds_since(world, start)
 
 
+async def test_a_rounds_newly_failing_checks_are_one_query_though_settling_prs_sit_between(
+    world: World,
+) -> None:
+    prs = await opened(world, 20)
+    config = world.config(batch_size=4, sweep_grace=90 * S)  # a round later: settling
+    async with world.monitor(config) as monitor, world.running(monitor):
+        await world.run_for(M)  # the baseline
+        for pr in prs[1:5]:
+            world.fake.post_comment(pr, "alice", "please rename")
+        await world.run_for(M)  # PRs 2-5 read, and read again next round to settle
+        for pr in (prs[0], prs[5]):
+            world.fake.add_check_run(pr, "ci", conclusion="FAILURE")
+        start = len(world.fake.requests)
+        await world.run_for(M + 45 * S)  # the round's two batches, 30 s apart
+    # In watch order (PRs 1, 3, 5 | 2, 4, 6) the failing PRs 1 and 6 would fall in both
+    # of the round's badge batches, a checks query each; the round's changes go before
+    # the PRs read again to settle, so the two share one batch and one checks query.
+    kinds = kinds_since(world, start)
+    assert (2, 1) == (kinds.count("badge"), kinds.count("checks"))
+
+
 async def test_the_safety_net_reads_every_badge_within_the_full_badge_interval(
     world: World,
 ) -> None:
