@@ -15,7 +15,8 @@ measured hour, which starts two intervals in.
 - ``points_per_hour_busy``: an hour where 1% of the PRs change before every round.
 - ``uncoordinated_points_per_hour``: the same hosts with fleet mode off, each its own
   poller on its own SQLite store, FakeGitHub's hourly limit lifted: the points they want.
-- ``max_points_per_round``: the most points one round's window cost in the busy hour;
+- ``max_points_per_round``: the most points one poll round cost in the busy hour (from
+  the reader's sweep to its next sweep);
   ``max_points_per_round_quiet`` the same in the quiet hour, where the rounds cost only
   the sweep and the safety net's share.  ``mean_points_per_round_busy`` is the busy
   hour's points over its rounds: no busy round can cost less than that mean, so when it
@@ -123,17 +124,21 @@ def _hosts_prs(fake: FakeGitHub, hosts: int, per_host: int) -> dict[str, list[Pr
     }
 
 
-def _measure(
-    fake: FakeGitHub, first: int, last: int, start: datetime, interval: timedelta
-) -> tuple[int, int, dict[str, int]]:
+def _measure(fake: FakeGitHub, first: int, last: int) -> tuple[int, int, dict[str, int]]:
+    """The hour's points, its dearest poll round's and its requests by kind.  A round is
+    what the reader sends from its sweep to its next sweep (the owners' own reads made
+    meanwhile count in it): a round stretched past a minute is still one round."""
     measured = [r for r in fake.requests[first:last] if r.path == "/graphql"]
-    per_round: dict[int, int] = {}
+    rounds: list[int] = [0]
     kinds: dict[str, int] = {}
+    previous = ""
     for r in measured:
-        window = int((r.at - start) / interval)
-        per_round[window] = per_round.get(window, 0) + r.cost
+        if r.kind == "sweep" and previous != "sweep":
+            rounds.append(0)
+        rounds[-1] += r.cost
         kinds[r.kind] = kinds.get(r.kind, 0) + 1
-    return sum(r.cost for r in measured), max(per_round.values(), default=0), kinds
+        previous = r.kind
+    return sum(r.cost for r in measured), max(rounds), kinds
 
 
 async def _drive(
@@ -143,15 +148,15 @@ async def _drive(
     witnesses: dict[PrRef, Witness],
     interval: timedelta,
     busy_share: float,
-) -> tuple[int, int, datetime, list[Change]]:
-    """The baseline round, then the measured hour; the request indexes and its start.
+) -> tuple[int, int, list[Change]]:
+    """The baseline round, then the measured hour; the hour's request indexes.
     The baseline (every badge) may run past one interval: the governor stretches a round
     that costs more than its share (4,000 PRs: 55 points over 80 s), so the hour starts
     two intervals in.  A failing check is made only on a PR not failing yet: a second
     failure leaves the badge as it was (its rollup says FAILURE already), so no reader
     has anything new to hand on."""
     await clock.advance(2 * interval - timedelta(seconds=1))
-    first, start = len(fake.requests), clock.now()
+    first = len(fake.requests)
     busy = max(1, round(len(prs) * busy_share)) if busy_share else 0
     changes: list[Change] = []
     failing: set[PrRef] = set()
@@ -169,7 +174,7 @@ async def _drive(
         await clock.advance(interval)
     last = len(fake.requests)
     await clock.advance(2 * interval)  # let the last changes reach their owners
-    return first, last, start, changes
+    return first, last, changes
 
 
 async def fleet_hour(url: str, hosts: int, per_host: int, interval: int, busy: float) -> Hour:
@@ -217,9 +222,9 @@ async def fleet_hour(url: str, hosts: int, per_host: int, interval: int, busy: f
         async with anyio.create_task_group() as tg:
             for monitor in monitors:
                 tg.start_soon(monitor.run)
-            first, last, start, changes = await _drive(clock, fake, all_prs, witnesses, step, busy)
+            first, last, changes = await _drive(clock, fake, all_prs, witnesses, step, busy)
             tg.cancel_scope.cancel()
-    points, max_round, kinds = _measure(fake, first, last, start, step)
+    points, max_round, kinds = _measure(fake, first, last)
     return Hour(points, max_round, changes, kinds)
 
 
@@ -254,11 +259,9 @@ async def uncoordinated_hour(hosts: int, per_host: int, interval: int) -> Hour:
             async with anyio.create_task_group() as tg:
                 for monitor in monitors:
                     tg.start_soon(monitor.run)
-                first, last, start, changes = await _drive(
-                    clock, fake, all_prs, witnesses, step, 0.0
-                )
+                first, last, changes = await _drive(clock, fake, all_prs, witnesses, step, 0.0)
                 tg.cancel_scope.cancel()
-    points, max_round, kinds = _measure(fake, first, last, start, step)
+    points, max_round, kinds = _measure(fake, first, last)
     return Hour(points, max_round, changes, kinds)
 
 
