@@ -94,7 +94,7 @@ async def daemon(
         fleet_config(fleet.url, host, ttl=ttl, renew=ttl * 0.3),
         state_dir=fleet.state(f"state-{host}"),
         token=TOKEN,
-        transport=fleet.fake.transport(),
+        transport=fleet.fake.transport(host),  # its requests are recorded as ``via`` host
         clock=fleet.clock,
         callbacks={"inbox": inboxes.callback(host)},
     ) as app:
