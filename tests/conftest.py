@@ -36,6 +36,8 @@ REAL_CLIENTS = Path(__file__).resolve().parent / "real_clients"
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 pytest_plugins = ["_postgres", "_stores"]
 
+from _notice_limit import check_notices_fit_a_hook  # noqa: E402
+
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
     """One line per real CLI the ``real_client`` suite found, with its version."""
@@ -50,22 +52,8 @@ def _notices_fit_a_hook(request: pytest.FixtureRequest, monkeypatch: pytest.Monk
     """Every notice enqueued in a test fits ``NOTICE_TEXT_LIMIT`` (issue 25, item 2): the
     outbox's one insert refuses a longer one.  A test that enqueues one on purpose (an old
     store's oversize notice) is marked ``oversize_notice``."""
-    if request.node.get_closest_marker("oversize_notice") is not None:
-        return
-    from comment_wake._limits import NOTICE_TEXT_LIMIT
-    from review_monitor._store import _outbox
-
-    insert = _outbox._insert
-
-    def checked(tx: Any, notice: Any) -> int | None:
-        if len(notice.text) > NOTICE_TEXT_LIMIT:
-            raise AssertionError(
-                f"a {notice.kind} notice of {len(notice.text)} characters was enqueued "
-                f"(NOTICE_TEXT_LIMIT is {NOTICE_TEXT_LIMIT})"
-            )
-        return insert(tx, notice)
-
-    monkeypatch.setattr(_outbox, "_insert", checked)
+    if request.node.get_closest_marker("oversize_notice") is None:
+        check_notices_fit_a_hook(monkeypatch)
 
 
 @pytest.fixture

@@ -94,17 +94,23 @@ async def daemon(
         fleet_config(fleet.url, host, ttl=ttl, renew=ttl * 0.3),
         state_dir=fleet.state(f"state-{host}"),
         token=TOKEN,
-        transport=fleet.fake.transport(),
+        transport=fleet.fake.transport(host),  # its requests are recorded as ``via`` host
         clock=fleet.clock,
         callbacks={"inbox": inboxes.callback(host)},
     ) as app:
         yield app
 
 
-@pytest.fixture
-def fleet(tmp_path: Path, postgres_url: str) -> Fleet:
+def new_fleet(tmp: Path, url: str) -> Fleet:
+    """A fleet in ``tmp`` on the store ``url``: a fresh clock and FakeGitHub with PR
+    octo/repo#1, where alice may write."""
     clock = VirtualClock(datetime(2026, 3, 2, 9, 0, tzinfo=UTC))
     fake = FakeGitHub(clock=clock, viewer="octo-worker", token=TOKEN)
     fake.add_pr("octo/repo", 1, title="Fix the cache")
     fake.set_permission("octo/repo", "alice", "write")
-    return Fleet(tmp_path, postgres_url, clock, fake)
+    return Fleet(tmp, url, clock, fake)
+
+
+@pytest.fixture
+def fleet(tmp_path: Path, postgres_url: str) -> Fleet:
+    return new_fleet(tmp_path, postgres_url)

@@ -3,7 +3,8 @@
 where the worker is bound; the fleet reads GitHub as one daemon would; stopping the
 reader's host hands its lease over within the expiry and no comment is missed.
 
-Leases are the conftest's: 1 s, renewed every 0.3 s, on the virtual clock.
+Leases last 30 s where no host stops, 5 s where one does (renewed at 0.3 of that), and
+the conftest's 1 s where the janitor must see a lapse of three lives within a minute.
 """
 
 from __future__ import annotations
@@ -11,12 +12,14 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import timedelta
+from pathlib import Path
 
 import anyio
 import pytest
 
-from comment_wake.app import App
+from comment_wake.app import App, open_app
 from comment_wake.app._status import render_status
+from comment_wake.config import AppConfig
 from comment_wake.registry import CallbackSpec
 from review_monitor import (
     NOTICE_VERSION,
@@ -28,12 +31,16 @@ from review_monitor import (
 )
 from review_monitor.store import read_lease
 
-from .conftest import TTL, Fleet, Inboxes, daemon
+from .conftest import TOKEN, Fleet, Inboxes, daemon, new_fleet
 
 pytestmark = pytest.mark.anyio
 
 MINUTE = timedelta(minutes=1)
 LIFE = timedelta(seconds=30)
+# The leases of the tests where a host stops and its lease must lapse: short against the
+# minutes they run, long against the 0.3 s renewals 1 s leases cost (a store round trip
+# each, on each host).
+SHORT = timedelta(seconds=5)
 IDENTITY = "reader:github.com:octo-worker"
 
 
@@ -91,10 +98,10 @@ async def test_each_writers_comment_wakes_its_worker_once_on_its_own_host(
     a, b = prs
     inboxes = Inboxes()
     async with _both(fleet, prs, inboxes):
-        await _run(fleet, 2 * MINUTE)  # the baseline
+        await _run(fleet, MINUTE)  # the baseline: the reader reads both PRs at once
         fleet.fake.post_comment(a, "alice", "Please rebase onto main.")
         fleet.fake.post_comment(b, "alice", "Please fix the typo.")
-        await _run(fleet, 3 * MINUTE)
+        await _run(fleet, 2 * MINUTE)  # two poll intervals
     assert ([("w1", "alice")], [("w2", "alice")]) == (inboxes.authors("h1"), inboxes.authors("h2"))
 
 
@@ -131,15 +138,70 @@ async def test_a_host_never_delivers_a_notice_for_another_hosts_worker(
     )
 
 
+async def _script(fleet: Fleet, prs: tuple[PrRef, PrRef]) -> None:
+    """The GitHub side of the cost comparison, five minutes: a baseline, then a comment
+    on each PR, in different poll rounds, each read before the end.
+
+    Comments on two hosts' PRs in the same round cost one detail query and one reaction
+    each in the fleet (each owner decides its own PRs) where one daemon batches them in
+    one of each: 10 points against 9 over these five minutes, 1.11x."""
+    await _run(fleet, MINUTE)
+    fleet.fake.post_comment(prs[0], "alice", "Please rebase onto main.")
+    await _run(fleet, 1.5 * MINUTE)
+    fleet.fake.post_comment(prs[1], "alice", "Please fix the typo.")
+    await _run(fleet, 2.5 * MINUTE)
+
+
+def _points(fleet: Fleet) -> int:
+    """The GraphQL points FakeGitHub charged so far."""
+    return sum(r.cost for r in fleet.fake.requests if r.path == "/graphql")
+
+
+def _reader_host(fleet: Fleet) -> str | None:
+    """The host whose instance holds the reader's lease now."""
+    from comment_wake.store import open_sync_store
+
+    with open_sync_store(fleet.url) as db, db.read() as tx:
+        reader = read_lease(tx, IDENTITY)
+        hosts = {h: read_lease(tx, f"host:{h}") for h in ("h1", "h2")}
+    holder = None if reader is None else reader.holder
+    return next((h for h, row in hosts.items() if row is not None and row.holder == holder), None)
+
+
 async def test_the_fleet_reads_github_as_one_daemon_does(
-    fleet: Fleet, prs: tuple[PrRef, PrRef]
+    fleet: Fleet, prs: tuple[PrRef, PrRef], tmp_path: Path
 ) -> None:
-    async with _both(fleet, prs, Inboxes()):
-        await _run(fleet, 5 * MINUTE)
-    badges = [r for r in fleet.fake.requests if r.kind == "badge"]
-    # Two PRs are one batch: one badge query a round, five rounds and the first (one
-    # daemon alone watching both PRs sends the same); two pollers would send twelve.
-    assert len(badges) <= 6
+    inboxes = Inboxes()
+    async with _both(fleet, prs, inboxes):
+        await _script(fleet, prs)
+        reader = _reader_host(fleet)
+    # One daemon, not in fleet mode (SQLite in its own state directory), watching both
+    # PRs under the same script: a fresh FakeGitHub and clock with the same PRs.
+    alone = new_fleet(tmp_path / "alone", fleet.url)
+    alone.fake.add_pr("octo/repo", 2, title="Tidy the docs")
+    async with (
+        open_app(
+            AppConfig(),
+            state_dir=alone.state("state-alone"),
+            token=TOKEN,
+            transport=alone.fake.transport("alone"),
+            clock=alone.clock,
+            callbacks={"inbox": inboxes.callback("h1")},
+        ) as single,
+        anyio.create_task_group() as tg,
+    ):
+        _bind(single, "w1", prs[0])
+        _bind(single, "w2", prs[1])
+        tg.start_soon(single.run)
+        await _script(alone, prs)
+        tg.cancel_scope.cancel()
+    sweeps_and_badges = {r.via for r in fleet.fake.requests if r.kind in ("sweep", "badge")}
+    # Points: at most 1.1x one daemon's; only the reader's host polls (no owner sends a
+    # sweep or a badge query), and the reader is one of the two.
+    assert ((True, True), {reader}) == (
+        (_points(fleet) <= 1.1 * _points(alone), _points(alone) > 0),
+        sweeps_and_badges,
+    )
 
 
 async def test_a_stopped_readers_host_hands_the_lease_over_and_no_comment_is_missed(
@@ -147,20 +209,27 @@ async def test_a_stopped_readers_host_hands_the_lease_over_and_no_comment_is_mis
 ) -> None:
     a, b = prs
     inboxes = Inboxes()
-    async with daemon(fleet, "h2", inboxes) as two, anyio.create_task_group() as outer:
-        async with daemon(fleet, "h1", inboxes) as one, anyio.create_task_group() as inner:
+    async with (
+        daemon(fleet, "h2", inboxes, ttl=SHORT) as two,
+        anyio.create_task_group() as outer,
+    ):
+        async with (
+            daemon(fleet, "h1", inboxes, ttl=SHORT) as one,
+            anyio.create_task_group() as inner,
+        ):
             _bind(one, "w1", a)
             _bind(two, "w2", b)
             inner.start_soon(one.run)
             await _run(fleet, 10 * timedelta(seconds=1))  # h1 campaigns first: it reads
             outer.start_soon(two.run)
-            await _run(fleet, 2 * MINUTE)
+            await _run(fleet, MINUTE)
             first = _reader(fleet)
             inner.cancel_scope.cancel()  # h1 stops
         fleet.fake.post_comment(b, "alice", "Still there after the failover?")
-        await _run(fleet, 5 * timedelta(seconds=1))  # more than the 1 s expiry
+        # The expiry and a renewal after it (h2's next campaign), with room to spare.
+        await _run(fleet, 2 * SHORT)
         second = _reader(fleet)
-        await _run(fleet, 3 * MINUTE)
+        await _run(fleet, 2 * MINUTE)
         outer.cancel_scope.cancel()
     assert (True, True, [("w2", "alice")]) == (
         first is not None and first != second,
@@ -207,19 +276,25 @@ async def test_a_stopped_owners_prs_stop_being_read(fleet: Fleet, prs: tuple[PrR
 
     a, b = prs
     inboxes = Inboxes()
-    async with daemon(fleet, "h1", inboxes) as one, anyio.create_task_group() as outer:
-        async with daemon(fleet, "h2", inboxes) as two, anyio.create_task_group() as inner:
+    async with (
+        daemon(fleet, "h1", inboxes, ttl=SHORT) as one,
+        anyio.create_task_group() as outer,
+    ):
+        async with (
+            daemon(fleet, "h2", inboxes, ttl=SHORT) as two,
+            anyio.create_task_group() as inner,
+        ):
             _bind(one, "w1", a)
             _bind(two, "w2", b)
             outer.start_soon(one.run)
             await _run(fleet, 10 * timedelta(seconds=1))  # h1 campaigns first: it reads
             inner.start_soon(two.run)
             await _run(fleet, MINUTE)
-            inner.cancel_scope.cancel()  # h2 stops: its lease lapses after 1 s
+            inner.cancel_scope.cancel()  # h2 stops: its lease lapses within SHORT
         stopped = fleet.clock.now()
         await _run(fleet, 2 * MINUTE)
         outer.cancel_scope.cancel()
     with open_sync_store(fleet.url) as db, db.read() as tx:
         read_at = {o.pr: o.read_at for o in latest_observations(tx, "github.com:octo-worker")}
     # h1 read a again and again; b's last read is from before h2 stopped (a lapse).
-    assert (True, True) == (read_at[a] > stopped + MINUTE, read_at[b] <= stopped + 2 * TTL)
+    assert (True, True) == (read_at[a] > stopped + MINUTE, read_at[b] <= stopped + 2 * SHORT)

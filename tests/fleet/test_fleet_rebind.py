@@ -4,27 +4,35 @@ never took in its inbox; h1 stops; the PR is bound on h2 to another worker, who 
 untaken one (and not the taken one); the PR's mark followed it, so a new comment wakes
 the new worker once and nothing is decided twice.
 
-Leases are the conftest's: 1 s, renewed every 0.3 s, on the virtual clock.
+The story runs once per module (``moved``); each test reads its own part of the outcome.
+Leases last 30 s: nothing here waits on a lapse but h2's campaign for the reader's lease
+once h1 stops, which the minute on h2 covers; 1 s leases would only cost renewals (a
+store round trip every 0.3 s of virtual time, on each host).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 
 import anyio
 import pytest
+from _notice_limit import check_notices_fit_a_hook
+from _postgres import PostgresServer, fresh_schema
 
 from comment_wake.app import App
 from comment_wake.delivery import take
 from comment_wake.registry import InboxSpec
 
-from .conftest import PR, Fleet, Inboxes, daemon
-
-pytestmark = pytest.mark.anyio
+from .conftest import PR, Fleet, Inboxes, daemon, new_fleet
 
 MINUTE = timedelta(minutes=1)
+LIFE = timedelta(seconds=30)
+# A comment's wait: two of the default poll intervals (60 s); it reaches the inbox
+# within one.
+SEEN = 2 * MINUTE
 
 
 async def _run(fleet: Fleet, span: timedelta) -> None:
@@ -57,50 +65,62 @@ class Moved:
     second: str  # delivered on h1, never taken
     taken_on_h1: list[list[str]]
     on_h2: list[list[str]]
-    third: str = ""  # posted once the PR was on h2
-    later_on_h2: list[list[str]] | None = None
+    third: str  # posted once the PR was on h2
+    later_on_h2: list[list[str]]
 
 
-async def _move(fleet: Fleet, *, then_comment: bool = False) -> Moved:
+async def _move(fleet: Fleet) -> Moved:
     inboxes = Inboxes()
-    async with daemon(fleet, "h2", inboxes) as two:
-        async with daemon(fleet, "h1", inboxes) as one, anyio.create_task_group() as tg:
+    async with daemon(fleet, "h2", inboxes, ttl=LIFE) as two:
+        async with (
+            daemon(fleet, "h1", inboxes, ttl=LIFE) as one,
+            anyio.create_task_group() as tg,
+        ):
             root_one = _bind(one, "w1")
             tg.start_soon(one.run)
-            await _run(fleet, 2 * MINUTE)  # the baseline
+            await _run(fleet, MINUTE)  # the baseline: h1 reads the PR at once
             first = fleet.fake.post_comment(PR, "alice", "Please rebase onto main.")
-            await _run(fleet, 3 * MINUTE)
+            await _run(fleet, SEEN)
             taken = _items(root_one, "w1")  # the hook takes it
             await _run(fleet, 30 * timedelta(seconds=1))  # h1 records the take
             second = fleet.fake.post_comment(PR, "alice", "And fix the typo.")
-            await _run(fleet, 3 * MINUTE)  # delivered into w1's inbox, never taken
+            await _run(fleet, SEEN)  # delivered into w1's inbox, never taken
             tg.cancel_scope.cancel()  # h1 stops
         assert two.registry is not None
         two.registry.unbind("w1")
         root_two = _bind(two, "w2")
         async with anyio.create_task_group() as tg:
             tg.start_soon(two.run)
-            await _run(fleet, 2 * MINUTE)
-            moved = Moved(first, second, taken, _items(root_two, "w2"))
-            if then_comment:
-                moved.third = fleet.fake.post_comment(PR, "alice", "Thanks, one more thing.")
-                await _run(fleet, 3 * MINUTE)
-                moved.later_on_h2 = _items(root_two, "w2")
+            await _run(fleet, MINUTE)  # h2 reads once h1's reader lease lapses (30 s)
+            on_h2 = _items(root_two, "w2")
+            third = fleet.fake.post_comment(PR, "alice", "Thanks, one more thing.")
+            await _run(fleet, SEEN)
             tg.cancel_scope.cancel()
-    return moved
+    return Moved(first, second, taken, on_h2, third, _items(root_two, "w2"))
 
 
-async def test_a_notice_never_taken_on_a_stopped_host_reaches_the_worker_rebound_elsewhere(
-    fleet: Fleet,
+@pytest.fixture(scope="module")
+def moved(
+    tmp_path_factory: pytest.TempPathFactory, postgres_server: PostgresServer
+) -> Iterator[Moved]:
+    """The story, run once for the module's tests (on a schema and a directory of its
+    own), with the suite's check that every notice fits a hook."""
+    with fresh_schema(postgres_server) as url:
+        with pytest.MonkeyPatch.context() as patch:
+            check_notices_fit_a_hook(patch)
+            outcome = anyio.run(_move, new_fleet(tmp_path_factory.mktemp("rebind"), url))
+        yield outcome
+
+
+def test_a_notice_never_taken_on_a_stopped_host_reaches_the_worker_rebound_elsewhere(
+    moved: Moved,
 ) -> None:
-    moved = await _move(fleet)
     assert ([[moved.first]], [[moved.second]]) == (moved.taken_on_h1, moved.on_h2)
 
 
-async def test_the_prs_mark_follows_it_so_a_new_comment_wakes_the_new_worker_once(
-    fleet: Fleet,
+def test_the_prs_mark_follows_it_so_a_new_comment_wakes_the_new_worker_once(
+    moved: Moved,
 ) -> None:
     # Verifies what already worked (marks are keyed by the PR): the handled comments are
     # not decided again on h2, and its floor and rate windows hold there.
-    moved = await _move(fleet, then_comment=True)
     assert [[moved.third]] == moved.later_on_h2

@@ -338,3 +338,12 @@ def test_an_int_variable_beyond_32_bits_is_refused_as_github_refuses_it(gql: Gql
             }
         ]
     } == answer
+
+
+def test_each_request_is_recorded_with_the_label_of_the_transport_it_came_through(
+    fake: FakeGitHub,
+) -> None:
+    for label in ("h1", None, "h2"):
+        with httpx.Client(transport=fake.transport(label), base_url="https://api.github.com") as c:
+            c.get("/user")
+    assert ["h1", None, "h2"] == [r.via for r in fake.requests]

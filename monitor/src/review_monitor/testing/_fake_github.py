@@ -157,9 +157,10 @@ class FakeGitHub(World):
 
     # ------------------------------------------------------------ transports
 
-    def transport(self) -> httpx.MockTransport:
-        """An ``httpx`` transport answering in-process (any base URL)."""
-        return _serving.transport(self)
+    def transport(self, label: str | None = None) -> httpx.MockTransport:
+        """An ``httpx`` transport answering in-process (any base URL).  Each request it
+        carries is recorded with ``label`` as its ``via`` (which host of a fleet sent it)."""
+        return _serving.transport(self, label)
 
     def serve_in_thread(self) -> contextlib.AbstractContextManager[str]:
         """Serve over loopback HTTP on 127.0.0.1 (ephemeral port); yields the base URL."""

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
@@ -16,6 +17,7 @@ from ._http import DOCS, Answer, json_answer
 
 __all__ = [
     "SECONDARY_MESSAGE",
+    "VIA",
     "Fault",
     "Faults",
     "RecordedRequest",
@@ -117,6 +119,12 @@ class RecordedRequest:
     cost: int  # points charged (GraphQL) or 1/0 (REST; a 304 is free)
     at: datetime
     variables: Mapping[str, Any] = field(default_factory=dict)
+    via: str | None = None  # the label of the transport it came through, if it had one
+
+
+# The label of the in-process transport answering the request being handled
+# (``FakeGitHub.transport(label)``), set around each call of ``FakeGitHub.handle``.
+VIA: ContextVar[str | None] = ContextVar("fake_github_via", default=None)
 
 
 class Timeout(Exception):
@@ -150,6 +158,7 @@ class RequestLog:
                 cost=cost,
                 at=self._now(),
                 variables=dict(variables or {}),
+                via=VIA.get(),
             )
         )
 

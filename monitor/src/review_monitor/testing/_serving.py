@@ -17,7 +17,7 @@ from typing import Protocol
 
 import httpx
 
-from ._faults import Timeout
+from ._faults import VIA, Timeout
 from ._http import Answer
 
 __all__ = ["LoopbackServer", "serve", "serve_in_thread", "transport"]
@@ -39,10 +39,12 @@ class Handles(Protocol):
     ) -> Answer: ...
 
 
-def transport(fake: Handles) -> httpx.MockTransport:
-    """An ``httpx`` transport answering in-process (any base URL)."""
+def transport(fake: Handles, label: str | None = None) -> httpx.MockTransport:
+    """An ``httpx`` transport answering in-process (any base URL); each request it
+    carries is recorded with ``label`` (``RecordedRequest.via``)."""
 
     def handler(request: httpx.Request) -> httpx.Response:
+        token = VIA.set(label)
         try:
             answer = fake.handle(
                 request.method,
@@ -53,6 +55,8 @@ def transport(fake: Handles) -> httpx.MockTransport:
             )
         except Timeout:
             raise httpx.ReadTimeout("FakeGitHub: injected timeout", request=request) from None
+        finally:
+            VIA.reset(token)
         return httpx.Response(answer.status, headers=answer.headers, content=answer.body)
 
     return httpx.MockTransport(handler)
