@@ -53,10 +53,17 @@ class Fleet:
         return self.tmp / name
 
     def open(
-        self, state: Path | None = None, host_id: str | None = "h1", **kwargs: Any
+        self,
+        state: Path | None = None,
+        host_id: str | None = "h1",
+        *,
+        ttl: timedelta = TTL,
+        **kwargs: Any,
     ) -> AbstractAsyncContextManager[App]:
+        """A daemon of this fleet (``open_app``); its leases last ``ttl``, renewed at a
+        third of it (a test that loses no host may take long ones: fewer renewals)."""
         return open_app(
-            fleet_config(self.url, host_id),
+            fleet_config(self.url, host_id, ttl=ttl, renew=ttl * 0.3),
             state_dir=state or self.state(),
             token=TOKEN,
             transport=self.fake.transport(),

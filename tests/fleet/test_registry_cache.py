@@ -69,7 +69,7 @@ async def test_the_registry_cache_follows_a_registration_made_while_the_daemon_r
     fleet: Fleet,
 ) -> None:
     _bind(fleet.state(), fleet.url)
-    async with fleet.open() as app, anyio.create_task_group() as tg:
+    async with fleet.open(ttl=timedelta(seconds=30)) as app, anyio.create_task_group() as tg:
         tg.start_soon(app.run)
         await fleet.clock.advance(timedelta(minutes=1))
         await anyio.to_thread.run_sync(_add_orchestrator, fleet.state(), fleet.url, "o-2")

@@ -12,7 +12,7 @@ import msgspec
 import pytest
 
 from comment_wake._paths import store_path
-from comment_wake.cli import main
+from comment_wake.cli import _common, main
 from comment_wake.registry import InboxSpec, Registry
 from comment_wake.store import (
     delivering,
@@ -256,9 +256,10 @@ def test_a_second_copy_writes_nothing_and_says_so(
 
 
 def test_a_copy_to_an_unreachable_server_fails_with_one_line(
-    state_dir: Path, capsys: pytest.CaptureFixture[str]
+    state_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    status = _copy(state_dir, "postgresql://cw@127.0.0.1:1/postgres?connect_timeout=2")
+    monkeypatch.setattr(_common, "COMMAND_CONNECT_TIMEOUT", 0.3)  # a refused port: no wait
+    status = _copy(state_dir, "postgresql://cw@127.0.0.1:1/postgres")
     said = capsys.readouterr().err.strip().splitlines()
     assert (1, 1) == (status, len(said))
 
