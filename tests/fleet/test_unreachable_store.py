@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -46,16 +47,21 @@ def _closed_port() -> int:
     return port
 
 
-@pytest.fixture
-def unreachable(tmp_path: Path) -> list[str]:
-    """The location options of a host whose ``[store] url`` (a user, no password) names a
-    closed port; its state directory holds a SQLite store (for ``store copy``)."""
-    state = tmp_path / "state"
+def _unreachable(tmp: Path) -> list[str]:
+    """The location options of a host in ``tmp`` whose ``[store] url`` (a user, no
+    password) names a closed port; its state directory holds a SQLite store (for
+    ``store copy``)."""
+    state = tmp / "state"
     Registry.open(state).close()
-    config = tmp_path / "config.toml"
+    config = tmp / "config.toml"
     url = f"postgresql://cw@127.0.0.1:{_closed_port()}/cw"
     config.write_text(f'[store]\nurl = "{url}"\n', encoding="utf-8")
     return ["--config", str(config), "--state-dir", str(state)]
+
+
+@pytest.fixture
+def unreachable(tmp_path: Path) -> list[str]:
+    return _unreachable(tmp_path)
 
 
 def _run(argv: list[str]) -> tuple[int, str, str, float]:
@@ -76,26 +82,41 @@ def _run(argv: list[str]) -> tuple[int, str, str, float]:
     return done.returncode, done.stdout, done.stderr, time.monotonic() - start
 
 
+@dataclass(frozen=True)
+class Refused:
+    """``comment-wake list`` run once, in a process of its own, against a host whose
+    store server refuses it: its options, status, stdout, stderr and time."""
+
+    options: list[str]
+    code: int
+    out: str
+    err: str
+    took: float
+
+
+@pytest.fixture(scope="module")
+def refused(tmp_path_factory: pytest.TempPathFactory) -> Refused:
+    options = _unreachable(tmp_path_factory.mktemp("refused"))
+    return Refused(options, *_run(["list", *options]))
+
+
 def test_a_short_command_fails_within_seconds_when_the_store_server_does_not_answer(
-    unreachable: list[str],
+    refused: Refused,
 ) -> None:
     # The pool's default wait, the daemon's, is 10 s; a command waits about 3.
-    code, _, _, took = _run(["status", *unreachable])
-    assert (1, True) == (code, took < 8), took
+    assert (1, True) == (refused.code, refused.took < 8), refused.took
 
 
 def test_a_short_command_against_an_unreachable_store_prints_only_its_one_line(
-    unreachable: list[str],
+    refused: Refused,
 ) -> None:
-    code, out, err, _ = _run(["list", *unreachable])
-    url = Path(unreachable[1]).read_text(encoding="utf-8").split('"')[1]
-    assert (1, "", 1, True, False) == (
-        code,
-        out,
-        len(err.splitlines()),
-        err.startswith(f"comment-wake list: the PostgreSQL store {url} cannot be reached"),
-        PASSWORD in out + err,
-    ), err
+    url = Path(refused.options[1]).read_text(encoding="utf-8").split('"')[1]
+    assert ("", 1, True, False) == (
+        refused.out,
+        len(refused.err.splitlines()),
+        refused.err.startswith(f"comment-wake list: the PostgreSQL store {url} cannot be reached"),
+        PASSWORD in refused.out + refused.err,
+    ), refused.err
 
 
 # Every command that opens the store, by the way it opens it, with the exit status of
