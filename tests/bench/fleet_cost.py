@@ -12,7 +12,9 @@ badge, stretched by the governor past one interval at 4,000 PRs) is outside the
 measured hour, which starts two intervals in.
 
 - ``points_per_hour_quiet``: the fleet's points in an hour where nothing changes.
-- ``points_per_hour_busy``: an hour where 1% of the PRs change before every round.
+- ``points_per_hour_busy``: an hour where 1% of the PRs change before every round (a
+  comment, a review or a failing check), each owner reading the bodies of its new
+  comments and reviews through its monitor, as the comment wake does.
 - ``uncoordinated_points_per_hour``: the same hosts with fleet mode off, each its own
   poller on its own SQLite store, FakeGitHub's hourly limit lifted: the points they want.
 - ``max_points_per_round``: the most points one poll round cost in the busy hour (from
@@ -83,19 +85,27 @@ class Change:
 
 @dataclass
 class Witness:
-    """A host's listener: notes when each change of its PRs is first handed to it."""
+    """A host's listener: notes when each change of its PRs is first handed to it, and
+    reads the body of each new comment or review through its host's monitor, as the
+    comment wake's look does for a writer's comment (the owners' decision reads count)."""
 
     name: str = "bench-witness"
     waiting: dict[PrRef, list[Change]] = field(default_factory=dict)
     handed: int = 0
+    monitor: Monitor | None = None
 
     async def observe(self, item: Observed, now: datetime) -> None:
         if not isinstance(item, Observation):
             return
         self.handed += 1
+        bodies: list[str] = []
         for change in self.waiting.get(item.pr, ()):
             if change.seen_at is None and change.shown_by(item.badge):
                 change.seen_at = now
+                if change.item is not None:
+                    bodies.append(change.item)
+        if bodies and self.monitor is not None:
+            await self.monitor.read_details(bodies)
 
 
 def make_change(fake: FakeGitHub, pr: PrRef, kind: str, at: datetime) -> Change:
@@ -217,7 +227,8 @@ async def fleet_hour(url: str, hosts: int, per_host: int, interval: int, busy: f
                     lease_now=lease_now,
                 ),
             )
-            monitors.append(await stack.enter_async_context(monitor))
+            witness.monitor = await stack.enter_async_context(monitor)
+            monitors.append(witness.monitor)
         all_prs = [pr for prs in owned.values() for pr in prs]
         async with anyio.create_task_group() as tg:
             for monitor in monitors:

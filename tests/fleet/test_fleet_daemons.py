@@ -142,9 +142,9 @@ async def _script(fleet: Fleet, prs: tuple[PrRef, PrRef]) -> None:
     """The GitHub side of the cost comparison, five minutes: a baseline, then a comment
     on each PR, in different poll rounds, each read before the end.
 
-    Comments on two hosts' PRs in the same round cost one detail query and one reaction
-    each in the fleet (each owner decides its own PRs) where one daemon batches them in
-    one of each: 10 points against 9 over these five minutes, 1.11x."""
+    Comments on two hosts' PRs in the same round cost a reaction on each host in the
+    fleet (each owner decides its own PRs), where one daemon sends one mutation for
+    both; the bodies come read by the reader in the observations."""
     await _run(fleet, MINUTE)
     fleet.fake.post_comment(prs[0], "alice", "Please rebase onto main.")
     await _run(fleet, 1.5 * MINUTE)

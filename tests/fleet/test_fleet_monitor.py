@@ -414,3 +414,48 @@ async def test_a_host_that_heard_nothing_new_from_github_leaves_the_budget_row_a
             heard = read_budget(tx, IDENTITY)
         tg.cancel_scope.cancel()
     assert ({}, True) == (quiet, "graphql" in heard)
+
+
+class BodyReader:
+    """An owner's listener that, as the comment wake does, reads the bodies of the new
+    comments it is handed through its monitor; how many requests each read sent."""
+
+    name = "body-reader"
+
+    def __init__(self, fake: FakeGitHub) -> None:
+        self.fake = fake
+        self.monitor: Monitor | None = None
+        self.sent: list[int] = []
+        self._read: set[str] = set()
+
+    async def observe(self, item: Observed, now: datetime) -> None:
+        if not isinstance(item, Observation) or self.monitor is None:
+            return
+        new = [c.id for c in item.badge.comments if c.id not in self._read]
+        if new:
+            before = len(self.fake.requests)
+            await self.monitor.read_details(new)
+            self.sent.append(len(self.fake.requests) - before)
+            self._read.update(new)
+
+
+async def test_an_owner_reads_no_body_the_reader_shipped_in_the_observation(
+    fleet: Fleet,
+) -> None:
+    a, b = fleet.fake.add_pr("octo-org/app", 1), fleet.fake.add_pr("octo-org/app", 2)
+    fleet.setup({a: "h1", b: "h2"})
+    reader = BodyReader(fleet.fake)
+    async with fleet.host("h1") as m1, anyio.create_task_group() as tg:
+        tg.start_soon(m1.run)
+        await fleet.run_for(20 * S)  # h1 campaigns first and reads for the fleet
+        async with fleet.host("h2") as m2:
+            reader.monitor = m2
+            m2.add_listener(reader)
+            tg.start_soon(m2.run)
+            await fleet.run_for(2 * M)
+            fleet.fake.post_comment(b, "alice", "Please rebase onto main.")
+            await fleet.run_for(2 * M)
+            tg.cancel_scope.cancel()
+    # The reader read the comment's body with its batch, in one detail query, and
+    # shipped it: h2's read of it sent nothing.
+    assert ([0], 1) == (reader.sent, fleet.fake.count("detail"))

@@ -852,6 +852,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("tests/monitor/e2e/test_sweep_e2e.py",),
     ),
     Mutation(
+        "fleet-bodies-not-shipped",
+        "issue 28: the reader ships a batch's prefetched bodies in the observations",
+        FLEET,
+        "                item = msgspec.structs.replace(item, bodies=found)\n",
+        "                pass\n",
+        ("tests/fleet/test_fleet_monitor.py",),
+    ),
+    Mutation(
         "unsettled-repeat-not-retold",
         "issue 28: a listener that failed is told the PR again though a repeat replaced it",
         OBSERVATIONS,

@@ -7,7 +7,8 @@
 - Every host is an **owner**: ``StreamFollower`` reads the stream's items of the PRs it
   owns after its cursor (kept in the store), publishes them on the host's own
   observation source and hands them to its listeners (the monitor's notices, the comment
-  wake), which then make only the reads their decisions need.  A PR it owns that the
+  wake), which then make only the reads their decisions need: the bodies of new items
+  come in the observation, read by the reader in one query a batch.  A PR it owns that the
   reader cannot read (the reader's NOT_FOUND is the stream's last word on it) it polls
   itself, with its own token, as before fleet mode (``UnreadWatches``, ``Relay``).
 
@@ -28,7 +29,7 @@ import msgspec
 from ._clock import Clock
 from ._lease_keeper import LeaseNow
 from ._listener import Watch
-from ._model import PrRef
+from ._model import ItemDetail, PrRef
 from ._observations import Dispatcher, InMemoryObservations, Observation, Observed, RoundDone
 from ._store._async import Store
 from ._store._db import ReadTx, store_time
@@ -185,11 +186,12 @@ class StorePermissions:
 
 class StreamShipper:
     """The reader's one listener: each item it is handed goes to the store's stream (an
-    observation with the failing checks the reader read in its batch's one query), under
-    the reader lease's term.  Bodies are not shipped: the owners read the few their
-    decisions need, which costs fewer points than the reader reading every new item's
-    (tests/bench/fleet_cost.py).  A write the store refuses (another reader took the
-    lease) sets ``deposed``."""
+    observation with the failing checks the reader read in its batch's one query, and
+    the bodies of its new items the reader read in its batch's one detail query:
+    ``bodies``), under the reader lease's term.  An owner then reads no body the reader
+    read: one detail query a batch for the fleet, where owners reading their own would
+    send one each.  A write the store refuses (another reader took the lease) sets
+    ``deposed``."""
 
     name = SHIPPER_NAME
     # Repeats too (the safety net's reads that found nothing new): a reader that takes
@@ -203,11 +205,13 @@ class StreamShipper:
         identity: str,
         holder: str,
         term: Callable[[], int],
+        bodies: Callable[[Observation], dict[str, ItemDetail] | None] | None = None,
     ) -> None:
         self._store = store
         self._identity = identity
         self._holder = holder
         self._term = term
+        self._bodies = bodies
         self.deposed = anyio.Event()
 
     def _ship(self, db: SyncStore, item: Observed, now: datetime) -> bool:
@@ -215,6 +219,10 @@ class StreamShipper:
             return ship(tx, self._identity, self._holder, self._term(), [item])
 
     async def observe(self, item: Observed, now: datetime) -> None:
+        if isinstance(item, Observation) and self._bodies is not None:
+            found = self._bodies(item)
+            if found:
+                item = msgspec.structs.replace(item, bodies=found)
         if not await self._store.call(self._ship, item, now):
             self.deposed.set()
 
@@ -233,6 +241,7 @@ class StreamFollower:
         clock: Clock,
         *,
         every: timedelta,
+        offer_bodies: Callable[[dict[str, ItemDetail]], None] | None = None,
     ) -> None:
         self._store = store
         self._identity = identity
@@ -241,6 +250,7 @@ class StreamFollower:
         self._dispatcher = dispatcher
         self._clock = clock
         self._every = every
+        self._offer = offer_bodies
         self._cursor: int | None = None
         self.poked = anyio.Event()
 
@@ -271,6 +281,8 @@ class StreamFollower:
                 # observation this host missed (it was down), which it must be told.
                 latest = self._observations.latest(item.pr)
                 item = msgspec.structs.replace(item, repeat=item.repeats(latest))
+                if item.bodies and self._offer is not None:
+                    self._offer(item.bodies)  # the listeners' body reads find them
             self._observations.publish(item)
         await self._dispatcher.deliver()
         self._cursor = items[-1].seq

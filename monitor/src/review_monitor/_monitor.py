@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 import logging
 import random
-from collections.abc import Callable, Collection, Coroutine, Sequence
+from collections.abc import Callable, Collection, Coroutine, Mapping, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -91,6 +91,9 @@ TokenSource = str | Callable[[], str]
 
 # How often a fleet host passes its poll requests on, and the reader drains them.
 _REQUESTS_EVERY = timedelta(seconds=1)
+# The bodies offered from the stream a host keeps for its listeners' reads (they read an
+# observation's bodies while it is handed to them; more is only a cache past its use).
+_OFFERED_KEPT = 1000
 # The stream's prefetched bodies are kept ten minutes; a PR's rows a day after its last
 # read (a watched PR is read at least every full_badge_interval).
 _BODIES_KEPT = timedelta(minutes=10)
@@ -287,6 +290,24 @@ class _Prefetch:
     def checks_for(self, pr: PrRef) -> tuple[CheckFailure, ...] | None:
         """The failing checks this batch's prefetch read for ``pr`` (None: not read)."""
         return self._checks.get(pr)
+
+    def bodies_for(self, observation: Observation) -> dict[str, ItemDetail] | None:
+        """The bodies this batch's prefetch read of ``observation``'s items (the fleet's
+        reader ships them with it); None when it read none."""
+        badge = observation.badge
+        found = {
+            i.id: body
+            for i in (*badge.comments, *badge.reviews)
+            if (body := self._bodies.get(i.id)) is not None
+        }
+        return found or None
+
+    def offer(self, bodies: Mapping[str, ItemDetail]) -> None:
+        """Bodies another host's prefetch read (an observation from the fleet's stream),
+        served by ``read`` as this host's own are.  Past ``_OFFERED_KEPT`` bodies the
+        older ones are dropped (a miss only costs the reader of it a read)."""
+        kept = self._bodies if len(self._bodies) < _OFFERED_KEPT else {}
+        self._bodies = {**kept, **bodies}
 
     async def read(
         self, ids: Sequence[str], first_page_only: Collection[str] = ()
@@ -670,15 +691,10 @@ class Monitor:
             reviews_window=c.reviews_window,
         )
         splitter = self._splitter
-        # Bodies: this host's prefetch, as before fleet mode (a fleet reader shipping every
-        # new item's body cost more than its owners reading the few they want: see
-        # tests/bench/fleet_cost.py).  Failing checks: the poller's own prefetch, which
-        # knows the latest observation of every PR this poller reads.
-        bodies = self._prefetch
 
         async def read(batch: Sequence[PrRef]) -> BadgeBatch:
             result = await splitter.read(reader, batch)
-            await bodies.after_read(result)
+            await prefetch.after_read(result)
             await prefetch.read_checks(result)
             return result
 
@@ -744,6 +760,7 @@ class Monitor:
             self._dispatcher,
             self.clock,
             every=fleet.follow_every,
+            offer_bodies=self._prefetch.offer,
         )
         _log.info("monitor started in fleet mode on %s as host %s", identity, fleet.host_id)
         try:
@@ -868,7 +885,7 @@ class Monitor:
         for latest in await self.store.call(_latest_observations, identity):
             seen.publish(latest)  # the sweep book and the listed ids go on from these
         prefetch = _Prefetch(self.client, self.config, seen)
-        shipper = StreamShipper(self.store, identity, fleet.holder, term)
+        shipper = StreamShipper(self.store, identity, fleet.holder, term, prefetch.bodies_for)
         poller = self._new_poller(
             seen, [shipper], prefetch, FleetWatches(self.store, self.client.host, fleet.lease_now)
         )
