@@ -144,7 +144,8 @@ async def _script(fleet: Fleet, prs: tuple[PrRef, PrRef]) -> None:
 
     Comments on two hosts' PRs in the same round cost a reaction on each host in the
     fleet (each owner decides its own PRs), where one daemon sends one mutation for
-    both; the bodies come read by the reader in the observations."""
+    both: 9 points against 8 over these five minutes, 1.125x.  The bodies come read by
+    the reader in the observations, one detail query either way."""
     await _run(fleet, MINUTE)
     fleet.fake.post_comment(prs[0], "alice", "Please rebase onto main.")
     await _run(fleet, 1.5 * MINUTE)
