@@ -23,6 +23,7 @@ from __future__ import annotations
 import itertools
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -363,9 +364,7 @@ def run_proof(s: Settings, workdir: Path, *, log: Any = None) -> Proof:
                     proc.wait(timeout=30)
     _judge(world, proof)
     proof.leaked_token = TOKEN in world.logs()
-    proof.readers = [
-        h.host_id for h in world.hosts if "this host reads for" in h.log.read_text(errors="replace")
-    ]
+    proof.readers = [h.host_id for h in world.hosts if _reader_terms(h)]
     proof.seconds = round(time.monotonic() - started, 1)
     return proof
 
@@ -387,6 +386,7 @@ def _play(
     poster.start()
     drainer.start()
     kill_every = min(1.4, s.story_seconds / s.kills)
+    handed_over = len(world.hosts) == 1
     while proof.kills < s.kills:
         # Past the interpreter's start (~0.7 s), then anywhere in a few polls.
         pause = rng.uniform(0.7, 0.7 + 2 * kill_every)
@@ -394,6 +394,12 @@ def _play(
         _kill(procs, victim, pause)
         proof.kills += 1
         proof.killed[victim.host_id] += 1
+        if not handed_over and _reader(world) is victim:
+            # A restarted reader campaigns within ~1 s of its kill, about when its lease
+            # lapses, and often takes it back before the other host's next campaign.
+            # Once, the restart waits until another host reads, so every run fails over.
+            _wait_for_reader(world, procs, other_than=victim, timeout=10 * s.lease_ttl_s + 5)
+            handed_over = True
         procs[victim] = world.start(victim)
         if log is not None and proof.kills % 10 == 0:
             log(f"{proof.kills} kills, {time.monotonic() - t0:.0f}s")
@@ -426,6 +432,41 @@ def _kill(procs: dict[Host, subprocess.Popen[bytes]], victim: Host, pause: float
                 raise AssertionError(f"the daemon exited {proc.returncode}; see {host.log}")
     procs[victim].send_signal(signal.SIGKILL)
     procs[victim].wait(timeout=30)
+
+
+_READS_FOR = re.compile(r"this host reads for \S+ \(term (\d+)\)")
+
+
+def _reader_terms(host: Host) -> list[int]:
+    """The reader terms ``host`` took, from its log."""
+    text = host.log.read_text(encoding="utf-8", errors="replace") if host.log.exists() else ""
+    return [int(m.group(1)) for m in _READS_FOR.finditer(text)]
+
+
+def _reader(world: World) -> Host | None:
+    """The host that took the reader lease last (the highest term), if any did."""
+    best: tuple[int, Host] | None = None
+    for host in world.hosts:
+        for term in _reader_terms(host):
+            if best is None or term > best[0]:
+                best = (term, host)
+    return None if best is None else best[1]
+
+
+def _wait_for_reader(
+    world: World, procs: dict[Host, subprocess.Popen[bytes]], *, other_than: Host, timeout: float
+) -> None:
+    """Until a host other than ``other_than`` takes the reader lease."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        reader = _reader(world)
+        if reader is not None and reader is not other_than:
+            return
+        for host, proc in procs.items():
+            if host is not other_than and proc.poll() is not None:
+                raise AssertionError(f"the daemon exited {proc.returncode}; see {host.log}")
+        time.sleep(0.1)
+    raise AssertionError(f"no other host took the reader lease; see the logs in {world.workdir}")
 
 
 def _wait_for_round(

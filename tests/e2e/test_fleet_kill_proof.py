@@ -3,7 +3,8 @@
 The SQLite kill proof's story (``harness.run_proof``) at a third of its length, played
 against two daemons (hosts ``h1`` and ``h2``, the PRs dealt out between them) on one
 PostgreSQL schema, with 1 s leases renewed every 0.3 s (``"1000ms"``, ``"300ms"``): each
-kill of the reader's host hands the reader lease over (or its restart takes it back),
+kill of the reader's host hands the reader lease over or its restart takes it back (the
+first such kill holds the restart until the other host reads, so every run fails over),
 each kill of an owner leaves its PRs' comments to be decided when it is back.  Each test
 checks one property of what reached the workers' inboxes.
 """
