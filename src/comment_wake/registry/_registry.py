@@ -209,6 +209,7 @@ class Registry:
         self._publishers: dict[tuple[str, bytes], Publisher] = {}
         self._resolved: dict[bytes, tuple[datetime, tuple[Path, ...]]] = {}
         self._secrets: tuple[int, frozenset[str]] | None = None  # (registry version, names)
+        self._recipients: tuple[int, frozenset[str]] | None = None  # (registry version, ids)
 
     @classmethod
     def open(
@@ -292,14 +293,24 @@ class Registry:
 
     def recipients(self) -> frozenset[str]:
         """The workers (archived ones too: their notices are handed off from here) and
-        orchestrators bound on this registry's host: whom its delivery loop serves."""
+        orchestrators bound on this registry's host: whom its delivery loop serves.
+
+        The delivery loop asks at every pass, and the records are the whole fleet's, so
+        the answer is worked out again only when the registry version moved (one short
+        read otherwise)."""
         with self._store.read() as tx:
+            version = read_registry_version(tx)
+            cached = self._recipients
+            if cached is not None and cached[0] == version:
+                return cached[1]
             workers = [_decode_worker(b) for _, b in record_items(tx, WORKERS)]
             orchestrators = [_decode_orchestrator(b) for _, b in record_items(tx, ORCHESTRATORS)]
-        return frozenset(
+        here = frozenset(
             [w.worker for w in workers if w.host_id == self.host_id]
             + [o.id for o in orchestrators if o.host_id == self.host_id]
         )
+        self._recipients = (version, here)
+        return here
 
     def hosts_and_orchestrators(self) -> tuple[dict[str, str | None], dict[str, str]]:
         """Each worker's and orchestrator's fleet host (None: a single host's record), and

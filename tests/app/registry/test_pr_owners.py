@@ -87,3 +87,14 @@ def test_a_hosts_recipients_are_its_workers_and_orchestrators(
         here.recipients(),
         there.recipients(),
     )
+
+
+def test_a_hosts_recipients_follow_a_binding_made_by_another_process_on_it(
+    store: SyncStore, tmp_path: Path
+) -> None:
+    daemon = Registry(store, inbox_root=tmp_path / "inbox", host_id="h1")
+    command = Registry(store, inbox_root=tmp_path / "inbox", host_id="h1")
+    daemon.add_orchestrator("o1", InboxSpec())
+    before = daemon.recipients()
+    command.bind("w1", PR, orchestrator="o1", publisher=InboxSpec())
+    assert (frozenset({"o1"}), frozenset({"o1", "w1"})) == (before, daemon.recipients())
