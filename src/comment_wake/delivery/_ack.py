@@ -28,7 +28,7 @@ from comment_wake.store import (
 )
 from review_monitor import Clock, GitHubError, Notice, RateLimitedError
 from review_monitor.github import GitHubApi, add_reactions
-from review_monitor.store import Store
+from review_monitor.store import Store, SyncStore
 
 from ._backoff import Backoff
 
@@ -135,8 +135,8 @@ class Acknowledger:
     async def _workers(self) -> Collection[str] | None:
         return None if self._recipients is None else await run_sync(self._recipients)
 
-    async def next_due_at(self) -> datetime | None:
-        return await self._store.call(next_reaction_at, workers=await self._workers())
+    def next_due(self, db: SyncStore, workers: Collection[str] | None) -> datetime | None:
+        return next_reaction_at(db, workers=workers)
 
     async def run_once(self) -> AckPass:
         """Send every reaction due now (one request per content and 30 subjects)."""

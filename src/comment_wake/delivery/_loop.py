@@ -242,8 +242,22 @@ class _Pass(Protocol):
 class _Runner(Protocol):
     """A side job of the loop: ``Acknowledger``, ``PostSender`` or ``TakeSync``."""
 
-    async def next_due_at(self) -> datetime | None: ...
+    def next_due(self, db: SyncStore, workers: Collection[str] | None) -> datetime | None:
+        """When its next pass falls due (may be past; None: nothing owed), for the
+        ``workers`` this host serves: read in the loop's look, on the store's thread."""
+        ...
+
     async def run_once(self) -> _Pass: ...
+
+
+@dataclass(frozen=True, slots=True)
+class _Look:
+    """What one pass of the loop reads, in one store call: the due heads, when the next
+    head falls due, and when each side job does (in ``_jobs`` order)."""
+
+    heads: tuple[OutboxEntry, ...]
+    next_head: datetime | None
+    jobs: tuple[datetime | None, ...]
 
 
 @dataclass(slots=True)
@@ -338,6 +352,9 @@ class DeliveryLoop:
             if job is not None and not dry_run
         )
         self._inflight: set[str] = set()
+        # Workers whose attempt ended while a look was reading: the look's head for them
+        # may be the one that attempt just finished (the poke it sent brings a new look).
+        self._ended: set[str] = set()
         self._busy_heads: set[int] = set()  # heads whose last live answer was busy
         self._retry: dict[str, RetryState] = {}
         self._hold: dict[str, datetime] = {}  # workers resting after an unexpected failure
@@ -366,13 +383,15 @@ class DeliveryLoop:
             while True:
                 self._wake = anyio.Event()
                 now = self._clock.now()
-                await self._dispatch(tg, now)
-                await self._sleep(await self._next_wake(now))
+                look = await self._look(now)
+                self._dispatch(tg, now, look)
+                await self._sleep(self._next_wake(now, look))
 
     async def run_once(self) -> DeliveryStats:
         """Attempt every head due now (concurrently) and then the reactions due; return."""
         async with anyio.create_task_group() as tg:
-            await self._dispatch(tg, self._clock.now())
+            now = self._clock.now()
+            self._dispatch(tg, now, await self._look(now))
         for job in self._jobs:
             await self._job_pass(job)
         return self.stats
@@ -395,37 +414,53 @@ class DeliveryLoop:
 
     # --------------------------------------------------------------- scheduling
 
-    async def _dispatch(self, tg: anyio.abc.TaskGroup, now: datetime) -> None:
+    async def _look(self, now: datetime) -> _Look:
+        """The pass's reads, in one store call: a pass runs every ``scan_interval`` and
+        at every poke, on every host of a fleet, so it is one trip to the store."""
+        self._ended = set()
+        workers = await self._local()
+        runners = [job.runner for job in self._jobs]
+
+        def read(db: SyncStore) -> _Look:
+            return _Look(
+                db.due(now, workers=workers),
+                db.next_due_at(workers=workers),
+                tuple(runner.next_due(db, workers) for runner in runners),
+            )
+
+        return await self._store.call(read)
+
+    def _dispatch(self, tg: anyio.abc.TaskGroup, now: datetime, look: _Look) -> None:
         """Start an attempt for each due head whose worker is free and not resting, and a
         pass of each side job (reactions, posts) that is due.  Due work left waiting on a running
         attempt is picked up when that attempt ends (it wakes the loop)."""
-        workers = await self._local()
-        for entry in await self._store.call(SyncStore.due, now, workers=workers):
+        for entry in look.heads:
             hold = self._hold.get(entry.worker)
             if hold is not None and hold > now:
+                continue
+            if entry.worker in self._ended:
                 continue
             if entry.worker in self._inflight or len(self._inflight) >= self._config.max_in_flight:
                 continue
             self._hold.pop(entry.worker, None)
             self._inflight.add(entry.worker)
             tg.start_soon(self._attempt_task, entry)
-        for job in self._jobs:
-            due = await job.runner.next_due_at()
+        for job, due in zip(self._jobs, look.jobs, strict=True):
             ready = job.not_before is None or job.not_before <= now
             if due is not None and due <= now and ready and not job.running:
                 job.running = True
                 tg.start_soon(self._job_task, job)
 
-    async def _next_wake(self, now: datetime) -> datetime:
+    def _next_wake(self, now: datetime, look: _Look) -> datetime:
+        """When the pass after ``look``'s is due (the jobs ``_dispatch`` just started
+        running wake the loop themselves when they end)."""
         candidates = [now + self._config.scan_interval]
-        due = await self._store.call(SyncStore.next_due_at, workers=await self._local())
-        if due is not None and due > now:
-            candidates.append(due)
+        if look.next_head is not None and look.next_head > now:
+            candidates.append(look.next_head)
         candidates += [t for t in self._hold.values() if t > now]
-        for job in self._jobs:
+        for job, job_due in zip(self._jobs, look.jobs, strict=True):
             if job.running:
                 continue
-            job_due = await job.runner.next_due_at()
             if job_due is not None:
                 if job.not_before is not None:
                     job_due = max(job_due, job.not_before)
@@ -463,6 +498,7 @@ class DeliveryLoop:
             )
         finally:
             self._inflight.discard(entry.worker)
+            self._ended.add(entry.worker)
             self.poke()
 
     async def _job_task(self, job: _SideJob) -> None:

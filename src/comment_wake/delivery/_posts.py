@@ -191,8 +191,8 @@ class PostSender:
     async def _workers(self) -> Collection[str] | None:
         return None if self._recipients is None else await run_sync(self._recipients)
 
-    async def next_due_at(self) -> datetime | None:
-        return await self._store.call(next_post_at, workers=await self._workers())
+    def next_due(self, db: SyncStore, workers: Collection[str] | None) -> datetime | None:
+        return next_post_at(db, workers=workers)
 
     async def run_once(self) -> PostPass:
         """Act on every post due now, oldest first."""
