@@ -1080,6 +1080,22 @@ MUTATIONS: tuple[Mutation, ...] = (
         "    return frozenset(h for h, expires in expiries.items() if expires + ttl <= now)\n",
         ("tests/fleet/test_janitor.py",),
     ),
+    Mutation(
+        "stale-head-attempted-again",
+        "seed 001: a notice is delivered once; a head whose attempt ended during the look waits",
+        DELIVERY_LOOP,
+        "            if entry.worker in self._ended:\n",
+        "            if False:\n",
+        ("tests/delivery/loop/test_run.py",),
+    ),
+    Mutation(
+        "recipients-cached-past-a-registry-write",
+        "issue 28: a host delivers to the workers bound on it, as the registry says now",
+        REGISTRY,
+        "            if cached is not None and cached[0] == version:\n",
+        "            if cached is not None:\n",
+        ("tests/app/registry/test_pr_owners.py",),
+    ),
 )
 
 

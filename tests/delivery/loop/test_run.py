@@ -6,13 +6,14 @@ import random
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
 
 from comment_wake.delivery import DeliveryConfig, DeliveryLoop
 from comment_wake.store import open_store
-from review_monitor import Delivered, Notice, Publisher
+from review_monitor import Delivered, Notice, Publisher, PublishOutcome
 from review_monitor.store import Store, SyncStore
 from review_monitor.testing import InMemoryPublisher, VirtualClock
 
@@ -69,6 +70,56 @@ async def test_run_retries_a_busy_head_when_its_backoff_ends(
             await clock.advance(timedelta(seconds=1))
             tg.cancel_scope.cancel()
     assert ([], [notice.key]) == (before, publisher.delivered_keys)
+
+
+async def test_a_head_whose_attempt_ends_while_the_loop_reads_is_not_attempted_again(
+    tmp_path: Path, make_notice: NoticeFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The loop's look (one store call) reads the head while its attempt is publishing;
+    # the attempt then delivers it and ends before the look returns.  The look's head is
+    # stale: attempting it again fails ("delivered, not pending") or, for merged
+    # notices, delivers a comment twice.
+    gate, publishing, ended = anyio.Event(), anyio.Event(), anyio.Event()
+    hold = False
+
+    class Gated(InMemoryPublisher):
+        async def publish(self, notice: Notice) -> PublishOutcome:
+            publishing.set()
+            await gate.wait()
+            return await super().publish(notice)
+
+    clock = VirtualClock()
+    publisher = Gated()
+    notice = make_notice()
+    with open_store(tmp_path / "s.db", clock=clock) as store:
+        real_call = store.call
+
+        async def call(fn: Any, /, *args: Any, **kwargs: Any) -> Any:
+            result = await real_call(fn, *args, **kwargs)
+            if hold and "_look" in getattr(fn, "__qualname__", ""):
+                gate.set()  # the attempt goes on while this look's answer is on its way
+                await ended.wait()
+            return result
+
+        store.call = call  # type: ignore[method-assign]
+        await store.call(SyncStore.enqueue, [notice], at=clock.now())
+        loop = loop_for(store, clock, publisher)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(loop.run)
+            await publishing.wait()
+            hold = True
+            loop.poke()  # a look while the attempt publishes
+            while (entry := await real_call(SyncStore.entry_by_key, notice.key)) is None or (
+                entry.status == "pending"
+            ):
+                await anyio.sleep(0.01)
+            hold = False
+            await clock.settle()  # the attempt's end: its worker is free again
+            ended.set()
+            await clock.settle()
+            tg.cancel_scope.cancel()
+    errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert ([notice.key], []) == (publisher.delivered_keys, errors)
 
 
 async def test_cancelling_mid_publish_leaves_the_notice_pending(
