@@ -1,10 +1,11 @@
 """Shared fixtures.  ``shared_dir`` gives ``../shared/`` or skips (fails under CI);
 ``store_fault`` makes SQLite refuse writes as a read-only store or a full disk does;
 ``write_txs`` records what each write transaction did, in order (its locks, its
-statements).  ``postgres_server`` and ``postgres_url`` (from ``_postgres.py``) give a real
-PostgreSQL server and a fresh schema on it, or skip (fail with
-``COMMENT_WAKE_REQUIRE_POSTGRES=1``); ``any_store`` and its kin (``_stores.py``) give a
-store once on each engine."""
+statements).  ``postgres_server``, ``postgres_url`` and ``empty_postgres_url`` (from
+``_postgres.py``) give a real PostgreSQL server and, on it, a schema of the test's own
+holding a migrated empty store (reset and reused between tests) or holding nothing, or skip
+(fail with ``COMMENT_WAKE_REQUIRE_POSTGRES=1``); ``any_store`` and its kin
+(``_stores.py``) give a store once on each engine."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """Fleet daemons in process: ``open_app`` on a PostgreSQL URL (``postgres_url``: a
-schema of its own per test), FakeGitHub's transport and a ``VirtualClock``, with host
-leases of 1 s renewed every 0.3 s (so a lapse takes a second of virtual time)."""
+schema of its own per test, holding a migrated empty store), FakeGitHub's transport and a
+``VirtualClock``, with host leases of 1 s renewed every 0.3 s (so a lapse takes a second
+of virtual time)."""
 
 from __future__ import annotations
 

@@ -1,20 +1,29 @@
 """The PostgreSQL test server (``tests/_postgres.py``): it answers, each test's schema is its
-own and goes away after, and a missing server skips locally but fails where it is required."""
+own and goes away after (an empty one) or comes back to the next test as a freshly migrated
+store (a pooled one), and a missing server skips locally but fails where it is required."""
 
 from __future__ import annotations
 
 import os
 import stat
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import psycopg
-from _postgres import PostgresServer, find_bin_dir, fresh_schema, on_missing_server
+from _postgres import PostgresServer, SchemaPool, find_bin_dir, fresh_schema, on_missing_server
+
+from comment_wake.registry import InboxSpec, Registry
+from comment_wake.store import insert_post, open_sync_store
+from review_monitor import NOTICE_VERSION, Notice, NoticeItem, NoticePr, PrRef
+from review_monitor.store import acquire_lease
+from review_monitor.testing import FixedClock
 
 _SUPPORTED_MAJOR = 13  # issue 28: PostgreSQL 13 and up
 
 
 def _schema(url: str) -> str:
-    """The schema a ``postgres_url`` names: ``...?options=-csearch_path%3Dt_<n>``."""
+    """The schema a test URL names: ``...&options=-csearch_path%3Dt_<n>``."""
     return url.rsplit("%3D", 1)[1]
 
 
@@ -41,22 +50,22 @@ def test_the_server_runs_with_the_configured_settings(postgres_server: PostgresS
     assert expected == actual
 
 
-def test_a_postgres_url_creates_its_tables_in_its_own_schema(postgres_url: str) -> None:
-    with psycopg.connect(postgres_url) as conn:
+def test_a_postgres_url_creates_its_tables_in_its_own_schema(empty_postgres_url: str) -> None:
+    with psycopg.connect(empty_postgres_url) as conn:
         conn.execute("CREATE TABLE probe (id BIGINT)")
         row = conn.execute(
             "SELECT current_schema(), table_schema FROM information_schema.tables "
             "WHERE table_name = 'probe'"
         ).fetchall()
-    schema = _schema(postgres_url)
+    schema = _schema(empty_postgres_url)
     assert [(schema, schema)] == row
 
 
 def test_two_postgres_urls_do_not_see_each_others_tables(
-    postgres_server: PostgresServer, postgres_url: str
+    postgres_server: PostgresServer, empty_postgres_url: str
 ) -> None:
     with fresh_schema(postgres_server) as other_url:
-        with psycopg.connect(postgres_url) as conn:
+        with psycopg.connect(empty_postgres_url) as conn:
             conn.execute("CREATE TABLE probe (id BIGINT)")
             conn.execute("INSERT INTO probe VALUES (1)")
         with psycopg.connect(other_url) as conn:
@@ -111,3 +120,86 @@ def test_without_tools_on_path_the_highest_installed_version_is_used(tmp_path: P
 
 def test_no_tools_anywhere_finds_none(tmp_path: Path) -> None:
     assert None is find_bin_dir(os.devnull, tmp_path / "lib")
+
+
+# -- the pool of migrated stores (``postgres_url``) -------------------------------------
+
+_T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+_PR = PrRef("octo", "repo", 7)
+
+
+def _notice(n: int) -> Notice:
+    item = NoticeItem(f"IC_{n}", n, f"https://github.com/octo/repo/pull/7#c-{n}", "al", "comment")
+    pr = NoticePr(_PR.host, _PR.repo, _PR.number, "https://github.com/octo/repo/pull/7", "T")
+    return Notice(NOTICE_VERSION, "comment-wake", f"k-{n}", "w1", pr, (item,), "...", _T0)
+
+
+def _fill(url: str, tmp_path: Path) -> None:
+    """Rows in many of a store's tables, through the store: the registry's records and
+    version, a watch, an owner, a mark, outbox entries with an attempt, a post, a lease."""
+    with open_sync_store(url) as store:
+        registry = Registry(store, inbox_root=tmp_path / "inbox", clock=FixedClock(_T0))
+        registry.add_orchestrator("lead", InboxSpec())
+        registry.bind("w1", _PR, orchestrator="lead", publisher=InboxSpec())
+        store.commit(_PR, "comment-wake", mark=(3, b"the mark"), notices=[_notice(1)], at=_T0)
+        (pending,) = store.enqueue([_notice(2)], at=_T0)
+        store.record_attempt(pending, at=_T0, outcome="busy", retry_at=_T0)
+        with store.write(at=_T0) as tx:
+            insert_post(tx, key="post-1", worker="w1", pr=_PR, tool="reply", body="On it.")
+            acquire_lease(tx, "host:h1", "instance", now=_T0, ttl=timedelta(hours=1))
+
+
+def _rows(url: str) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of every table of the schema ``url`` names, by table, sorted."""
+    schema = _schema(url)
+    with psycopg.connect(url) as conn:
+        tables = [
+            str(r[0])
+            for r in conn.execute(
+                "SELECT relname FROM pg_class WHERE relnamespace = %s::regnamespace "
+                "AND relkind IN ('r', 'p')",
+                (schema,),
+            )
+        ]
+        return {t: sorted(conn.execute(f"SELECT * FROM {t}").fetchall(), key=repr) for t in tables}
+
+
+def test_a_pooled_schema_is_lent_again_holding_what_a_freshly_migrated_store_holds(
+    postgres_pool: SchemaPool, tmp_path: Path
+) -> None:
+    with postgres_pool.schema() as used:
+        _fill(used, tmp_path)
+    with postgres_pool.schema() as again:
+        # The same schema back (the pool lends the last one returned first), every table
+        # as in the never-lent template.
+        assert (used, _rows(postgres_pool.template_url)) == (again, _rows(again))
+
+
+def test_a_pooled_schema_numbers_its_outbox_from_where_a_fresh_store_does(
+    postgres_pool: SchemaPool, tmp_path: Path
+) -> None:
+    with postgres_pool.schema() as used:
+        _fill(used, tmp_path)
+    with postgres_pool.schema() as again, open_sync_store(again) as store:
+        assert (used, [1]) == (again, store.enqueue([_notice(9)], at=_T0))
+
+
+def test_a_schema_whose_tables_a_test_changed_is_not_lent_again(
+    postgres_pool: SchemaPool,
+) -> None:
+    with postgres_pool.schema() as used, psycopg.connect(used) as conn:
+        conn.execute("CREATE TABLE probe (id BIGINT)")
+    with postgres_pool.schema() as again:
+        assert used != again
+
+
+def test_a_schema_with_a_connection_left_open_is_not_lent_again(
+    postgres_pool: SchemaPool,
+) -> None:
+    with postgres_pool.schema() as used:
+        left_open = psycopg.connect(used, autocommit=True)
+    try:
+        with postgres_pool.schema() as again:
+            assert used != again
+    finally:
+        left_open.close()

@@ -137,11 +137,12 @@ def _contents(store: SyncStore, tmp_path: Path) -> dict[str, Any]:
 
 
 def test_a_store_is_copied_whole_with_its_host_id_stamped(
-    state_dir: Path, postgres_url: str, tmp_path: Path
+    state_dir: Path, empty_postgres_url: str, tmp_path: Path
 ) -> None:
-    assert 0 == _copy(state_dir, postgres_url)
+    # Into a database with no store yet, the first copy's case: the copy creates it.
+    assert 0 == _copy(state_dir, empty_postgres_url)
     source = open_sync_store(store_path(state_dir))
-    target = open_sync_store(postgres_url)
+    target = open_sync_store(empty_postgres_url)
     try:
         stamped = [
             msgspec.structs.replace(w, host_id=HOST) for w in _registry(source, tmp_path).list()

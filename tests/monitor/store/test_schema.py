@@ -35,9 +35,11 @@ def test_the_store_runs_in_wal_mode(sqlite_store: SyncStore, db_path: Path) -> N
         assert "wal" == conn.execute("PRAGMA journal_mode").fetchone()[0]
 
 
-def test_a_new_store_records_each_monitor_part_at_its_latest_version(store: SyncStore) -> None:
+def test_a_new_store_records_each_monitor_part_at_its_latest_version(
+    any_new_store_target: str,
+) -> None:
     expected = sorted((p.part, m.version) for p in MONITOR_TABLES for m in p.migrations)
-    with store.read() as tx:
+    with SyncStore.open(any_new_store_target) as store, store.read() as tx:
         rows = tx.execute("SELECT part, version FROM schema_versions ORDER BY 1, 2").fetchall()
     assert expected == [(str(r[0]), int(r[1])) for r in rows]
 
