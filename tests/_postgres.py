@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "REQUIRE_VARIABLE",
+    "TABLES",
     "PostgresServer",
     "SchemaPool",
     "empty_postgres_url",
@@ -48,6 +49,7 @@ __all__ = [
     "postgres_pool",
     "postgres_server",
     "postgres_url",
+    "relations",
     "running_server",
     "schema_url",
 ]
@@ -397,6 +399,21 @@ $$;
 """
 
 
+TABLES = ("r", "p")  # ``pg_class.relkind`` of a table: plain or partitioned
+
+
+def relations(
+    conn: psycopg.Connection[tuple[Any, ...]], schema: str, kinds: tuple[str, ...]
+) -> list[str]:
+    """The names of ``schema``'s relations of ``kinds`` (``pg_class.relkind``), sorted."""
+    rows = conn.execute(
+        "SELECT relname FROM pg_class WHERE relnamespace = %s::regnamespace "
+        "AND relkind = ANY(%s) ORDER BY relname",
+        (schema, list(kinds)),
+    )
+    return [str(r[0]) for r in rows]
+
+
 @dataclass(frozen=True)
 class _Template:
     """What a freshly migrated store holds, learnt once from the pristine template schema."""
@@ -456,27 +473,13 @@ class SchemaPool:
         conn = self._admin()
         conn.execute(_POOL_FUNCTIONS)
         schema = self._new()
-        tables = [
-            str(r[0])
-            for r in conn.execute(
-                "SELECT relname FROM pg_class WHERE relnamespace = %s::regnamespace "
-                "AND relkind IN ('r', 'p') ORDER BY relname",
-                (schema,),
-            )
-        ]
+        tables = relations(conn, schema, TABLES)
         seeded = tuple(
             t
             for t in tables
             if conn.execute(f"SELECT EXISTS (SELECT FROM {schema}.{t})").fetchone() == (True,)
         )
-        sequences = [
-            str(r[0])
-            for r in conn.execute(
-                "SELECT relname FROM pg_class WHERE relnamespace = %s::regnamespace "
-                "AND relkind = 'S' ORDER BY relname",
-                (schema,),
-            )
-        ]
+        sequences = relations(conn, schema, ("S",))
         states = [
             conn.execute(f"SELECT last_value, is_called FROM {schema}.{s}").fetchone()
             for s in sequences

@@ -11,7 +11,15 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
-from _postgres import PostgresServer, SchemaPool, find_bin_dir, fresh_schema, on_missing_server
+from _postgres import (
+    TABLES,
+    PostgresServer,
+    SchemaPool,
+    find_bin_dir,
+    fresh_schema,
+    on_missing_server,
+    relations,
+)
 
 from comment_wake.registry import InboxSpec, Registry
 from comment_wake.store import insert_post, open_sync_store
@@ -153,14 +161,7 @@ def _rows(url: str) -> dict[str, list[tuple[Any, ...]]]:
     """Every row of every table of the schema ``url`` names, by table, sorted."""
     schema = _schema(url)
     with psycopg.connect(url) as conn:
-        tables = [
-            str(r[0])
-            for r in conn.execute(
-                "SELECT relname FROM pg_class WHERE relnamespace = %s::regnamespace "
-                "AND relkind IN ('r', 'p')",
-                (schema,),
-            )
-        ]
+        tables = relations(conn, schema, TABLES)
         return {t: sorted(conn.execute(f"SELECT * FROM {t}").fetchall(), key=repr) for t in tables}
 
 
