@@ -26,7 +26,7 @@ import logging
 import os
 import random
 import tempfile
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -68,7 +68,6 @@ from comment_wake.service import DECISIONS, GAPS, BindingSource, CommentWake, Sh
 from comment_wake.store import (
     APP_TABLES,
     PollRequest,
-    ReleaseRequest,
     clear_poll_request,
     open_store,
     poll_requests,
@@ -390,7 +389,8 @@ class App:
                 next_prune = now + self._prune_every()
             if now >= next_watch:
                 await self._refresh_watches()
-                await self._apply_requests(now)
+                await self.apply_releases(now)
+                await self.apply_poll_requests(now)
                 next_watch = now + _WATCH_REFRESH
             if now >= next_beat or self._round.is_set():
                 self._round = anyio.Event()
@@ -398,22 +398,16 @@ class App:
                 next_beat = now + _HEARTBEAT
             await sleep_until_or(self.clock, min(next_prune, next_watch, next_beat), self._round)
 
-    async def _apply_requests(self, now: datetime) -> None:
-        """Act on what the commands recorded (``release``, ``poll``), read in one store
-        call: every host does this every two seconds."""
-        try:
-            releases, polls = await self.monitor.store.call(_command_requests)
-        except Exception as exc:
-            self._store_fault("reading the release and poll requests", exc)
-            return
-        await self.apply_releases(now, releases)
-        await self.apply_poll_requests(now, polls)
-
-    async def apply_releases(self, now: datetime, requests: Iterable[ReleaseRequest]) -> int:
+    async def apply_releases(self, now: datetime) -> int:
         """Act on the release requests ``comment-wake release`` recorded: look at each
         requested PR now (the look applies the request and deletes it), or poll it soon
         when no badge of it is known yet.  A request is acted on once; if its look fails,
         the PR's next poll applies it.  Returns how many requests were acted on."""
+        try:
+            requests = await self.monitor.store.call(release_requests)
+        except Exception as exc:
+            self._store_fault("reading the release requests", exc)
+            return 0
         pending = {r.pr: r.requested_at for r in requests}
         self._releases = {pr: t for pr, t in self._releases.items() if pending.get(pr) == t}
         acted = 0
@@ -429,12 +423,17 @@ class App:
                 _log.error("applying the release of %s failed: %s", pr, type(exc).__name__)
         return acted
 
-    async def apply_poll_requests(self, now: datetime, requests: Iterable[PollRequest]) -> int:
+    async def apply_poll_requests(self, now: datetime) -> int:
         """Act on the poll requests ``comment-wake poll`` recorded: hand each to the poller
         (``Monitor.request_poll``: its next round reads the PR, not sooner than
         ``hint_min_gap`` after its last read), and delete it once the poller served it.  A
         request for a PR no longer watched is deleted.  Returns how many were handed over."""
         store = self.monitor.store
+        try:
+            requests = await store.call(poll_requests)
+        except Exception as exc:
+            self._store_fault("reading the poll requests", exc)
+            return 0
         pending = {r.pr: r for r in requests}
         self._polls = {pr: r for pr, r in self._polls.items() if pending.get(pr) == r}
         if any(pr not in self._polls for pr in pending):
@@ -857,10 +856,3 @@ def _monitor(
         notice_text_limit=NOTICE_BUILD_LIMIT,
         fleet=fleet,
     )
-
-
-def _command_requests(
-    db: SyncStore,
-) -> tuple[tuple[ReleaseRequest, ...], tuple[PollRequest, ...]]:
-    """The release and poll requests the commands recorded, not yet acted on."""
-    return release_requests(db), poll_requests(db)
