@@ -222,8 +222,9 @@ async def test_a_hint_on_a_host_that_does_not_read_is_served_by_the_reader(
         await fleet.run_for(5 * S)
         tg.cancel_scope.cancel()
     hinted = [r.at for r in fleet.fake.requests if r.kind == "badge"][before:]
-    assert 1 == len(hinted)
-    assert hinted[0] - asked_at <= 4 * S
+    # The hint reaches the store within a second; its 2 s delay counts from then, and the
+    # reader, draining every second, has it before that delay is over.
+    assert [True] == [t - asked_at <= 3 * S for t in hinted]
 
 
 async def test_a_reader_whose_lease_is_taken_stops_reading_and_campaigns_again(

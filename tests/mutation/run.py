@@ -1096,6 +1096,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         "            if cached is not None:\n",
         ("tests/app/registry/test_pr_owners.py",),
     ),
+    Mutation(
+        "hint-delay-from-the-take",
+        "issue 28: a fleet hint's way to the reader is part of its delay, not added to it",
+        POLLER,
+        "        at = (self._clock.now() if seen_at is None else seen_at) + self._hint_delay\n",
+        "        at = self._clock.now() + self._hint_delay\n",
+        ("tests/monitor/poller/test_poller.py",),
+    ),
 )
 
 

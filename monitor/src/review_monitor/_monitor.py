@@ -66,7 +66,7 @@ from ._split import BatchSplitter
 from ._store._budget import read_budget, record_budget
 from ._store._faults import describe_fault
 from ._store._leases import HeldLease
-from ._store._poll_requests import RequestKind, put_requests, take_requests
+from ._store._poll_requests import RequestKind, TakenRequest, put_requests, take_requests
 from ._store._stream import (
     ReaderState,
     latest_observations,
@@ -344,7 +344,7 @@ def _swap_requests(
     asked: Sequence[tuple[PrRef, RequestKind]],
     reading: bool,
     now: datetime,
-) -> list[tuple[PrRef, RequestKind]]:
+) -> list[TakenRequest]:
     """Write the requests made here; when this host reads, take every host's."""
     with db.write(at=now) as tx:
         put_requests(tx, identity, asked)
@@ -828,9 +828,15 @@ class Monitor:
                 _log.warning("poll requests were not passed on: %s", describe_fault(exc))
                 taken = []
             poller = self._poller
-            for pr, kind in taken:
-                if poller is not None:
-                    (poller.poll_now if kind == "hint" else poller.request_poll)(pr)
+            for pr, kind, requested_at in taken:
+                if poller is None:
+                    break
+                if kind == "hint":
+                    # The hint's delay counts from when its host wrote it: its way through
+                    # the store to the reader is part of that delay, not added to it.
+                    poller.poll_now(pr, seen_at=requested_at)
+                else:
+                    poller.request_poll(pr)
             await self.clock.sleep_until(self.clock.now() + _REQUESTS_EVERY)
 
     async def _identity(self, fleet: FleetMode) -> str:

@@ -519,6 +519,19 @@ async def test_hints_for_one_pr_arriving_together_cause_one_poll_soon(
 
 
 @pytest.mark.anyio
+async def test_a_hints_delay_counts_from_when_its_activity_was_seen(
+    clock: VirtualClock, badges: FakeBadges
+) -> None:
+    t0 = clock.now()
+    poller = make(clock, badges, [A, B, C], batch_size=1)
+    async with running(poller, clock):
+        await clock.advance(50 * S)
+        poller.poll_now(C, seen_at=clock.now() - 1 * S)  # a fleet hint a second in transit
+        await clock.advance(5 * S)
+    assert [t0 + 40 * S, t0 + 51 * S] == badges.polled(C)
+
+
+@pytest.mark.anyio
 async def test_a_hint_for_an_unwatched_pr_polls_nothing(
     clock: VirtualClock, badges: FakeBadges
 ) -> None:

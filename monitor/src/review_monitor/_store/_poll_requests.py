@@ -4,17 +4,27 @@ for the reader to serve (fleet mode).  The reader drains them at least once a se
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Literal
+from datetime import datetime
+from typing import Literal, NamedTuple
 
 from review_monitor._model import PrRef
 
-from ._db import WriteTx
+from ._db import WriteTx, parse_store_time
 from ._schema import Migration, Tables
 
-__all__ = ["POLL_REQUESTS", "RequestKind", "put_requests", "take_requests"]
+__all__ = ["POLL_REQUESTS", "RequestKind", "TakenRequest", "put_requests", "take_requests"]
 
 RequestKind = Literal["hint", "poll"]
 """``hint``: poll soon (a webhook saw activity); ``poll``: read the full badge next round."""
+
+
+class TakenRequest(NamedTuple):
+    """A request the reader took: which PR, which kind, and when a host wrote it."""
+
+    pr: PrRef
+    kind: RequestKind
+    requested_at: datetime
+
 
 _V1 = (
     """CREATE TABLE poll_requests (
@@ -43,7 +53,7 @@ def put_requests(tx: WriteTx, identity: str, requests: Iterable[tuple[PrRef, Req
         )
 
 
-def take_requests(tx: WriteTx, identity: str) -> list[tuple[PrRef, RequestKind]]:
+def take_requests(tx: WriteTx, identity: str) -> list[TakenRequest]:
     """Every request waiting for ``identity``'s reader, removed by the same statement
     (one statement: a request made meanwhile is either taken or left, never lost)."""
     rows = tx.execute(
@@ -51,10 +61,14 @@ def take_requests(tx: WriteTx, identity: str) -> list[tuple[PrRef, RequestKind]]
         "RETURNING kind, host, owner, name, number, requested_at",
         (identity,),
     ).fetchall()
-    out: list[tuple[PrRef, RequestKind]] = []
-    for kind, host, owner, name, number, _ in sorted(rows, key=lambda r: (r[5], r[0])):
-        out.append((PrRef(owner=owner, name=name, number=int(number), host=host), _kind(kind)))
-    return out
+    return [
+        TakenRequest(
+            PrRef(owner=owner, name=name, number=int(number), host=host),
+            _kind(kind),
+            parse_store_time(at),
+        )
+        for kind, host, owner, name, number, at in sorted(rows, key=lambda r: (r[5], r[0]))
+    ]
 
 
 def _kind(text: str) -> RequestKind:
