@@ -3,7 +3,8 @@ every host, each host's listeners see only the PRs it owns, and a stopped reader
 passes to another host within its expiry (issue 28, item 4).
 
 Time is a ``VirtualClock`` shared by the monitors, FakeGitHub and the leases (their
-``lease_now`` is the test's clock); the store is real PostgreSQL on loopback.
+``lease_now`` is the test's clock); the store is real PostgreSQL on loopback, and FakeGitHub
+answers in process (each host's requests are recorded with its ``host_id`` as ``via``).
 """
 
 from __future__ import annotations
@@ -55,11 +56,10 @@ class Seen:
 
 
 class Fleet:
-    def __init__(self, url: str, clock: VirtualClock, fake: FakeGitHub, base_url: str) -> None:
+    def __init__(self, url: str, clock: VirtualClock, fake: FakeGitHub) -> None:
         self.url = url
         self.clock = clock
         self.fake = fake
-        self.base_url = base_url
         self.seen: dict[str, Seen] = {}
 
     def lease_now(self) -> Callable[[ReadTx], datetime]:
@@ -87,7 +87,10 @@ class Fleet:
             seen = self.seen[host_id] = Seen()
             monitor = Monitor(
                 store=work,
-                github=GitHubConfig.model_validate({"api_url": self.base_url}),
+                github=GitHubConfig(),
+                # In process: a request is answered before the clock can move on, so the
+                # times FakeGitHub records are the times the monitors asked.
+                transport=self.fake.transport(host_id),
                 config=MonitorConfig(),
                 clock=self.clock,
                 token=TOKEN,
@@ -133,11 +136,9 @@ class Fleet:
 
 
 @pytest.fixture
-async def fleet(postgres_url: str) -> AsyncIterator[Fleet]:
+def fleet(postgres_url: str) -> Fleet:
     clock = VirtualClock()
-    fake = FakeGitHub(clock=clock, token=TOKEN)
-    async with fake.serve() as base_url:
-        yield Fleet(postgres_url, clock, fake, base_url)
+    return Fleet(postgres_url, clock, FakeGitHub(clock=clock, token=TOKEN))
 
 
 async def test_each_host_is_handed_only_the_prs_it_owns(fleet: Fleet) -> None:
