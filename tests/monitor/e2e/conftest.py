@@ -2,8 +2,10 @@
 
 Time is a ``VirtualClock`` shared by the monitor and FakeGitHub.  HTTP over loopback is
 real I/O that the virtual clock cannot see, so ``World.run_until`` moves time one
-deadline at a time and, before each step, waits in real time until the monitor sleeps
-on the clock again (a poll in flight has no sleeper).
+deadline at a time and, before each step, waits in real time until no request is in
+flight and the monitor sleeps on the clock again.  (A poll in flight has no sleeper,
+but the monitor's other loops do: without the count of requests in flight, a loaded
+machine moved the clock on while FakeGitHub was still to stamp a request.)
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx
 import pytest
 
 from review_monitor import GitHubConfig, Monitor, MonitorConfig, MonitorEvent, Notice, PrRef
@@ -29,6 +32,26 @@ TOKEN = "ghp_E2Esentinel0123456789abcdefghijklmnopq"
 IDLE_TIMEOUT = 20.0  # real seconds a poll may take before the test gives up
 
 
+class InFlight(httpx.AsyncBaseTransport):
+    """Real HTTP that counts the requests it carries until their answers are read."""
+
+    def __init__(self) -> None:
+        self._http = httpx.AsyncHTTPTransport()
+        self.count = 0
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.count += 1
+        try:
+            response = await self._http.handle_async_request(request)
+            await response.aread()
+            return response
+        finally:
+            self.count -= 1
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+
 class World:
     """FakeGitHub served over loopback, a virtual clock, a store path, and helpers."""
 
@@ -39,6 +62,7 @@ class World:
         self.store_path = path
         self.publisher = InMemoryPublisher()
         self.committed: list[str] = []  # every notice key the listeners tried to enqueue
+        self.in_flight: list[InFlight] = []  # the transport of each monitor made
 
     def config(self, **overrides: Any) -> MonitorConfig:
         return MonitorConfig(**overrides)
@@ -53,9 +77,12 @@ class World:
         token: str | None = TOKEN,
         on_event: Callable[[MonitorEvent], None] | None = None,
     ) -> AsyncIterator[Monitor]:
+        transport = InFlight()
+        self.in_flight.append(transport)
         monitor = Monitor(
             store_path=self.store_path,
             github=GitHubConfig.model_validate({"api_url": self.base_url, "timeout": timeout}),
+            transport=transport,
             config=config or MonitorConfig(),
             clock=self.clock,
             token=token,
@@ -80,11 +107,12 @@ class World:
                 store.sync.add_watch(f"{worker}-{pr.name}-{pr.number}", pr, at=self.clock.now())
 
     async def idle(self) -> None:
-        """Wait (real time) until some task sleeps on the virtual clock and all else rests."""
+        """Wait (real time) until no request is in flight, some task sleeps on the virtual
+        clock, and all else rests."""
         deadline = time.monotonic() + IDLE_TIMEOUT
         while True:
             await self.clock.settle()
-            if self.clock.sleepers:
+            if self.clock.sleepers and not any(t.count for t in self.in_flight):
                 return
             if time.monotonic() > deadline:
                 raise AssertionError("the monitor never went back to sleep")
