@@ -1100,8 +1100,16 @@ MUTATIONS: tuple[Mutation, ...] = (
         "hint-delay-from-the-take",
         "issue 28: a fleet hint's way to the reader is part of its delay, not added to it",
         POLLER,
-        "        at = (self._clock.now() if seen_at is None else seen_at) + self._hint_delay\n",
-        "        at = self._clock.now() + self._hint_delay\n",
+        "        at = (now if seen_at is None else min(seen_at, now)) + self._hint_delay\n",
+        "        at = now + self._hint_delay\n",
+        ("tests/monitor/poller/test_poller.py",),
+    ),
+    Mutation(
+        "hint-seen-ahead-of-now",
+        "issue 28: a host whose clock runs ahead cannot put a fleet hint off",
+        POLLER,
+        "        at = (now if seen_at is None else min(seen_at, now)) + self._hint_delay\n",
+        "        at = (now if seen_at is None else seen_at) + self._hint_delay\n",
         ("tests/monitor/poller/test_poller.py",),
     ),
 )

@@ -143,13 +143,15 @@ class Poller:
 
     def poll_now(self, pr: PrRef, *, seen_at: datetime | None = None) -> None:
         """Poll ``pr`` soon (a webhook saw activity): ``hint_delay`` after the activity
-        was seen (``seen_at``, by default now), but not sooner than ``hint_min_gap`` after
-        its previous hinted poll, and only when the governor's hint share has room.  Hints
-        for one PR that arrive before its hinted poll share that poll, so no number of
-        hints polls a PR more than once per gap.  Call it from the event loop."""
+        was seen (``seen_at``, by default now; never later than now, as another host's
+        clock running ahead would say), but not sooner than ``hint_min_gap`` after its
+        previous hinted poll, and only when the governor's hint share has room.  Hints for
+        one PR that arrive before its hinted poll share that poll, so no number of hints
+        polls a PR more than once per gap.  Call it from the event loop."""
         if pr in self._hints:
             return
-        at = (self._clock.now() if seen_at is None else seen_at) + self._hint_delay
+        now = self._clock.now()
+        at = (now if seen_at is None else min(seen_at, now)) + self._hint_delay
         last = self._hinted_at.get(pr)
         if last is not None:
             at = max(at, last + self._config.hint_min_gap)

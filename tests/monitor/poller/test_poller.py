@@ -532,6 +532,19 @@ async def test_a_hints_delay_counts_from_when_its_activity_was_seen(
 
 
 @pytest.mark.anyio
+async def test_a_hint_seen_by_a_clock_running_ahead_waits_only_its_delay(
+    clock: VirtualClock, badges: FakeBadges
+) -> None:
+    t0 = clock.now()
+    poller = make(clock, badges, [A, B, C], batch_size=1)
+    async with running(poller, clock):
+        await clock.advance(50 * S)
+        poller.poll_now(C, seen_at=clock.now() + 60 * S)  # another host's clock, ahead
+        await clock.advance(5 * S)
+    assert [t0 + 40 * S, t0 + 52 * S] == badges.polled(C)
+
+
+@pytest.mark.anyio
 async def test_a_hint_for_an_unwatched_pr_polls_nothing(
     clock: VirtualClock, badges: FakeBadges
 ) -> None:
