@@ -86,7 +86,6 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import httpx
 
 from comment_wake.app import open_app
 from comment_wake.config import AppConfig
@@ -96,7 +95,7 @@ from comment_wake.store import insert_post, posts, record_posted
 from comment_wake.tools import WorkerTools
 from review_monitor import GitHubConfig, PrRef
 from review_monitor.github import Posted
-from review_monitor.testing import FakeGitHub, VirtualClock
+from review_monitor.testing import FakeGitHub, InFlightTransport, VirtualClock
 
 START = datetime(2030, 1, 2, 3, 0, tzinfo=UTC)
 TOKEN = "ghp_ScaleBenchToken0123456789abcdefghijkl"
@@ -180,26 +179,6 @@ class _SharedClock(VirtualClock):
         self._value.value = t.timestamp()
 
 
-class _Counting(httpx.AsyncBaseTransport):
-    """Loopback HTTP, counting requests in flight (the clock waits for them)."""
-
-    def __init__(self) -> None:
-        self._inner = httpx.AsyncHTTPTransport()
-        self.in_flight = 0
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        self.in_flight += 1
-        try:
-            response = await self._inner.handle_async_request(request)
-            await response.aread()
-            return response
-        finally:
-            self.in_flight -= 1
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-
 # -- one size -----------------------------------------------------------------------------
 
 
@@ -215,7 +194,7 @@ class _ErrorCount(logging.Handler):
 
 
 class _Rig:
-    def __init__(self, clock: _SharedClock, transport: _Counting) -> None:
+    def __init__(self, clock: _SharedClock, transport: InFlightTransport) -> None:
         self.clock = clock
         self.transport = transport
         self.rounds: list[tuple[PollRound, float, Counter[str], int]] = []
@@ -288,7 +267,7 @@ async def _run(count: int, *, bound: bool, tmp: Path, tools: bool = False) -> di
     url, refs = parent.recv()
     prs = [PrRef(owner, name, number) for owner, name, number in refs]
     clock = _SharedClock(START, value)
-    transport = _Counting()
+    transport = InFlightTransport()
     rig = _Rig(clock, transport)
     writers = range(count - round(count * PROGRESS_SHARE), count)  # the progress comments'
     points: dict[str, int] = {}

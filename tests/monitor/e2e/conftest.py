@@ -19,37 +19,16 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import httpx
 import pytest
 
 from review_monitor import GitHubConfig, Monitor, MonitorConfig, MonitorEvent, Notice, PrRef
 from review_monitor.github import RetryPolicy
 from review_monitor.store import OutboxEntry, Store, SyncStore
-from review_monitor.testing import FakeGitHub, InMemoryPublisher, VirtualClock
+from review_monitor.testing import FakeGitHub, InFlightTransport, InMemoryPublisher, VirtualClock
 
 # A recognisable token: no log line may ever carry it.
 TOKEN = "ghp_E2Esentinel0123456789abcdefghijklmnopq"
 IDLE_TIMEOUT = 20.0  # real seconds a poll may take before the test gives up
-
-
-class InFlight(httpx.AsyncBaseTransport):
-    """Real HTTP that counts the requests it carries until their answers are read."""
-
-    def __init__(self) -> None:
-        self._http = httpx.AsyncHTTPTransport()
-        self.count = 0
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        self.count += 1
-        try:
-            response = await self._http.handle_async_request(request)
-            await response.aread()
-            return response
-        finally:
-            self.count -= 1
-
-    async def aclose(self) -> None:
-        await self._http.aclose()
 
 
 class World:
@@ -62,7 +41,7 @@ class World:
         self.store_path = path
         self.publisher = InMemoryPublisher()
         self.committed: list[str] = []  # every notice key the listeners tried to enqueue
-        self.in_flight: list[InFlight] = []  # the transport of each monitor made
+        self.transports: list[InFlightTransport] = []  # the transport of each monitor made
 
     def config(self, **overrides: Any) -> MonitorConfig:
         return MonitorConfig(**overrides)
@@ -77,8 +56,8 @@ class World:
         token: str | None = TOKEN,
         on_event: Callable[[MonitorEvent], None] | None = None,
     ) -> AsyncIterator[Monitor]:
-        transport = InFlight()
-        self.in_flight.append(transport)
+        transport = InFlightTransport()
+        self.transports.append(transport)
         monitor = Monitor(
             store_path=self.store_path,
             github=GitHubConfig.model_validate({"api_url": self.base_url, "timeout": timeout}),
@@ -112,7 +91,7 @@ class World:
         deadline = time.monotonic() + IDLE_TIMEOUT
         while True:
             await self.clock.settle()
-            if self.clock.sleepers and not any(t.count for t in self.in_flight):
+            if self.clock.sleepers and not any(t.in_flight for t in self.transports):
                 return
             if time.monotonic() > deadline:
                 raise AssertionError("the monitor never went back to sleep")

@@ -6,6 +6,7 @@ from ._fake_github import FakeGitHub
 from ._faults import Fault, RecordedRequest, RequestKind
 from ._graphql import schema_subset
 from ._publisher import InMemoryPublisher, PublishAttempt
+from ._serving import InFlightTransport
 from ._world import FakeItem
 
 __all__: list[str] = [
@@ -13,6 +14,7 @@ __all__: list[str] = [
     "FakeItem",
     "Fault",
     "FixedClock",
+    "InFlightTransport",
     "InMemoryPublisher",
     "PublishAttempt",
     "QueryCost",

@@ -20,7 +20,7 @@ import httpx
 from ._faults import VIA, Timeout
 from ._http import Answer
 
-__all__ = ["LoopbackServer", "serve", "serve_in_thread", "transport"]
+__all__ = ["InFlightTransport", "LoopbackServer", "serve", "serve_in_thread", "transport"]
 
 
 class Handles(Protocol):
@@ -60,6 +60,30 @@ def transport(fake: Handles, label: str | None = None) -> httpx.MockTransport:
         return httpx.Response(answer.status, headers=answer.headers, content=answer.body)
 
     return httpx.MockTransport(handler)
+
+
+class InFlightTransport(httpx.AsyncBaseTransport):
+    """Real HTTP that counts the requests it carries until their answers are read.
+
+    A virtual clock cannot see a request in flight to the loopback server, which
+    answers on its own threads: a test that moves time on while ``in_flight`` is not 0
+    has FakeGitHub stamp the request later than it was made."""
+
+    def __init__(self) -> None:
+        self._http = httpx.AsyncHTTPTransport()
+        self.in_flight = 0
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.in_flight += 1
+        try:
+            response = await self._http.handle_async_request(request)
+            await response.aread()
+            return response
+        finally:
+            self.in_flight -= 1
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
 
 
 @contextlib.contextmanager
