@@ -252,6 +252,30 @@ async def test_a_reader_whose_lease_is_taken_stops_reading_and_campaigns_again(
     assert ("h1-instance", "thief", "h1-instance") == (first, during, after)
 
 
+async def test_a_reader_that_stops_reading_hands_its_waiting_poll_request_on(
+    fleet: Fleet,
+) -> None:
+    a = fleet.fake.add_pr("octo-org/app", 1)
+    fleet.setup({a: "h1"})
+    async with fleet.host("h1") as m1, anyio.create_task_group() as tg:
+        tg.start_soon(m1.run)
+        await fleet.run_for(20 * S)
+        m1.request_poll(a)  # taken by h1's poller, which serves it at its next round
+        await fleet.run_for(2 * S)
+        with Store.open(fleet.url) as store, store.sync.write(at=fleet.clock.now()) as tx:
+            tx.execute(  # another holder takes the lease before that round
+                "UPDATE leases SET holder = 'thief', claim = 'thief', term = term + 1, "
+                "expires_at = ? WHERE name = ?",
+                (store_time(fleet.clock.now() + M), READER),
+            )
+        await fleet.run_for(30 * S)
+        reader = fleet.reader()
+        tg.cancel_scope.cancel()
+    with Store.open(fleet.url) as store, store.sync.read() as tx:
+        waiting = tx.execute("SELECT kind, pr_key FROM poll_requests").fetchall()
+    assert ("thief", [("poll", a.key_text)]) == (reader, [tuple(row) for row in waiting])
+
+
 async def test_a_store_fault_while_campaigning_makes_the_host_wait_not_stop(
     fleet: Fleet, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -1112,6 +1112,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         "        at = (now if seen_at is None else seen_at) + self._hint_delay\n",
         ("tests/monitor/poller/test_poller.py",),
     ),
+    Mutation(
+        "deposed-reader-drops-waiting-requests",
+        "issue 28: a poll request waiting in a reader that stops reading goes to the next",
+        MONITOR,
+        "        if poller is not None:\n            hints, polls = poller.waiting()\n",
+        "        if False:\n            hints, polls = poller.waiting()\n",
+        ("tests/fleet/test_fleet_monitor.py",),
+    ),
 )
 
 

@@ -829,9 +829,9 @@ class Monitor:
                 taken = []
             poller = self._poller
             for pr, kind, requested_at in taken:
-                if poller is None:
-                    break
-                if kind == "hint":
+                if poller is None:  # the lease went during the call: on to the next reader
+                    self._asked.append((pr, kind))
+                elif kind == "hint":
                     # The hint's delay counts from when its host wrote it: its way through
                     # the store to the reader is part of that delay, not added to it.
                     poller.poll_now(pr, seen_at=requested_at)
@@ -877,7 +877,15 @@ class Monitor:
             except* StoreError as failed:  # a store fault while reading: campaign again
                 _log.warning("reading for the fleet stopped: %s", failed.exceptions[0])
             finally:
-                self._poller = None
+                self._hand_on_waiting()
+
+    def _hand_on_waiting(self) -> None:
+        """Stop reading: the hints and poll requests this host's poller had not served
+        yet go back through the store to the next reader, not lost with the poller."""
+        poller, self._poller = self._poller, None
+        if poller is not None:
+            hints, polls = poller.waiting()
+            self._asked.extend([(pr, "hint") for pr in hints] + [(pr, "poll") for pr in polls])
 
     async def _read_for_fleet(self, fleet: FleetMode, identity: str, keeper: LeaseKeeper) -> None:
         """Poll every live host's watched PRs and ship what is seen, until the lease is

@@ -169,6 +169,11 @@ class Poller:
         """Whether a poll request of ``pr`` waits for a round."""
         return pr in self._requested
 
+    def waiting(self) -> tuple[list[PrRef], list[PrRef]]:
+        """The PRs whose hinted polls and whose poll requests are not served yet: what a
+        fleet reader that stops reading hands on to the next."""
+        return sorted(self._hints), sorted(self._requested)
+
     def retry_times(self) -> dict[PrRef, datetime]:
         """Each PR GitHub answered NOT_FOUND, with when it is read again (at the first
         round from then on)."""
