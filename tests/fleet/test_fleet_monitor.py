@@ -276,6 +276,19 @@ async def test_a_reader_that_stops_reading_hands_its_waiting_poll_request_on(
     assert ("thief", [("poll", a.key_text)]) == (reader, [tuple(row) for row in waiting])
 
 
+async def test_a_poll_request_waits_on_its_host_until_the_store_has_it(fleet: Fleet) -> None:
+    a = fleet.fake.add_pr("octo-org/app", 1)
+    fleet.setup({a: "h1"})
+    async with fleet.host("h1") as m1, anyio.create_task_group() as tg:
+        m1.request_poll(a)
+        before = m1.requested(a)
+        tg.start_soon(m1.run)
+        await fleet.run_for(2 * S)
+        after = m1.requested(a)
+        tg.cancel_scope.cancel()
+    assert (True, False) == (before, after)
+
+
 async def test_a_store_fault_while_campaigning_makes_the_host_wait_not_stop(
     fleet: Fleet, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -991,9 +991,10 @@ class Monitor:
 
     def requested(self, pr: PrRef) -> bool:
         """Whether a poll request of ``pr`` waits for a round here (``Poller.requested``);
-        in fleet mode a request went through the store to the reader: never waiting here."""
+        in fleet mode, whether it waits to be written to the store (from there a reader
+        takes it, and hands it on if it stops reading before serving it)."""
         if self._fleet is not None:
-            return False
+            return (pr, "poll") in self._asked
         return self.poller.requested(pr)
 
     def retry_times(self) -> dict[PrRef, datetime]:
