@@ -129,6 +129,16 @@ class Fleet:
         await self.clock.advance_to(end)
         await self.idle()
 
+    def lease_taken_by_a_thief(self) -> None:
+        """Another holder, no monitor here, takes the reader lease for a minute under the
+        next term."""
+        with Store.open(self.url) as store, store.sync.write(at=self.clock.now()) as tx:
+            tx.execute(
+                "UPDATE leases SET holder = 'thief', claim = 'thief', term = term + 1, "
+                "expires_at = ? WHERE name = ?",
+                (store_time(self.clock.now() + M), READER),
+            )
+
     def reader(self) -> str | None:
         with Store.open(self.url) as store, store.sync.read() as tx:
             row = read_lease(tx, READER)
@@ -237,13 +247,7 @@ async def test_a_reader_whose_lease_is_taken_stops_reading_and_campaigns_again(
         tg.start_soon(m1.run)
         await fleet.run_for(20 * S)
         first = fleet.reader()
-        with Store.open(fleet.url) as store, store.sync.write(at=fleet.clock.now()) as tx:
-            tx.execute(  # another holder takes the lease under the next term
-                "UPDATE leases SET holder = 'thief', claim = 'thief', term = term + 1, "
-                "expires_at = ? "
-                "WHERE name = ?",
-                (store_time(fleet.clock.now() + M), READER),
-            )
+        fleet.lease_taken_by_a_thief()
         await fleet.run_for(30 * S)
         during = fleet.reader()
         await fleet.run_for(M)
@@ -262,12 +266,7 @@ async def test_a_reader_that_stops_reading_hands_its_waiting_poll_request_on(
         await fleet.run_for(20 * S)
         m1.request_poll(a)  # taken by h1's poller, which serves it at its next round
         await fleet.run_for(2 * S)
-        with Store.open(fleet.url) as store, store.sync.write(at=fleet.clock.now()) as tx:
-            tx.execute(  # another holder takes the lease before that round
-                "UPDATE leases SET holder = 'thief', claim = 'thief', term = term + 1, "
-                "expires_at = ? WHERE name = ?",
-                (store_time(fleet.clock.now() + M), READER),
-            )
+        fleet.lease_taken_by_a_thief()  # before that round
         await fleet.run_for(30 * S)
         reader = fleet.reader()
         tg.cancel_scope.cancel()

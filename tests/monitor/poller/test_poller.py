@@ -504,44 +504,42 @@ async def test_a_poll_request_waits_for_hint_min_gap_after_the_last_read(
     assert [t0, t0 + 60 * S, t0 + 180 * S, t0 + 300 * S] == badges.polled(A)
 
 
+async def polls_of_c_hinted_at_50s(
+    clock: VirtualClock, badges: FakeBadges, *, hints: int = 1, seen: timedelta = 0 * S
+) -> list[datetime]:
+    """Hint C ``hints`` times 50 s in, its activity ``seen`` from then (a fleet hint's
+    host wrote it earlier, or its clock runs ahead); C's polls until 55 s."""
+    poller = make(clock, badges, [A, B, C], batch_size=1)
+    async with running(poller, clock):
+        await clock.advance(50 * S)
+        for _ in range(hints):
+            poller.poll_now(C, seen_at=clock.now() + seen if seen else None)
+        await clock.advance(5 * S)
+    return badges.polled(C)
+
+
 @pytest.mark.anyio
 async def test_hints_for_one_pr_arriving_together_cause_one_poll_soon(
     clock: VirtualClock, badges: FakeBadges
 ) -> None:
     t0 = clock.now()
-    poller = make(clock, badges, [A, B, C], batch_size=1)
-    async with running(poller, clock):
-        await clock.advance(50 * S)
-        for _ in range(3):
-            poller.poll_now(C)
-        await clock.advance(5 * S)
-    assert [t0 + 40 * S, t0 + 52 * S] == badges.polled(C)
+    assert [t0 + 40 * S, t0 + 52 * S] == await polls_of_c_hinted_at_50s(clock, badges, hints=3)
 
 
 @pytest.mark.anyio
 async def test_a_hints_delay_counts_from_when_its_activity_was_seen(
     clock: VirtualClock, badges: FakeBadges
 ) -> None:
-    t0 = clock.now()
-    poller = make(clock, badges, [A, B, C], batch_size=1)
-    async with running(poller, clock):
-        await clock.advance(50 * S)
-        poller.poll_now(C, seen_at=clock.now() - 1 * S)  # a fleet hint a second in transit
-        await clock.advance(5 * S)
-    assert [t0 + 40 * S, t0 + 51 * S] == badges.polled(C)
+    t0 = clock.now()  # a fleet hint a second in transit
+    assert [t0 + 40 * S, t0 + 51 * S] == await polls_of_c_hinted_at_50s(clock, badges, seen=-S)
 
 
 @pytest.mark.anyio
 async def test_a_hint_seen_by_a_clock_running_ahead_waits_only_its_delay(
     clock: VirtualClock, badges: FakeBadges
 ) -> None:
-    t0 = clock.now()
-    poller = make(clock, badges, [A, B, C], batch_size=1)
-    async with running(poller, clock):
-        await clock.advance(50 * S)
-        poller.poll_now(C, seen_at=clock.now() + 60 * S)  # another host's clock, ahead
-        await clock.advance(5 * S)
-    assert [t0 + 40 * S, t0 + 52 * S] == badges.polled(C)
+    t0 = clock.now()  # another host's clock, a minute ahead
+    assert [t0 + 40 * S, t0 + 52 * S] == await polls_of_c_hinted_at_50s(clock, badges, seen=60 * S)
 
 
 @pytest.mark.anyio
